@@ -1,0 +1,20 @@
+// The `fone` subcommands, one registration function per group. Each subcommand's callback writes its
+// output on stdout and throws CliFailure (after writing the reason on stderr) on failure.
+#pragma once
+
+#include <stdexcept>
+
+#include <CLI/CLI.hpp>
+
+namespace fone::cli {
+
+// Exit status for a command that ran but failed on some input; the reason is already on stderr.
+struct CliFailure : std::runtime_error {
+    int code;
+    explicit CliFailure(const std::string& what, int exit_code = 1)
+        : std::runtime_error(what), code(exit_code) {}
+};
+
+void add_number_commands(CLI::App& app);  // encode, decode, parse
+
+}  // namespace fone::cli
