@@ -16,5 +16,6 @@ struct CliFailure : std::runtime_error {
 };
 
 void add_number_commands(CLI::App& app);  // encode, decode, parse
+void add_run_commands(CLI::App& app);     // runs list | show | export
 
 }  // namespace fone::cli

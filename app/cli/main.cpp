@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
     app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
     fone::cli::add_number_commands(app);
+    fone::cli::add_run_commands(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

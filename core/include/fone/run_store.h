@@ -1,0 +1,94 @@
+// The run store: one directory per run, nothing ever lost.
+//
+//   <root>/<run-name>/config.json    the full config, seed, library versions, git revision (atomic write)
+//                     status.json    {"status", "pid", "host", "updated", "message", "step", "epoch"}
+//                     metrics.jsonl  one JSON object per line, appended and closed per record (llm.c style)
+//                     summary.json   final figures, written at the end (atomic write)
+//                     checkpoint-last.pt, checkpoint-best.pt   (written by the trainer, atomically)
+//
+// Every file is written to a temporary file in the same directory and renamed, so a crash or kill -9
+// leaves either the old or the new file, never half of one. A corrupt file is a RunError that names it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fone {
+
+class RunError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The states a run can be in. "interrupted" is never written: it is what a "running" run whose process
+// is gone (kill -9, power loss) reads as. "broken" is a run directory whose config.json is missing or
+// corrupt.
+inline constexpr const char* kStatusRunning = "running";
+inline constexpr const char* kStatusFinished = "finished";
+inline constexpr const char* kStatusStopped = "stopped";
+inline constexpr const char* kStatusFailed = "failed";
+inline constexpr const char* kStatusInterrupted = "interrupted";
+inline constexpr const char* kStatusBroken = "broken";
+
+// Writes content to path.tmp-<pid> in the same directory, fsyncs, renames over path.
+void write_file_atomic(const std::string& path, const std::string& content);
+void write_json_atomic(const std::string& path, const nlohmann::json& j);
+// Throws RunError "<path>: missing" / "<path>: corrupt JSON at byte N: ...".
+nlohmann::json read_json_file(const std::string& path);
+
+// Opens path for appending, writes one line, flushes and closes: a crash loses at most the line being
+// written.
+void append_jsonl(const std::string& path, const nlohmann::json& record);
+
+struct MetricsFile {
+    std::vector<nlohmann::json> records;
+    // The last line had no newline and did not parse: a write cut short by a crash. Tolerated and
+    // reported; every complete line before it is kept.
+    bool truncated_tail = false;
+};
+// A malformed complete line (not the cut-short last one) throws RunError naming the file and line number.
+// A missing file reads as no records.
+MetricsFile read_metrics(const std::string& path);
+
+struct RunInfo {
+    std::string name;    // the directory's name
+    std::string dir;     // absolute path
+    std::string status;  // one of the kStatus* values, "interrupted" derived as described above
+    std::string message;  // why it failed / was stopped / is broken
+    nlohmann::json config;   // {} when broken
+    nlohmann::json summary;  // {} until finished
+    nlohmann::json last_status;  // status.json as read ({} when missing)
+};
+
+class RunStore {
+public:
+    // Creates the root directory if needed.
+    explicit RunStore(std::string root);
+    // $FONE_RUNS_DIR, else $XDG_DATA_HOME/fone-workbench/runs, else ~/.local/share/fone-workbench/runs.
+    static std::string default_root();
+    const std::string& root() const { return root_; }
+
+    // Makes a new run directory and writes config.json. With an empty name, a readable unique one is made
+    // from the config ("dec-add-fone-20261122-041502"); a name already taken gets "-2", "-3", ... Names
+    // may not contain '/' or start with '.' (RunError).
+    std::string create_run(const std::string& name, const nlohmann::json& config);
+    // A run's directory from its name (in this store) or a path to a run directory; RunError if neither.
+    std::string resolve(const std::string& name_or_dir) const;
+    // All runs, sorted by name. Never throws for a broken run: it is listed with status "broken".
+    std::vector<RunInfo> list() const;
+    RunInfo info(const std::string& run_dir) const;
+
+private:
+    std::string root_;
+};
+
+// status.json, written atomically, with this process's pid and the time.
+void write_status(const std::string& run_dir, const std::string& status, const std::string& message = "",
+                  const nlohmann::json& extra = nlohmann::json::object());
+// True when pid is a live process (not a zombie).
+bool process_alive(int pid);
+
+}  // namespace fone

@@ -1,0 +1,87 @@
+// The paper's tasks (section 4.1, appendices B, E, F) as seeded generators with disjoint splits, and
+// plain-text dataset files ("a+b=c", one example per line) so that users bring their own data.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fone/decimal.h"
+#include "fone/fourier.h"
+
+namespace fone {
+
+enum class TaskKind {
+    dec_add,   // 6-digit decimal addition: operands 0..999.999 with up to 3 decimals, a <= b
+    int_add,   // 6-digit integer addition: operands 0..999999, a <= b
+    sub,       // 5-digit integer subtraction: operands 0..99999, a >= b
+    mul3,      // 3-digit integer multiplication: operands 0..999, a <= b
+    mul4,      // 4-digit integer multiplication: operands 0..9999, a <= b, stratified by product size
+    classify,  // three sorted integers in [0, 1000]: 1 if 1.5·n1 − 2·n2 + 0.5·n3 − d > 0 else 0
+    mod_add,   // (a + b) mod p for a <= b in [0, p)
+    long_add,  // integer addition of up to long_digits-digit operands (lengths drawn uniformly), a <= b
+    file,      // examples read from a dataset file
+};
+
+// "dec-add", "int-add", "sub", "mul3", "mul4", "classify", "mod-add", "long-add", "file".
+std::string task_name(TaskKind kind);
+// Throws std::invalid_argument listing the valid names.
+TaskKind task_from_name(std::string_view name);
+std::vector<std::string> task_names();
+
+struct TaskOptions {
+    TaskKind kind = TaskKind::dec_add;
+    int modulus = 97;          // mod-add
+    int classify_d = 10;       // classify: the paper's d = 10 and d = −190
+    int long_digits = 60;      // long-add: longest operand
+    std::string data_file;     // file: the dataset file (see read_dataset_file)
+};
+
+// One example: operands joined by operators, then "=" and the answer. The operator list has one entry
+// fewer than the operands: "+", "-", "*" or "," (classify); mod-add uses {"+", "mod"} with the modulus as
+// the third operand.
+struct Example {
+    std::vector<Decimal> operands;
+    std::vector<std::string> ops;
+    Decimal answer;
+
+    std::string prompt() const;  // "12.5+3="
+    std::string line() const;    // "12.5+3=15.5"
+    friend bool operator==(const Example&, const Example&) = default;
+};
+
+struct Splits {
+    std::vector<Example> train, val, test;
+};
+
+// Seeded and deterministic: the same options, sizes and seed give the same examples on every machine.
+// No example appears twice, in a split or across splits (for commutative operations a+b and b+a are the
+// same example: a <= b). Throws std::invalid_argument when the task's domain has fewer distinct examples
+// than asked for (mod-add with a small modulus), naming both counts.
+Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::size_t val_size,
+                       std::size_t test_size, std::uint64_t seed);
+
+// The FoNE digit slots the task needs for every operand and answer: m integer and n fractional digits.
+// For file tasks, computed from the examples given.
+FoneSpec task_spec(const TaskOptions& task, const std::vector<const std::vector<Example>*>& data = {});
+
+// Dataset files: one example per line, "a+b=c" with + - * (also the Unicode − and ×) or "," between
+// operands, optional spaces around tokens, "#" comment lines and blank lines ignored, and numbers in any
+// form Decimal::parse accepts. A malformed line throws DatasetError naming the file, the line number and
+// what is wrong; nothing is skipped silently.
+class DatasetError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+Example parse_example_line(std::string_view line);  // throws DatasetError (without file/line context)
+std::vector<Example> read_dataset_file(const std::string& path);
+// Written to a temporary file and renamed, so a crash never leaves half a file.
+void write_dataset_file(const std::string& path, const std::vector<Example>& examples);
+
+// Reads "file" task data: the whole file, split into train/val/test by a seeded shuffle (the test and
+// validation sizes are taken first; train gets the rest, capped at train_size when it is non-zero).
+Splits split_dataset(std::vector<Example> examples, std::size_t train_size, std::size_t val_size,
+                     std::size_t test_size, std::uint64_t seed);
+
+}  // namespace fone
