@@ -1,5 +1,330 @@
-// Placeholder: being written.
+// fone runs list | show | export: the run store on the command line.
+//
+//   fone runs list                          aligned table: name, status, task, method, train_size, ...
+//   fone runs list --format json            one JSON object per run
+//   fone runs show dec-add-fone-20261122-041502
+//   fone runs export RUN --format csv       the run's metrics.jsonl as CSV
+//   fone runs export --all --out runs.csv   the list table as CSV
+//
+// The store is --runs-dir, else $FONE_RUNS_DIR, else $XDG_DATA_HOME/fone-workbench/runs. These commands
+// only read: a missing store is an empty one, never created.
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+
 #include "commands.h"
+#include "fone/run_store.h"
+#include "json_io.h"
+
 namespace fone::cli {
-void add_run_commands(CLI::App&) {}
+namespace {
+
+using nlohmann::json;
+
+struct RunsOptions {
+    std::string runs_dir;
+};
+
+RunStore open_store(const RunsOptions& o) {
+    return RunStore(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir, /*create_root=*/false);
+}
+
+std::string dump_line(const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// config[key], or one level down ("config", "train", "settings"); a task given as an object gives its name.
+json config_value(const json& config, const char* key) {
+    if (!config.is_object()) return nullptr;
+    json v;
+    if (auto it = config.find(key); it != config.end()) {
+        v = *it;
+    } else {
+        for (const char* outer : {"config", "train", "settings"}) {
+            const auto o = config.find(outer);
+            if (o == config.end() || !o->is_object()) continue;
+            if (auto it2 = o->find(key); it2 != o->end()) {
+                v = *it2;
+                break;
+            }
+        }
+    }
+    if (v.is_object())
+        for (const char* inner : {"name", "kind"})
+            if (auto it = v.find(inner); it != v.end() && it->is_string()) return *it;
+    return v;
+}
+
+// A JSON value as one cell of text: strings bare, null blank, everything else as compact JSON.
+std::string cell_text(const json& v) {
+    if (v.is_null()) return "";
+    if (v.is_string()) return v.get<std::string>();
+    return dump_line(v);
+}
+
+// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.
+std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+    std::string out = "\"";
+    for (const char c : s) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::string csv_row(const std::vector<std::string>& cells) {
+    std::string line;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (i) line += ',';
+        line += csv_field(cells[i]);
+    }
+    return line + "\n";
+}
+
+// The list table's columns, in order; the table shows the first kTableColumns.
+const std::vector<std::string> kListColumns = {"name",        "status",  "task",    "method", "train_size",
+                                               "exact_match", "updated", "message", "dir"};
+constexpr std::size_t kTableColumns = 7;
+
+// summary.json's "exact_match", else that of its "final" evaluation (the trainer's summary); null if neither.
+json summary_exact_match(const json& summary) {
+    if (!summary.is_object()) return nullptr;
+    if (const auto it = summary.find("exact_match"); it != summary.end() && !it->is_null()) return *it;
+    if (const auto f = summary.find("final"); f != summary.end() && f->is_object())
+        if (const auto it = f->find("exact_match"); it != f->end()) return *it;
+    return nullptr;
+}
+
+json list_row(const RunInfo& r) {
+    json row = json::object();
+    row["name"] = r.name;
+    row["status"] = r.status;
+    row["task"] = config_value(r.config, "task");
+    row["method"] = config_value(r.config, "method");
+    row["train_size"] = config_value(r.config, "train_size");
+    row["exact_match"] = summary_exact_match(r.summary);
+    row["updated"] =
+        r.last_status.is_object() && r.last_status.contains("updated") ? r.last_status["updated"] : json();
+    row["message"] = r.message;
+    row["dir"] = r.dir;
+    return row;
+}
+
+std::string format_table(const std::vector<json>& rows) {
+    std::vector<std::vector<std::string>> cells;
+    cells.emplace_back(kListColumns.begin(), kListColumns.begin() + kTableColumns);
+    for (const json& row : rows) {
+        std::vector<std::string> line;
+        for (std::size_t c = 0; c < kTableColumns; ++c) {
+            std::string t = cell_text(row[kListColumns[c]]);
+            std::replace_if(
+                t.begin(), t.end(), [](char ch) { return ch == '\n' || ch == '\r' || ch == '\t'; }, ' ');
+            line.push_back(std::move(t));
+        }
+        cells.push_back(std::move(line));
+    }
+    std::vector<std::size_t> width(kTableColumns, 0);
+    for (const auto& line : cells)
+        for (std::size_t c = 0; c < kTableColumns; ++c)
+            width[c] = std::max(width[c], line[c].size());
+    std::string out;
+    for (const auto& line : cells) {
+        std::string text;
+        for (std::size_t c = 0; c < kTableColumns; ++c) {
+            if (c) text += "  ";
+            text += line[c];
+            if (c + 1 < kTableColumns) text.append(width[c] - line[c].size(), ' ');
+        }
+        while (!text.empty() && text.back() == ' ')
+            text.pop_back();
+        out += text + "\n";
+    }
+    return out;
+}
+
+std::string format_list(const std::vector<json>& rows, const std::string& format) {
+    if (format == "table") return format_table(rows);
+    std::string out;
+    if (format == "json") {
+        for (const json& row : rows)
+            out += dump_line(row) + "\n";
+        return out;
+    }
+    out = csv_row(kListColumns);
+    for (const json& row : rows) {
+        std::vector<std::string> line;
+        for (const auto& col : kListColumns)
+            line.push_back(cell_text(row[col]));
+        out += csv_row(line);
+    }
+    return out;
+}
+
+std::vector<json> list_rows(const RunsOptions& o, const std::string& status_filter) {
+    std::vector<json> rows;
+    for (const RunInfo& r : open_store(o).list())
+        if (status_filter.empty() || r.status == status_filter) rows.push_back(list_row(r));
+    return rows;
+}
+
+// The metrics of one run as CSV: the union of the records' keys in first-seen order.
+std::string metrics_csv(const std::vector<json>& records) {
+    std::vector<std::string> header;
+    std::set<std::string> seen;
+    for (const json& rec : records)
+        for (const auto& [key, value] : rec.items())
+            if (seen.insert(key).second) header.push_back(key);
+    std::string out = csv_row(header);
+    for (const json& rec : records) {
+        std::vector<std::string> line;
+        for (const auto& key : header) {
+            const auto it = rec.find(key);
+            line.push_back(it == rec.end() ? "" : cell_text(*it));
+        }
+        out += csv_row(line);
+    }
+    return out;
+}
+
+// A run that can be shown or exported: resolved, and not broken. RunError otherwise.
+RunInfo readable_run(const RunsOptions& o, const std::string& name) {
+    const RunStore store = open_store(o);
+    RunInfo info = store.info(store.resolve(name));
+    if (info.status == kStatusBroken) throw RunError(info.message);
+    return info;
+}
+
+std::string metrics_path(const RunInfo& info) {
+    return (std::filesystem::path(info.dir) / "metrics.jsonl").string();
+}
+
+void emit(const std::string& command, const std::string& content, const std::string& out_file) {
+    if (out_file.empty()) {
+        std::cout << content;
+        std::cout.flush();
+        return;
+    }
+    try {
+        write_file_atomic(out_file, content);
+    } catch (const RunError& e) {
+        print_error(command, e.what());
+        throw CliFailure(e.what());
+    }
+}
+
+const std::vector<std::string> kStatuses = {kStatusRunning, kStatusFinished,    kStatusStopped,
+                                            kStatusFailed,  kStatusInterrupted, kStatusBroken};
+
+void register_list(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
+    auto format = std::make_shared<std::string>("table");
+    auto status = std::make_shared<std::string>();
+    auto* cmd = runs->add_subcommand("list", "All runs, sorted by name: status, task, method, size, result");
+    cmd->fallthrough();
+    cmd->add_option("--format", *format, "table (aligned columns), json (one object per run) or csv")
+        ->check(CLI::IsMember({"table", "json", "csv"}))
+        ->capture_default_str();
+    cmd->add_option("--status", *status, "Only runs in this state")->check(CLI::IsMember(kStatuses));
+    cmd->callback([o, format, status] {
+        try {
+            std::cout << format_list(list_rows(*o, *status), *format);
+            std::cout.flush();
+        } catch (const RunError& e) {
+            print_error("runs list", e.what());
+            throw CliFailure(e.what());
+        }
+    });
+}
+
+void register_show(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
+    auto name = std::make_shared<std::string>();
+    auto* cmd = runs->add_subcommand(
+        "show", "One run as a JSON object: status, config, summary, last metrics record and their count");
+    cmd->fallthrough();
+    cmd->add_option("run", *name, "Run name in the store, or a path to a run directory")->required();
+    cmd->callback([o, name] {
+        try {
+            const RunInfo info = readable_run(*o, *name);
+            const MetricsFile m = read_metrics(metrics_path(info));
+            print_json_line(std::cout, json{{"name", info.name},
+                                            {"dir", info.dir},
+                                            {"status", info.status},
+                                            {"message", info.message},
+                                            {"config", info.config},
+                                            {"summary", info.summary},
+                                            {"status_file", info.last_status},
+                                            {"last_metrics", m.records.empty() ? json() : m.records.back()},
+                                            {"metrics_count", m.records.size()},
+                                            {"truncated_tail", m.truncated_tail}});
+        } catch (const RunError& e) {
+            print_error("runs show", e.what());
+            throw CliFailure(e.what());
+        }
+    });
+}
+
+void register_export(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
+    auto name = std::make_shared<std::string>();
+    auto all = std::make_shared<bool>(false);
+    auto format = std::make_shared<std::string>("csv");
+    auto out_file = std::make_shared<std::string>();
+    auto* cmd = runs->add_subcommand("export",
+                                     "A run's metrics (one row per evaluation), or with --all the run list");
+    cmd->fallthrough();
+    auto* run_opt = cmd->add_option("run", *name, "Run name in the store, or a path to a run directory");
+    cmd->add_flag("--all", *all, "Export the list of all runs instead of one run's metrics")
+        ->excludes(run_opt);
+    cmd->add_option("--format", *format, "csv (header: every metric seen) or json (JSON lines)")
+        ->check(CLI::IsMember({"csv", "json"}))
+        ->capture_default_str();
+    cmd->add_option("--out", *out_file, "Write to FILE (atomically) instead of stdout");
+    cmd->callback([o, name, all, format, out_file] {
+        if (!*all && name->empty()) {
+            print_error("runs export", "name a RUN, or give --all");
+            throw CliFailure("no run", 2);
+        }
+        std::string content;
+        try {
+            if (*all) {
+                content = format_list(list_rows(*o, ""), *format);
+            } else {
+                const RunInfo info = readable_run(*o, *name);
+                const std::string path = metrics_path(info);
+                const MetricsFile m = read_metrics(path);
+                if (m.truncated_tail)
+                    std::cerr << "fone runs export: warning: " << path
+                              << ": the last line was cut short (a crash while writing); " << m.records.size()
+                              << " complete record(s) exported" << std::endl;
+                if (*format == "csv") {
+                    content = metrics_csv(m.records);
+                } else {
+                    for (const json& rec : m.records)
+                        content += dump_line(rec) + "\n";
+                }
+            }
+        } catch (const RunError& e) {
+            print_error("runs export", e.what());
+            throw CliFailure(e.what());
+        }
+        emit("runs export", content, *out_file);
+    });
+}
+
+}  // namespace
+
+void add_run_commands(CLI::App& app) {
+    auto o = std::make_shared<RunsOptions>();
+    auto* runs = app.add_subcommand("runs", "The run store: list, show and export training runs");
+    runs->add_option("--runs-dir", o->runs_dir,
+                     "Run store directory (default: $XDG_DATA_HOME/fone-workbench/runs)")
+        ->envname("FONE_RUNS_DIR");
+    runs->require_subcommand(1);
+    register_list(runs, o);
+    register_show(runs, o);
+    register_export(runs, o);
+}
+
 }  // namespace fone::cli

@@ -34,8 +34,13 @@ int main(int argc, char** argv) {
     CLI::App app{"FoNE Workbench: Fourier Number Embeddings on the command line", "fone"};
     app.set_version_flag("--version", version_text());
     app.require_subcommand(1);
+    // An option given twice takes its last value, so scripts can append overrides.
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     fone::cli::add_number_commands(app);
     fone::cli::add_run_commands(app);
+#ifdef FONE_WITH_TORCH
+    fone::cli::add_train_commands(app);
+#endif
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {

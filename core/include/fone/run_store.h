@@ -67,6 +67,8 @@ class RunStore {
 public:
     // Creates the root directory if needed.
     explicit RunStore(std::string root);
+    // With create_root false, a missing root is an empty store (read-only tools such as `fone runs`).
+    RunStore(std::string root, bool create_root);
     // $FONE_RUNS_DIR, else $XDG_DATA_HOME/fone-workbench/runs, else ~/.local/share/fone-workbench/runs.
     static std::string default_root();
     const std::string& root() const { return root_; }

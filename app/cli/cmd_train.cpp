@@ -1,0 +1,219 @@
+// fone train | eval | predict: the training engine on the command line.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "fone/engine.h"
+#include "json_io.h"
+
+namespace fone::cli {
+namespace {
+
+using nlohmann::json;
+
+extern "C" void on_stop_signal(int) { request_stop(); }
+
+// Options whose value was given on the command line, as TrainConfig keys. Only given ones are set, so
+// that defaults, a preset and a config file can fill the rest.
+struct TrainOptions {
+    json given = json::object();
+    std::string config_file, resume, runs_dir, periods;
+    std::vector<std::function<void()>> collect;
+
+    template <typename T>
+    void add(CLI::App* cmd, const std::string& flags, const std::string& key, const std::string& help,
+             bool model_key = false) {
+        auto value = std::make_shared<T>();
+        CLI::Option* opt = cmd->add_option(flags, *value, help);
+        collect.push_back([this, opt, value, key, model_key] {
+            if (opt->count() == 0) return;
+            if (model_key)
+                given["model"][key] = *value;
+            else
+                given[key] = *value;
+        });
+    }
+    void add_flag(CLI::App* cmd, const std::string& flags, const std::string& key, bool value, const std::string& help,
+                  bool model_key = false) {
+        CLI::Option* opt = cmd->add_flag(flags, help);
+        collect.push_back([this, opt, key, value, model_key] {
+            if (opt->count() == 0) return;
+            if (model_key)
+                given["model"][key] = value;
+            else
+                given[key] = value;
+        });
+    }
+};
+
+void add_train_options(CLI::App* cmd, TrainOptions& o) {
+    o.add<std::string>(cmd, "--task", "task", "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file");
+    o.add<std::string>(cmd, "--data", "data", "Dataset file of a+b=c lines (with --task file)");
+    o.add<std::string>(cmd, "--method", "method", "Number method (this build: fone)");
+    o.add<std::size_t>(cmd, "--train-size", "train_size", "Training examples");
+    o.add<std::size_t>(cmd, "--val-size", "val_size", "Validation examples");
+    o.add<std::size_t>(cmd, "--test-size", "test_size", "Test examples");
+    o.add<int>(cmd, "--modulus", "modulus", "Modulus of mod-add");
+    o.add<int>(cmd, "--classify-d", "classify_d", "Threshold d of classify (the paper: 10 and -190)");
+    o.add<int>(cmd, "--long-digits", "long_digits", "Longest operand of long-add");
+    o.add<int>(cmd, "--size-level", "size_level", "The paper's model size level 1..6");
+    o.add<int>(cmd, "--hidden", "hidden", "Hidden size (custom shape)", true);
+    o.add<int>(cmd, "--layers", "layers", "Layers (custom shape)", true);
+    o.add<int>(cmd, "--heads", "heads", "Attention heads (custom shape)", true);
+    o.add<int>(cmd, "--kv-heads", "kv_heads", "Key-value heads (custom shape)", true);
+    o.add<int>(cmd, "--intermediate", "intermediate", "SwiGLU width (custom shape)", true);
+    o.add<int>(cmd, "--head-dim", "head_dim", "Attention head width (the paper's models: 64)", true);
+    o.add<std::string>(cmd, "--fone-input", "fone_input", "pad (zero-padded FoNE) or linear (learned map)", true);
+    o.add<std::string>(cmd, "--head-norm", "head_norm", "layernorm or none, before the digit head", true);
+    o.add_flag(cmd, "--no-head-temperature", "head_temperature", false, "No learnable scale on digit logits", true);
+    o.add<int>(cmd, "--epochs", "epochs", "Epochs");
+    o.add<double>(cmd, "--lr", "lr", "Peak learning rate");
+    o.add<std::size_t>(cmd, "--batch", "batch", "Batch size");
+    o.add<double>(cmd, "--warmup", "warmup", "Warm-up, as a fraction of all steps");
+    o.add<std::string>(cmd, "--schedule", "schedule", "cosine or constant");
+    o.add<double>(cmd, "--clip", "clip", "Gradient-norm clip (0: off)");
+    o.add<double>(cmd, "--weight-decay", "weight_decay", "AdamW weight decay");
+    o.add_flag(cmd, "--swap-operands", "swap_operands", true, "Also train on b+a for every a+b");
+    o.add<std::uint64_t>(cmd, "--seed", "seed", "Seed of data, initialisation and order");
+    o.add<std::string>(cmd, "--device", "device", "auto, cpu or cuda");
+    o.add<int>(cmd, "--threads", "threads", "CPU threads (0: every core)");
+    o.add<double>(cmd, "--target-acc", "target_acc", "Stop once the test exact match reaches this");
+    o.add<int>(cmd, "--eval-every", "eval_every", "Steps between evaluations (0: each epoch)");
+    o.add<int>(cmd, "--checkpoint-every", "checkpoint_every", "Steps between checkpoints (0: each epoch)");
+    o.add<std::string>(cmd, "--name", "name", "Run name (default: made from task, method and time)");
+    o.add<std::string>(cmd, "--preset", "preset", "fast (the defaults) or paper (lr 5e-3, 100 epochs, level 4, ...)");
+    o.add<int>(cmd, "--int-digits", "int_digits", "FoNE integer digit slots m (default: the task's)");
+    o.add<int>(cmd, "--frac-digits", "frac_digits", "FoNE fractional digit slots n (default: the task's)");
+    o.add<int>(cmd, "--period-base", "period_base", "FoNE period base");
+    cmd->add_option("--periods", o.periods, "Mixed period multipliers, e.g. 2,5,10");
+    cmd->add_option("--config", o.config_file, "JSON file of settings (command-line options override it)");
+    cmd->add_option("--resume", o.resume, "Continue a stopped or interrupted run (name or directory)");
+    cmd->add_option("--runs-dir", o.runs_dir, "Run store (default: $FONE_RUNS_DIR or ~/.local/share/...)");
+}
+
+std::string bar(double fraction, int width) {
+    const int full = static_cast<int>(fraction * width + 0.5);
+    return std::string(static_cast<std::size_t>(std::clamp(full, 0, width)), '#') +
+           std::string(static_cast<std::size_t>(width - std::clamp(full, 0, width)), '.');
+}
+
+// JSON lines on stdout; a progress bar on stderr when it is a terminal.
+EventSink make_sink() {
+    const bool tty = ::isatty(STDERR_FILENO);
+    auto last_acc = std::make_shared<double>(-1.0);
+    return [tty, last_acc](const json& e) {
+        print_json_line(std::cout, e);
+        if (!tty) return;
+        const std::string kind = e.value("event", "");
+        if (kind == "eval") *last_acc = e.value("exact_match", 0.0);
+        if (kind == "progress") {
+            const double f = e.value("step", 0.0) / std::max(1.0, e.value("total_steps", 1.0));
+            std::fprintf(stderr, "\r[%s] %3.0f%% epoch %.2f loss %.4f %s eta %.0fs   ", bar(f, 30).c_str(), 100 * f,
+                         e.value("epoch", 0.0), e.value("loss", 0.0),
+                         *last_acc >= 0 ? ("acc " + std::to_string(100 * *last_acc).substr(0, 5) + "%").c_str() : "",
+                         e.value("eta_seconds", 0.0));
+        } else if (kind == "end") {
+            std::fprintf(stderr, "\n%s: %s\n", e.value("status", "").c_str(), e.value("message", "").c_str());
+        }
+    };
+}
+
+int run_train(TrainOptions& o) {
+    for (auto& f : o.collect) f();
+    std::signal(SIGINT, on_stop_signal);
+    std::signal(SIGTERM, on_stop_signal);
+    const EventSink sink = make_sink();
+    TrainOutcome out;
+    if (!o.resume.empty()) {
+        RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
+        out = train_resume(store.resolve(o.resume), sink);
+    } else {
+        std::vector<json> layers;
+        if (!o.config_file.empty()) {
+            json file = read_json_file(o.config_file);
+            file.erase("versions");  // a run's config.json can be used as is
+            layers.push_back(file);
+        }
+        if (!o.periods.empty()) {
+            json list = json::array();
+            std::stringstream ss(o.periods);
+            for (std::string cell; std::getline(ss, cell, ',');) {
+                try {
+                    list.push_back(std::stoi(cell));
+                } catch (const std::exception&) {
+                    throw std::invalid_argument("--periods takes integers separated by commas, not '" + o.periods + "'");
+                }
+            }
+            o.given["period_multipliers"] = list;
+        }
+        layers.push_back(o.given);
+        const TrainConfig config = resolve_train_config(layers);
+        RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
+        out = train_new(config, store, sink);
+    }
+    return out.status == kStatusFailed ? 1 : 0;
+}
+
+}  // namespace
+
+void add_train_commands(CLI::App& app) {
+    auto o = std::make_shared<TrainOptions>();
+    auto* train = app.add_subcommand("train", "Train a model; JSON events on stdout, one per line");
+    add_train_options(train, *o);
+    train->callback([o] {
+        int code = 0;
+        try {
+            code = run_train(*o);
+        } catch (const std::invalid_argument& e) {
+            print_error("train", e.what());
+            throw CliFailure(e.what(), 2);
+        } catch (const std::exception& e) {
+            print_error("train", e.what());
+            throw CliFailure(e.what(), 1);
+        }
+        if (code) throw CliFailure("training failed", code);
+    });
+
+    auto run = std::make_shared<std::string>();
+    auto data = std::make_shared<std::string>();
+    auto runs_dir = std::make_shared<std::string>();
+    auto threads = std::make_shared<int>(0);
+    auto* eval = app.add_subcommand("eval", "Metrics of a run's model on its test split or a dataset file (JSON)");
+    eval->add_option("--run", *run, "Run name or directory")->required();
+    eval->add_option("--data", *data, "Dataset file of a+b=c lines (default: the run's test split)");
+    eval->add_option("--runs-dir", *runs_dir, "Run store");
+    eval->add_option("--threads", *threads, "CPU threads (0: every core)");
+    eval->callback([run, data, runs_dir, threads] {
+        try {
+            RunStore store(runs_dir->empty() ? RunStore::default_root() : *runs_dir);
+            print_json_line(std::cout, evaluate_run(store.resolve(*run), *data, *threads));
+        } catch (const std::exception& e) {
+            print_error("eval", e.what());
+            throw CliFailure(e.what());
+        }
+    });
+
+    auto prompt = std::make_shared<std::string>();
+    auto p_run = std::make_shared<std::string>();
+    auto p_dir = std::make_shared<std::string>();
+    auto* predict = app.add_subcommand("predict", "The model's answer to a prompt such as \"123.456+654.321=\" (JSON)");
+    predict->add_option("--run", *p_run, "Run name or directory")->required();
+    predict->add_option("prompt", *prompt, "The prompt")->required();
+    predict->add_option("--runs-dir", *p_dir, "Run store");
+    predict->callback([prompt, p_run, p_dir] {
+        try {
+            RunStore store(p_dir->empty() ? RunStore::default_root() : *p_dir);
+            print_json_line(std::cout, predict_run(store.resolve(*p_run), *prompt));
+        } catch (const std::exception& e) {
+            print_error("predict", e.what());
+            throw CliFailure(e.what());
+        }
+    });
+}
+
+}  // namespace fone::cli

@@ -1,0 +1,58 @@
+// The training engine: trains, evaluates and queries runs in the run store. The API is plain C++ and
+// JSON (LibTorch stays inside core's .cpp files), so the CLI and the workbench can both use it.
+//
+// Events (one JSON object each, the same objects `fone train` prints one per line on stdout):
+//   {"event":"start",    "run", "dir", "config", "params", "params_without_embedding", "device", ...}
+//   {"event":"progress", "step", "total_steps", "epoch", "loss", "lr", "examples_per_second",
+//                        "elapsed_seconds", "eta_seconds"}
+//   {"event":"eval",     "step", "epoch", "split", "n", "exact_match", "digit_accuracy", "r2", "rmse",
+//                        "epoch_seconds", "eval_seconds", "tokens_per_number", "examples_per_second",
+//                        "val_exact_match", "elapsed_seconds"}
+//   {"event":"end",      "status", "run", "dir", "message", "step", "best_exact_match", "elapsed_seconds"}
+// metrics.jsonl holds the progress and eval events of the run, in order.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fone/run_store.h"
+#include "fone/train_config.h"
+
+namespace fone {
+
+using EventSink = std::function<void(const nlohmann::json&)>;
+
+struct TrainOutcome {
+    std::string status;  // kStatusFinished, kStatusStopped or kStatusFailed
+    std::string run_dir;
+    std::string message;
+};
+
+// Creates a run in the store and trains it to the end, a stop request, or a failure (NaN/Inf loss).
+// Throws RunError / std::invalid_argument before the run starts (bad config, no CUDA).
+TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink);
+// Continues a run from its last checkpoint; with the same seed and device, the final weights are the
+// ones an uninterrupted run reaches.
+TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink);
+
+// Asks the training loop to checkpoint and stop at the next step. Async-signal-safe.
+void request_stop();
+
+// Metrics of a run's model (its best checkpoint, else the last) on its test split, or on a dataset file
+// of "a+b=c" lines: {"n", "exact_match", "digit_accuracy", "r2", "rmse", "tokens_per_number",
+// "eval_seconds", "examples_per_second", "checkpoint", "data"}.
+nlohmann::json evaluate_run(const std::string& run_dir, const std::string& data_file = "", int threads = 0);
+
+// The model's answer to a prompt ("123.456+654.321=" or text made of the task's tokens and numbers):
+// {"prompt", "tokens", "next_token", "value" (exact decimal string), "digits": [{"position", "digit",
+// "probabilities": [10]}], "negative_probability"}.
+nlohmann::json predict_run(const std::string& run_dir, const std::string& prompt, int threads = 0);
+
+// "cpu" or "cuda" for "auto"; throws std::invalid_argument for "cuda" in a build or on a machine without it.
+std::string resolve_device(const std::string& requested);
+bool cuda_available();
+std::string torch_version();
+
+}  // namespace fone

@@ -1,0 +1,57 @@
+// Shape of the Llama-style transformer: the paper's six size levels (Table "Model Configuration") or any
+// custom size, and what it costs (parameters, FLOPs). Plain C++: the workbench reads this too.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fone {
+
+struct ModelConfig {
+    int vocab_size = 0;  // set from the tokenizer of the method
+    int hidden = 128;
+    int layers = 2;
+    int heads = 4;
+    int kv_heads = 2;
+    int intermediate = 512;
+    int head_dim = 64;  // the paper's models inherit Llama-3.2's head_dim 64 (attention width heads·64)
+    int max_seq = 64;
+    double rope_theta = 500000.0;  // Llama-3.2's
+    double norm_eps = 1e-5;
+    // How FoNE enters at number positions: "pad" (zero-padded to the width) or "linear" (a learned map,
+    // applied only at number positions).
+    std::string fone_input = "pad";
+    // Digit head: "layernorm" (learnable LayerNorm on the hidden state before the dot products, as the
+    // reference code) or "none" (the final RMSNorm's output directly).
+    std::string head_norm = "layernorm";
+    // A learnable scale on the digit logits. Without it, the normalised hidden state caps the logits
+    // (|pair| is about 1 after a LayerNorm), so the loss cannot go below ~0.6 even when every digit is right.
+    bool head_temperature = true;
+
+    // Throws std::invalid_argument with what is wrong (heads not dividing, kv_heads not dividing heads...).
+    void validate() const;
+    nlohmann::json to_json() const;
+    // Unknown keys and wrong types are errors (std::invalid_argument naming the key).
+    static ModelConfig from_json(const nlohmann::json& j);
+};
+
+// The paper's levels 1..6: hidden 64·level, intermediate 4·hidden, layers = level, heads 4,4,6,8,8,8,
+// kv heads 2,2,3,4,4,4. Throws std::invalid_argument outside 1..6.
+ModelConfig size_level(int level);
+
+struct ParamCount {
+    std::int64_t total = 0;
+    std::int64_t embedding = 0;  // the token embedding table (tied with the LM head)
+    std::int64_t without_embedding() const { return total - embedding; }
+};
+// Counted from the shapes (the test checks it against the built module).
+ParamCount count_params(const ModelConfig& c, int fone_width);
+
+// Training FLOPs per example (forward + backward = 3 x forward, matmuls only) for sequences of
+// seq_len tokens, where the last layer runs at `last_layer_positions` positions only (1 when only the
+// final position feeds the head).
+double train_flops_per_example(const ModelConfig& c, int seq_len, int last_layer_positions);
+
+}  // namespace fone

@@ -1,0 +1,77 @@
+// Everything a training run is: the task and data, the number method, the model, the optimiser, the
+// seed. Saved as config.json in the run directory and inside every checkpoint (nanoGPT's rule), so a run
+// can always be resumed, re-evaluated or re-run from its own files.
+//
+// Layers of settings, later ones win: defaults for the task and training-set size (chosen from
+// measurements, see docs/training.md) <- a preset (--preset paper) <- a config file (--config FILE) <-
+// command-line options.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fone/fourier.h"
+#include "fone/model_config.h"
+#include "fone/tasks.h"
+
+namespace fone {
+
+struct TrainConfig {
+    TaskOptions task;
+    std::string method = "fone";
+    std::size_t train_size = 51200;
+    std::size_t val_size = 1000;
+    std::size_t test_size = 2000;
+
+    int size_level = 0;  // 1..6 the paper's levels, 0: the custom shape in `model`
+    ModelConfig model;
+
+    int epochs = 8;
+    double lr = 3e-3;
+    std::size_t batch = 512;
+    double warmup = 0.1;            // fraction of all steps spent in linear warm-up
+    std::string schedule = "cosine";  // "cosine" (to 0 at the last step) or "constant"
+    double clip = 1.0;              // gradient-norm clip (0: off)
+    double weight_decay = 0.01;     // AdamW's decoupled weight decay
+    double beta1 = 0.9, beta2 = 0.999;
+    bool swap_operands = false;     // augment commutative tasks with b+a for every a+b in training
+
+    std::uint64_t seed = 42;
+    std::string device = "auto";    // "auto", "cpu", "cuda"
+    int threads = 0;                // 0: every core
+    double target_acc = 0.0;        // stop once the test exact match reaches this (0: never)
+    int eval_every = 0;             // steps between evaluations (0: once per epoch)
+    int checkpoint_every = 0;       // steps between checkpoints (0: once per epoch)
+    std::string name;               // run name ("" : generated)
+    std::string preset;             // the preset it started from, for the record
+
+    // FoNE digit slots; empty optionals take the task's own (task_spec).
+    int int_digits = -1, frac_digits = -1;
+    int period_base = 10;
+    std::vector<int> period_multipliers;
+
+    // Throws std::invalid_argument with every problem found, one per line, naming the option.
+    void validate() const;
+    nlohmann::json to_json() const;
+    // Unknown keys and wrong types are errors (std::invalid_argument naming the key).
+    static TrainConfig from_json(const nlohmann::json& j);
+};
+
+// The defaults for a task and training-set size, as a JSON object of TrainConfig keys.
+nlohmann::json default_train_settings(const std::string& task, std::size_t train_size);
+// Named presets: "paper" (lr 5e-3, batch 512, 100 epochs, 20% warm-up + cosine, clip 1.0, level 4),
+// "fast" (the measured defaults, same as no preset). Throws std::invalid_argument for unknown names.
+nlohmann::json preset_settings(const std::string& preset);
+std::vector<std::string> preset_names();
+
+// Layers settings (each a JSON object of TrainConfig keys; later wins) onto the defaults for the task and
+// size that the layers themselves name, and validates.
+TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers);
+
+// The method names `fone train --method` accepts in this build.
+std::vector<std::string> method_names();
+
+}  // namespace fone

@@ -1,0 +1,656 @@
+#include "fone/engine.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <numeric>
+#include <random>
+#include <thread>
+
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include "fone/build_info.h"
+#include "fone_scheme.h"
+#include "model.h"
+
+namespace fone {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+std::atomic<bool> g_stop{false};
+
+constexpr const char* kLastCheckpoint = "checkpoint-last.pt";
+constexpr const char* kBestCheckpoint = "checkpoint-best.pt";
+constexpr int64_t kCheckpointFormat = 1;
+constexpr int64_t kEvalBatch = 4096;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+void set_threads(int threads) {
+    const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    torch::set_num_threads(n);
+}
+
+// ---- data --------------------------------------------------------------------------------------------
+
+Splits load_splits(const TrainConfig& c) {
+    if (c.task.kind == TaskKind::file)
+        return split_dataset(read_dataset_file(c.task.data_file), c.train_size, c.val_size, c.test_size, c.seed);
+    return generate_splits(c.task, c.train_size, c.val_size, c.test_size, c.seed);
+}
+
+FoneSpec spec_for(const TrainConfig& c, const Splits& s) {
+    FoneSpec spec = task_spec(c.task, {&s.train, &s.val, &s.test});
+    if (c.int_digits >= 0) spec.int_digits = c.int_digits;
+    if (c.frac_digits >= 0) spec.frac_digits = c.frac_digits;
+    spec.base = c.period_base;
+    spec.multipliers = c.period_multipliers;
+    spec.validate();
+    return spec;
+}
+
+// a+b and b+a for every commutative training example (a*b too): twice the data for free.
+std::vector<Example> with_swaps(std::vector<Example> train) {
+    const std::size_t n = train.size();
+    for (std::size_t i = 0; i < n; ++i) {
+        const Example& e = train[i];
+        if (e.operands.size() == 2 && (e.ops[0] == "+" || e.ops[0] == "*") && !(e.operands[0] == e.operands[1])) {
+            Example s = e;
+            std::swap(s.operands[0], s.operands[1]);
+            train.push_back(s);
+        }
+    }
+    return train;
+}
+
+// The order of epoch e is a pure function of (seed, e): a resumed run sees exactly the batches an
+// uninterrupted one would. This, with the checkpointed weights and optimiser, is the run's RNG state.
+std::vector<int64_t> epoch_order(std::uint64_t seed, int64_t epoch, int64_t n) {
+    std::vector<int64_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(epoch) + 1);
+    for (int64_t i = n - 1; i > 0; --i) {
+        // Unbiased bounded draw, identical on every standard library.
+        const std::uint64_t bound = static_cast<std::uint64_t>(i) + 1;
+        const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+        std::uint64_t r;
+        do r = rng();
+        while (r >= limit);
+        std::swap(order[static_cast<std::size_t>(i)], order[r % bound]);
+    }
+    return order;
+}
+
+// ---- model -------------------------------------------------------------------------------------------
+
+struct Loaded {
+    TrainConfig config;
+    FoneSpec spec;
+    Splits splits;
+    FoneTransformer model{nullptr};
+    torch::Device device{torch::kCPU};
+};
+
+FoneTransformer make_model(TrainConfig& c, const FoneSpec& spec) {
+    c.model.vocab_size = kVocabSize;
+    c.model.validate();
+    return FoneTransformer(c.model, spec.width(), spec.pair_count(), spec.base, spec.sign_feature);
+}
+
+struct Forward {
+    torch::Tensor loss, digit_logits, sign_logit, lm_logits;
+};
+
+// One forward pass over a batch: the digit head at the final position (and the LM head, which learns
+// that a number comes next there).
+Forward run_forward(FoneTransformer& model, const EncodedSplit& b, bool with_loss) {
+    auto h = model->forward(b.tokens, b.fone, b.num_mask, b.key_mask, /*last_only=*/true).squeeze(1);
+    Forward f;
+    f.digit_logits = model->digit_logits(h);
+    f.sign_logit = model->sign_logit(h);
+    f.lm_logits = model->lm_logits(h);
+    if (!with_loss) return f;
+    const int64_t slots = f.digit_logits.size(1), base = f.digit_logits.size(2);
+    // The mean over digit slots of the per-slot cross-entropy (paper Algorithm 3), with the sign as one
+    // more term of the mean when there is a sign feature.
+    auto digit_loss = torch::nn::functional::cross_entropy(f.digit_logits.reshape({-1, base}), b.digits.reshape({-1}));
+    torch::Tensor loss = digit_loss;
+    if (f.sign_logit.defined()) {
+        auto sign_loss = torch::nn::functional::binary_cross_entropy_with_logits(
+            f.sign_logit, b.signs.to(f.sign_logit.dtype()));
+        loss = (digit_loss * slots + sign_loss) / (slots + 1);
+    }
+    auto next_is_number = torch::full({b.n}, static_cast<int64_t>(kNum), b.tokens.options());
+    f.loss = loss + torch::nn::functional::cross_entropy(f.lm_logits, next_is_number);
+    return f;
+}
+
+// FNV-1a over the raw bytes of every parameter, in order: equal digests mean bit-identical weights
+// (how the tests check that a resumed run ends where an uninterrupted one does).
+std::string weights_digest(FoneTransformer& model) {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const auto& p : model->parameters()) {
+        const auto c = p.detach().to(torch::kCPU).contiguous();
+        const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
+        for (std::size_t i = 0; i < static_cast<std::size_t>(c.nbytes()); ++i) h = (h ^ bytes[i]) * 1099511628211ULL;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+// Test hook for the reliability tests: FONE_INJECT_NAN_STEP=N makes the loss NaN at step N.
+int64_t injected_nan_step() {
+    const char* v = std::getenv("FONE_INJECT_NAN_STEP");
+    return v ? std::atoll(v) : -1;
+}
+
+// ---- evaluation --------------------------------------------------------------------------------------
+
+json evaluate(FoneTransformer& model, const EncodedSplit& data, const FoneSpec& spec, const torch::Device& device) {
+    torch::NoGradGuard no_grad;
+    model->eval();
+    const auto t0 = Clock::now();
+    int64_t exact = 0, digits_right = 0;
+    double sse = 0.0, sum = 0.0, sum_sq = 0.0;
+    const int64_t slots = spec.pair_count();
+    std::vector<double> weights(slots);
+    for (int64_t k = 0; k < slots; ++k) weights[k] = std::pow(static_cast<double>(spec.base), k - spec.frac_digits);
+    for (int64_t start = 0; start < data.n; start += kEvalBatch) {
+        const int64_t len = std::min(kEvalBatch, data.n - start);
+        const auto rows = torch::arange(start, start + len, torch::kInt64);
+        const EncodedSplit b = to_device(select_rows(data, rows), device);
+        const Forward f = run_forward(model, b, false);
+        auto pred = f.digit_logits.argmax(-1).to(torch::kCPU);        // [len, slots]
+        auto truth = b.digits.to(torch::kCPU);
+        auto right = pred.eq(truth);
+        torch::Tensor pred_neg = f.sign_logit.defined() ? f.sign_logit.gt(0).to(torch::kCPU).to(torch::kInt64)
+                                                        : torch::zeros({len}, torch::kInt64);
+        auto all_right = right.all(1).logical_and(pred_neg.eq(b.signs.to(torch::kCPU)));
+        exact += all_right.sum().item<int64_t>();
+        digits_right += right.sum().item<int64_t>();
+        auto p = pred.accessor<int64_t, 2>();
+        auto neg = pred_neg.accessor<int64_t, 1>();
+        const auto answers = b.answers.to(torch::kCPU);
+        auto y = answers.accessor<double, 1>();
+        for (int64_t i = 0; i < len; ++i) {
+            double v = 0.0;
+            for (int64_t k = 0; k < slots; ++k) v += static_cast<double>(p[i][k]) * weights[k];
+            if (neg[i]) v = -v;
+            sse += (v - y[i]) * (v - y[i]);
+            sum += y[i];
+            sum_sq += y[i] * y[i];
+        }
+    }
+    model->train();
+    const double n = static_cast<double>(data.n), secs = seconds_since(t0);
+    const double sst = sum_sq - sum * sum / n;
+    return {{"n", data.n},
+            {"exact_match", exact / n},
+            {"digit_accuracy", digits_right / (n * slots)},
+            {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
+            {"rmse", std::sqrt(sse / n)},
+            {"tokens_per_number", 1.0},
+            {"eval_seconds", secs},
+            {"eval_examples_per_second", n / std::max(secs, 1e-9)}};
+}
+
+// ---- checkpoints -------------------------------------------------------------------------------------
+
+struct Position {
+    int64_t step = 0, epoch = 0, batch_in_epoch = 0;
+    double best_exact_match = -1.0;
+    double train_seconds = 0.0;    // pure training time so far, over every session of the run
+    double elapsed_seconds = 0.0;  // wall time so far, over every session
+    double time_to_target = -1.0;
+};
+
+torch::Tensor string_tensor(const std::string& s) {
+    auto t = torch::empty({static_cast<int64_t>(s.size())}, torch::kUInt8);
+    std::memcpy(t.data_ptr<uint8_t>(), s.data(), s.size());
+    return t;
+}
+
+std::string tensor_string(const torch::Tensor& t) {
+    auto c = t.contiguous().to(torch::kCPU);
+    return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), static_cast<std::size_t>(c.numel()));
+}
+
+void fsync_path(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+void save_checkpoint(const std::string& path, FoneTransformer& model, torch::optim::AdamW& opt,
+                     const TrainConfig& config, const Position& pos) {
+    torch::serialize::OutputArchive archive;
+    model->save(archive);
+    torch::serialize::OutputArchive opt_archive;
+    opt.save(opt_archive);
+    archive.write("optimizer", opt_archive);
+    archive.write("meta.format", torch::tensor(kCheckpointFormat));
+    archive.write("meta.config", string_tensor(config.to_json().dump()));
+    archive.write("meta.position", torch::tensor({pos.step, pos.epoch, pos.batch_in_epoch}));
+    archive.write("meta.times", torch::tensor({pos.best_exact_match, pos.train_seconds, pos.elapsed_seconds,
+                                               pos.time_to_target},
+                                              torch::kFloat64));
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    archive.save_to(tmp);
+    fsync_path(tmp);
+    fs::rename(tmp, path);
+}
+
+struct Checkpoint {
+    TrainConfig config;
+    Position pos;
+    torch::serialize::InputArchive archive;
+};
+
+// Reads a checkpoint's archive and meta data; a corrupt or truncated file is a RunError that names it.
+Checkpoint open_checkpoint(const std::string& path) {
+    if (!fs::exists(path)) throw RunError(path + ": missing");
+    Checkpoint c;
+    try {
+        c.archive.load_from(path);
+        torch::Tensor format, config, position, times;
+        c.archive.read("meta.format", format);
+        if (format.item<int64_t>() != kCheckpointFormat)
+            throw RunError(path + ": checkpoint format " + std::to_string(format.item<int64_t>()) +
+                           " is not the one this build reads (" + std::to_string(kCheckpointFormat) + ")");
+        c.archive.read("meta.config", config);
+        c.archive.read("meta.position", position);
+        c.archive.read("meta.times", times);
+        c.config = TrainConfig::from_json(json::parse(tensor_string(config)));
+        auto p = position.accessor<int64_t, 1>();  // lvalues: accessor() of a temporary is deleted
+        auto t = times.accessor<double, 1>();
+        c.pos = {p[0], p[1], p[2], t[0], t[1], t[2], t[3]};
+    } catch (const RunError&) {
+        throw;
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        what = what.substr(0, what.find('\n'));
+        throw RunError(path + ": corrupt or truncated checkpoint (" + what + ")");
+    }
+    return c;
+}
+
+void load_weights(Checkpoint& c, FoneTransformer& model, const std::string& path) {
+    try {
+        model->load(c.archive);
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        throw RunError(path + ": the weights do not match the model of its config (" + what.substr(0, what.find('\n')) + ")");
+    }
+}
+
+// ---- the training loop -------------------------------------------------------------------------------
+
+class Trainer {
+public:
+    Trainer(TrainConfig config, std::string run_dir, const EventSink& sink)
+        : cfg_(std::move(config)), dir_(std::move(run_dir)), sink_(sink) {}
+
+    TrainOutcome run(Checkpoint* resume_from);
+
+private:
+    TrainConfig cfg_;
+    std::string dir_;
+    const EventSink& sink_;
+    torch::Device device_{torch::kCPU};
+    FoneSpec spec_;
+    EncodedSplit train_, val_, test_;
+    FoneTransformer model_{nullptr};
+    std::unique_ptr<torch::optim::AdamW> opt_;
+    Position pos_;
+    Clock::time_point session_start_;
+    double session_base_elapsed_ = 0.0;
+    json last_eval_;
+
+    double elapsed() const { return session_base_elapsed_ + seconds_since(session_start_); }
+    std::string path(const char* file) const { return (fs::path(dir_) / file).string(); }
+    void emit(json event, bool to_metrics);
+    double lr_at(int64_t step, int64_t total) const;
+    json eval_event(double epoch_seconds, double train_examples_per_second);
+    void checkpoint(const char* file);
+    TrainOutcome finish(const std::string& status, const std::string& message);
+};
+
+void Trainer::emit(json event, bool to_metrics) {
+    if (to_metrics) append_jsonl(path("metrics.jsonl"), event);
+    if (sink_) sink_(event);
+}
+
+double Trainer::lr_at(int64_t step, int64_t total) const {
+    const int64_t warm = static_cast<int64_t>(std::llround(cfg_.warmup * static_cast<double>(total)));
+    if (step < warm) return cfg_.lr * static_cast<double>(step + 1) / static_cast<double>(warm);
+    if (cfg_.schedule == "constant") return cfg_.lr;
+    const double progress = static_cast<double>(step - warm) / static_cast<double>(std::max<int64_t>(1, total - warm));
+    return cfg_.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * std::min(1.0, progress)));
+}
+
+json Trainer::eval_event(double epoch_seconds, double train_examples_per_second) {
+    json e = evaluate(model_, test_, spec_, device_);
+    e["event"] = "eval";
+    e["split"] = "test";
+    e["step"] = pos_.step;
+    e["epoch"] = pos_.epoch + static_cast<double>(pos_.batch_in_epoch) * static_cast<double>(cfg_.batch) /
+                                   static_cast<double>(std::max<int64_t>(1, train_.n));
+    e["epoch_seconds"] = epoch_seconds;
+    e["examples_per_second"] = train_examples_per_second;
+    if (val_.n > 0) e["val_exact_match"] = evaluate(model_, val_, spec_, device_)["exact_match"];
+    e["temperature"] = model_->temperature();
+    e["elapsed_seconds"] = elapsed();
+    return e;
+}
+
+void Trainer::checkpoint(const char* file) {
+    Position p = pos_;
+    p.elapsed_seconds = elapsed();
+    save_checkpoint(path(file), model_, *opt_, cfg_, p);
+}
+
+TrainOutcome Trainer::finish(const std::string& status, const std::string& message) {
+    const double total = elapsed();
+    json summary = {{"status", status},
+                    {"message", message},
+                    {"step", pos_.step},
+                    {"epoch", pos_.epoch},
+                    {"best_exact_match", std::max(0.0, pos_.best_exact_match)},
+                    {"train_seconds", pos_.train_seconds},
+                    {"elapsed_seconds", total},
+                    {"time_to_target_seconds", pos_.time_to_target >= 0 ? json(pos_.time_to_target) : json()},
+                    {"final", last_eval_},
+                    {"weights_digest", weights_digest(model_)}};
+    const ParamCount params = count_params(cfg_.model, spec_.width());
+    summary["params"] = params.total;
+    summary["params_without_embedding"] = params.without_embedding();
+    if (status != kStatusFailed || fs::exists(path(kLastCheckpoint))) write_json_atomic(path("summary.json"), summary);
+    write_status(dir_, status, message, {{"step", pos_.step}, {"epoch", pos_.epoch}});
+    emit({{"event", "end"},
+          {"status", status},
+          {"run", fs::path(dir_).filename().string()},
+          {"dir", dir_},
+          {"message", message},
+          {"step", pos_.step},
+          {"best_exact_match", std::max(0.0, pos_.best_exact_match)},
+          {"time_to_target_seconds", summary["time_to_target_seconds"]},
+          {"weights_digest", summary["weights_digest"]},
+          {"elapsed_seconds", total}},
+         false);
+    return {status, dir_, message};
+}
+
+TrainOutcome Trainer::run(Checkpoint* resume_from) {
+    session_start_ = Clock::now();
+    g_stop = false;
+    set_threads(cfg_.threads);
+    device_ = torch::Device(resolve_device(cfg_.device));
+    torch::manual_seed(cfg_.seed);
+
+    Splits splits = load_splits(cfg_);
+    spec_ = spec_for(cfg_, splits);
+    train_ = encode_examples(cfg_.swap_operands ? with_swaps(splits.train) : splits.train, spec_);
+    val_ = encode_examples(splits.val, spec_);
+    test_ = encode_examples(splits.test, spec_);
+    model_ = make_model(cfg_, spec_);
+    opt_ = std::make_unique<torch::optim::AdamW>(
+        model_->parameters(), torch::optim::AdamWOptions(cfg_.lr)
+                                  .betas({cfg_.beta1, cfg_.beta2})
+                                  .weight_decay(cfg_.weight_decay));
+    if (resume_from) {
+        load_weights(*resume_from, model_, path(kLastCheckpoint));
+        torch::serialize::InputArchive opt_archive;
+        resume_from->archive.read("optimizer", opt_archive);
+        opt_->load(opt_archive);
+        pos_ = resume_from->pos;
+        session_base_elapsed_ = pos_.elapsed_seconds;
+    }
+    model_->to(device_);
+    const EncodedSplit train_dev = to_device(train_, device_);
+
+    const int64_t n = train_.n, batch = static_cast<int64_t>(cfg_.batch);
+    const int64_t steps_per_epoch = (n + batch - 1) / batch;
+    const int64_t total_steps = steps_per_epoch * cfg_.epochs;
+    const ParamCount params = count_params(cfg_.model, spec_.width());
+    const int64_t seq_len = train_.tokens.size(1);
+    write_status(dir_, kStatusRunning, resume_from ? "resumed" : "", {{"step", pos_.step}, {"epoch", pos_.epoch}});
+    if (resume_from) append_jsonl(path("metrics.jsonl"), {{"event", "resume"}, {"step", pos_.step}});
+    emit({{"event", "start"},
+          {"run", fs::path(dir_).filename().string()},
+          {"dir", dir_},
+          {"resumed", resume_from != nullptr},
+          {"step", pos_.step},
+          {"total_steps", total_steps},
+          {"train_examples", n},
+          {"test_examples", test_.n},
+          {"sequence_length", seq_len},
+          {"fone", {{"int_digits", spec_.int_digits}, {"frac_digits", spec_.frac_digits}, {"width", spec_.width()}}},
+          {"params", params.total},
+          {"params_without_embedding", params.without_embedding()},
+          {"flops_per_example", train_flops_per_example(cfg_.model, static_cast<int>(seq_len), 1)},
+          {"device", device_.str()},
+          {"threads", torch::get_num_threads()},
+          {"config", cfg_.to_json()}},
+         false);
+
+    const int64_t nan_step = injected_nan_step();
+    auto last_progress = Clock::now();
+    int64_t examples_since = 0;
+    double train_since = 0.0, epoch_train_seconds = 0.0;
+    int64_t epoch_examples = 0, order_epoch = -1;
+    torch::Tensor order;
+    while (pos_.epoch < cfg_.epochs) {
+        if (order_epoch != pos_.epoch) {
+            const auto o = epoch_order(cfg_.seed, pos_.epoch, n);
+            order = torch::tensor(o, torch::kInt64).to(device_);
+            order_epoch = pos_.epoch;
+        }
+        if (g_stop) {
+            checkpoint(kLastCheckpoint);
+            return finish(kStatusStopped, "stopped on request at step " + std::to_string(pos_.step));
+        }
+        const auto t0 = Clock::now();
+        const int64_t start = pos_.batch_in_epoch * batch, len = std::min(batch, n - start);
+        const EncodedSplit b = select_rows(train_dev, order.narrow(0, start, len));
+        const double lr = lr_at(pos_.step, total_steps);
+        for (auto& group : opt_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+        opt_->zero_grad();
+        const Forward f = run_forward(model_, b, true);
+        double loss = f.loss.item<double>();
+        if (pos_.step == nan_step) loss = std::nan("");
+        if (!std::isfinite(loss)) {
+            return finish(kStatusFailed, "loss is " + std::string(std::isnan(loss) ? "NaN" : "infinite") +
+                                             " at step " + std::to_string(pos_.step) +
+                                             " (try a lower --lr, or --clip 1)");
+        }
+        f.loss.backward();
+        if (cfg_.clip > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), cfg_.clip);
+        opt_->step();
+
+        // Advance to the position of the next batch: what a checkpoint written now records.
+        ++pos_.step;
+        const bool epoch_end = ++pos_.batch_in_epoch == steps_per_epoch;
+        if (epoch_end) {
+            pos_.batch_in_epoch = 0;
+            ++pos_.epoch;
+        }
+        const double dt = seconds_since(t0);
+        pos_.train_seconds += dt;
+        epoch_train_seconds += dt;
+        train_since += dt;
+        epoch_examples += len;
+        examples_since += len;
+        const double epoch_float = pos_.epoch + static_cast<double>(pos_.batch_in_epoch) / steps_per_epoch;
+        if (seconds_since(last_progress) >= 0.5 || pos_.step == total_steps) {
+            const double rate = examples_since / std::max(train_since, 1e-9);
+            emit({{"event", "progress"},
+                  {"step", pos_.step},
+                  {"total_steps", total_steps},
+                  {"epoch", epoch_float},
+                  {"loss", loss},
+                  {"lr", lr},
+                  {"examples_per_second", rate},
+                  {"elapsed_seconds", elapsed()},
+                  {"eta_seconds", (total_steps - pos_.step) * static_cast<double>(batch) / std::max(rate, 1e-9)}},
+                 true);
+            last_progress = Clock::now();
+            examples_since = 0;
+            train_since = 0.0;
+        }
+        const bool do_eval =
+            cfg_.eval_every > 0 ? pos_.step % cfg_.eval_every == 0 || pos_.step == total_steps : epoch_end;
+        if (do_eval) {
+            last_eval_ = eval_event(epoch_train_seconds, epoch_examples / std::max(epoch_train_seconds, 1e-9));
+            last_eval_["epoch"] = epoch_float;
+            emit(last_eval_, true);
+            const double em = last_eval_["exact_match"];
+            if (em > pos_.best_exact_match) {
+                pos_.best_exact_match = em;
+                checkpoint(kBestCheckpoint);
+            }
+            if (cfg_.target_acc > 0 && em >= cfg_.target_acc) {
+                pos_.time_to_target = elapsed();
+                checkpoint(kLastCheckpoint);
+                return finish(kStatusFinished, "reached the target exact match " + std::to_string(cfg_.target_acc) +
+                                                   " at step " + std::to_string(pos_.step));
+            }
+        }
+        if (epoch_end) {
+            epoch_train_seconds = 0.0;
+            epoch_examples = 0;
+        }
+        if (cfg_.checkpoint_every > 0 ? pos_.step % cfg_.checkpoint_every == 0 : epoch_end) {
+            checkpoint(kLastCheckpoint);
+            write_status(dir_, kStatusRunning, "", {{"step", pos_.step}, {"epoch", pos_.epoch}});
+        }
+    }
+    checkpoint(kLastCheckpoint);
+    return finish(kStatusFinished, "trained " + std::to_string(cfg_.epochs) + " epochs");
+}
+
+// A run's model for evaluation and prediction: its best checkpoint, else its last.
+Loaded load_for_inference(const std::string& run_dir, int threads, std::string& checkpoint_used) {
+    set_threads(threads);
+    const std::string best = (fs::path(run_dir) / kBestCheckpoint).string();
+    checkpoint_used = fs::exists(best) ? best : (fs::path(run_dir) / kLastCheckpoint).string();
+    Checkpoint c = open_checkpoint(checkpoint_used);
+    Loaded l;
+    l.config = c.config;
+    l.splits = load_splits(l.config);
+    l.spec = spec_for(l.config, l.splits);
+    l.model = make_model(l.config, l.spec);
+    load_weights(c, l.model, checkpoint_used);
+    l.device = torch::Device(resolve_device(l.config.device == "cuda" && !cuda_available() ? "cpu" : l.config.device));
+    l.model->to(l.device);
+    l.model->eval();
+    return l;
+}
+
+}  // namespace
+
+void request_stop() { g_stop = true; }
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+std::string torch_version() { return TORCH_VERSION; }
+
+std::string resolve_device(const std::string& requested) {
+    if (requested == "cpu") return "cpu";
+    if (requested == "cuda") {
+        if (!cuda_available())
+            throw std::invalid_argument(
+                "device cuda: this build's LibTorch " + torch_version() +
+                " has no CUDA or no GPU is visible (build against LibTorch with CUDA: scripts/check-torch2.sh)");
+        return "cuda";
+    }
+    if (requested == "auto") return cuda_available() ? "cuda" : "cpu";
+    throw std::invalid_argument("device must be auto, cpu or cuda, not '" + requested + "'");
+}
+
+TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink) {
+    config.validate();
+    resolve_device(config.device);  // fail before making a run directory
+    json record = config.to_json();
+    record["versions"] = {{"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
+    const std::string dir = store.create_run(config.name, record);
+    Trainer t(config, dir, sink);
+    try {
+        return t.run(nullptr);
+    } catch (const std::exception& e) {
+        write_status(dir, kStatusFailed, e.what());
+        throw;
+    }
+}
+
+TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink) {
+    const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
+    Checkpoint c = open_checkpoint(last);
+    const std::string status = read_json_file((fs::path(run_dir) / "status.json").string()).value("status", "");
+    if (status == kStatusFinished) throw RunError(run_dir + " has finished; nothing to resume");
+    Trainer t(c.config, run_dir, sink);
+    try {
+        return t.run(&c);
+    } catch (const std::exception& e) {
+        write_status(run_dir, kStatusFailed, e.what());
+        throw;
+    }
+}
+
+json evaluate_run(const std::string& run_dir, const std::string& data_file, int threads) {
+    std::string used;
+    Loaded l = load_for_inference(run_dir, threads, used);
+    const std::vector<Example> examples = data_file.empty() ? l.splits.test : read_dataset_file(data_file);
+    if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
+    json m = evaluate(l.model, encode_examples(examples, l.spec), l.spec, l.device);
+    m["checkpoint"] = used;
+    m["data"] = data_file.empty() ? "test split" : data_file;
+    return m;
+}
+
+json predict_run(const std::string& run_dir, const std::string& prompt, int threads) {
+    std::string used;
+    Loaded l = load_for_inference(run_dir, threads, used);
+    const TokenizedPrompt tp = tokenize_prompt(prompt);
+    const EncodedSplit e = to_device(encode_prompt(tp, l.spec), l.device);
+    torch::NoGradGuard no_grad;
+    const Forward f = run_forward(l.model, e, false);
+    const auto probs = torch::softmax(f.digit_logits[0], -1).to(torch::kCPU).to(torch::kFloat64);
+    const int64_t slots = probs.size(0), base = probs.size(1);
+    std::vector<int> digits(slots);
+    json per_digit = json::array();
+    for (int64_t k = 0; k < slots; ++k) {
+        std::vector<double> p(probs[k].data_ptr<double>(), probs[k].data_ptr<double>() + base);
+        digits[k] = static_cast<int>(std::max_element(p.begin(), p.end()) - p.begin());
+        per_digit.push_back({{"position", k - l.spec.frac_digits}, {"digit", digits[k]}, {"probabilities", p}});
+    }
+    double p_neg = 0.0;
+    if (f.sign_logit.defined()) p_neg = torch::sigmoid(f.sign_logit[0]).item<double>();
+    const int64_t next = f.lm_logits[0].argmax().item<int64_t>();
+    json tokens = json::array();
+    for (int64_t t : tp.tokens) tokens.push_back(vocab_names()[static_cast<std::size_t>(t)]);
+    return {{"prompt", prompt},
+            {"tokens", tokens},
+            {"next_token", vocab_names()[static_cast<std::size_t>(next)]},
+            {"value", assemble_digits(digits, p_neg > 0.5, l.spec).to_string()},
+            {"digits", per_digit},
+            {"negative_probability", p_neg},
+            {"checkpoint", used}};
+}
+
+}  // namespace fone

@@ -1,0 +1,57 @@
+// Strict reading of JSON objects into structs: unknown keys and wrong types are errors that name the key.
+// Private to core.
+#pragma once
+
+#include <set>
+#include <stdexcept>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace fone::detail {
+
+class JsonFields {
+public:
+    JsonFields(const nlohmann::json& j, std::string where) : j_(j), where_(std::move(where)) {
+        if (!j_.is_object()) throw std::invalid_argument(where_ + ": expected a JSON object");
+    }
+
+    // Reads j[key] into out when present; throws naming the key when its type does not fit.
+    template <typename T>
+    void read(const std::string& key, T& out) {
+        seen_.insert(key);
+        const auto it = j_.find(key);
+        if (it == j_.end() || it->is_null()) return;
+        try {
+            if constexpr (std::is_same_v<T, bool>) {
+                if (!it->is_boolean()) throw std::invalid_argument("expected true or false");
+            } else if constexpr (std::is_integral_v<T>) {
+                if (!it->is_number_integer()) throw std::invalid_argument("expected an integer");
+                if constexpr (std::is_unsigned_v<T>)
+                    if (it->template get<long long>() < 0) throw std::invalid_argument("must not be negative");
+            } else if constexpr (std::is_floating_point_v<T>) {
+                if (!it->is_number()) throw std::invalid_argument("expected a number");
+            } else if constexpr (std::is_same_v<T, std::string>) {
+                if (!it->is_string()) throw std::invalid_argument("expected a string");
+            }
+            out = it->template get<T>();
+        } catch (const std::exception& e) {
+            throw std::invalid_argument(where_ + ": \"" + key + "\": " + e.what());
+        }
+    }
+    bool has(const std::string& key) const { return j_.contains(key) && !j_.at(key).is_null(); }
+    void mark(const std::string& key) { seen_.insert(key); }
+
+    // Throws for keys that no read() asked for.
+    void reject_unknown() const {
+        for (auto it = j_.begin(); it != j_.end(); ++it)
+            if (!seen_.count(it.key())) throw std::invalid_argument(where_ + ": unknown setting \"" + it.key() + "\"");
+    }
+
+private:
+    const nlohmann::json& j_;
+    std::string where_;
+    std::set<std::string> seen_;
+};
+
+}  // namespace fone::detail

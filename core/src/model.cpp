@@ -1,0 +1,173 @@
+#include "model.h"
+
+#include <cmath>
+#include <numbers>
+
+#include <torch/version.h>
+
+namespace fone {
+namespace {
+
+namespace F = torch::nn::functional;
+
+torch::nn::Linear linear(int64_t in, int64_t out, bool bias = false) {
+    return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias));
+}
+
+// Rotary embedding, halves convention: (x1, x2) -> (x1 cos - x2 sin, x2 cos + x1 sin).
+torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+    const int64_t half = x.size(-1) / 2;
+    const auto x1 = x.narrow(-1, 0, half), x2 = x.narrow(-1, half, half);
+    return torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1);
+}
+
+}  // namespace
+
+RMSNormImpl::RMSNormImpl(int64_t dim, double eps_) : eps(eps_) {
+    weight = register_parameter("weight", torch::ones({dim}));
+}
+
+torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
+    return x * torch::rsqrt(x.pow(2).mean(-1, true) + eps) * weight;
+}
+
+AttentionImpl::AttentionImpl(const ModelConfig& c) : heads(c.heads), kv_heads(c.kv_heads), head_dim(c.head_dim) {
+    q = register_module("q", linear(c.hidden, heads * head_dim));
+    k = register_module("k", linear(c.hidden, kv_heads * head_dim));
+    v = register_module("v", linear(c.hidden, kv_heads * head_dim));
+    o = register_module("o", linear(heads * head_dim, c.hidden));
+}
+
+torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                                     const torch::Tensor& key_mask, bool last_only) {
+    const int64_t b = x.size(0), l = x.size(1);
+    const auto xq = last_only ? x.narrow(1, l - 1, 1) : x;
+    const int64_t lq = xq.size(1);
+    auto qh = q(xq).view({b, lq, heads, head_dim}).transpose(1, 2);  // [B, H, Lq, hd]
+    auto kh = k(x).view({b, l, kv_heads, head_dim}).transpose(1, 2);  // [B, KV, L, hd]
+    auto vh = v(x).view({b, l, kv_heads, head_dim}).transpose(1, 2);
+    qh = rotate(qh, cos.narrow(0, l - lq, lq), sin.narrow(0, l - lq, lq));
+    kh = rotate(kh, cos.narrow(0, 0, l), sin.narrow(0, 0, l));
+    if (kv_heads != heads) {  // grouped-query attention: each key/value head serves heads/kv_heads queries
+        const int64_t group = heads / kv_heads;
+        kh = kh.unsqueeze(2).expand({b, kv_heads, group, l, head_dim}).reshape({b, heads, l, head_dim});
+        vh = vh.unsqueeze(2).expand({b, kv_heads, group, l, head_dim}).reshape({b, heads, l, head_dim});
+    }
+    // Query i (at absolute position l - lq + i) sees keys 0..l - lq + i.
+    auto allowed = torch::ones({lq, l}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).tril(l - lq);
+    torch::Tensor mask = allowed.view({1, 1, lq, l});
+    if (key_mask.defined()) mask = mask.logical_and(key_mask.view({b, 1, 1, l}));
+    torch::Tensor out;
+#if TORCH_VERSION_MAJOR >= 2
+    out = at::scaled_dot_product_attention(qh, kh, vh, mask);
+#else
+    auto scores = torch::matmul(qh, kh.transpose(-2, -1)) / std::sqrt(static_cast<double>(head_dim));
+    scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
+    out = torch::matmul(torch::softmax(scores, -1), vh);
+#endif
+    return o(out.transpose(1, 2).reshape({b, lq, heads * head_dim}));
+}
+
+MlpImpl::MlpImpl(const ModelConfig& c) {
+    gate = register_module("gate", linear(c.hidden, c.intermediate));
+    up = register_module("up", linear(c.hidden, c.intermediate));
+    down = register_module("down", linear(c.intermediate, c.hidden));
+}
+
+torch::Tensor MlpImpl::forward(const torch::Tensor& x) { return down(F::silu(gate(x)) * up(x)); }
+
+BlockImpl::BlockImpl(const ModelConfig& c) {
+    attn_norm = register_module("attn_norm", RMSNorm(c.hidden, c.norm_eps));
+    attn = register_module("attn", Attention(c));
+    mlp_norm = register_module("mlp_norm", RMSNorm(c.hidden, c.norm_eps));
+    mlp = register_module("mlp", Mlp(c));
+}
+
+torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                                 const torch::Tensor& key_mask, bool last_only) {
+    const auto residual = last_only ? x.narrow(1, x.size(1) - 1, 1) : x;
+    auto h = residual + attn(attn_norm(x), cos, sin, key_mask, last_only);
+    return h + mlp(mlp_norm(h));
+}
+
+FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, int64_t fone_width_, int64_t digit_slots,
+                                         int64_t digit_base, bool sign_feature_)
+    : config(c), fone_width(fone_width_), slots(digit_slots), base(digit_base), sign_feature(sign_feature_) {
+    c.validate();
+    if (c.vocab_size < 1) throw std::invalid_argument("model: vocab_size is not set");
+    const int64_t head_entries = 2 * slots + (sign_feature ? 1 : 0);
+    if (head_entries > c.hidden)
+        throw std::invalid_argument("model: hidden " + std::to_string(c.hidden) + " is too small for " +
+                                    std::to_string(slots) + " digit slots (needs at least " +
+                                    std::to_string(head_entries) + ")");
+    if (c.fone_input == "pad" && fone_width > c.hidden)
+        throw std::invalid_argument("model: FoNE width " + std::to_string(fone_width) + " does not fit hidden " +
+                                    std::to_string(c.hidden) + " with zero-padding; use fone_input \"linear\"");
+    embed = register_module("embed", torch::nn::Embedding(c.vocab_size, c.hidden));
+    // Llama-style initialisation: small normal weights (std 0.02) for the embedding and projections.
+    torch::nn::init::normal_(embed->weight, 0.0, 0.02);
+    if (c.fone_input == "linear") fone_map = register_module("fone_map", linear(fone_width, c.hidden, true));
+    for (int i = 0; i < c.layers; ++i) blocks->push_back(Block(c));
+    register_module("blocks", blocks);
+    final_norm = register_module("final_norm", RMSNorm(c.hidden, c.norm_eps));
+    if (c.head_norm == "layernorm")
+        head_norm = register_module("head_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden})));
+    if (c.head_temperature) log_temperature = register_parameter("log_temperature", torch::zeros({}));
+    for (auto& p : named_parameters())
+        if (p.key().find("blocks") == 0 && p.value().dim() == 2) torch::nn::init::normal_(p.value(), 0.0, 0.02);
+
+    auto angles = torch::arange(base, torch::kFloat64) * (2.0 * std::numbers::pi / base);
+    prototypes = register_buffer("prototypes", torch::stack({angles.cos(), angles.sin()}).to(torch::kFloat32));
+    const int64_t half = c.head_dim / 2;
+    auto inv_freq = torch::pow(c.rope_theta, -torch::arange(half, torch::kFloat64) * 2.0 / c.head_dim);
+    auto pos = torch::arange(c.max_seq, torch::kFloat64).unsqueeze(1) * inv_freq.unsqueeze(0);
+    rope_cos = register_buffer("rope_cos", pos.cos().to(torch::kFloat32));
+    rope_sin = register_buffer("rope_sin", pos.sin().to(torch::kFloat32));
+}
+
+torch::Tensor FoneTransformerImpl::forward(const torch::Tensor& tokens, const torch::Tensor& fone,
+                                           const torch::Tensor& num_mask, const torch::Tensor& key_mask,
+                                           bool last_only) {
+    if (tokens.size(1) > config.max_seq)
+        throw std::invalid_argument("sequence of " + std::to_string(tokens.size(1)) + " tokens is longer than max_seq " +
+                                    std::to_string(config.max_seq));
+    auto x = embed(tokens);
+    if (fone.defined()) {
+        if (fone_map) {
+            x = x + fone_map(fone) * num_mask.unsqueeze(-1).to(x.dtype());  // the map's bias only at numbers
+        } else {
+            x = x + F::pad(fone, F::PadFuncOptions({0, config.hidden - fone_width}));  // zero-padded
+        }
+    }
+    for (std::size_t i = 0; i < blocks->size(); ++i) {
+        const bool last = last_only && i + 1 == blocks->size();
+        x = blocks[i]->as<Block>()->forward(x, rope_cos, rope_sin, key_mask, last);
+    }
+    if (last_only && blocks->size() == 0) x = x.narrow(1, x.size(1) - 1, 1);
+    return final_norm(x);
+}
+
+torch::Tensor FoneTransformerImpl::lm_logits(const torch::Tensor& h) { return torch::matmul(h, embed->weight.t()); }
+
+torch::Tensor FoneTransformerImpl::head_input(const torch::Tensor& h) { return head_norm ? head_norm(h) : h; }
+
+torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
+    auto pairs = head_input(h).narrow(-1, 0, 2 * slots);
+    auto shape = pairs.sizes().vec();
+    shape.back() = slots;
+    shape.push_back(2);
+    auto logits = torch::matmul(pairs.reshape(shape), prototypes);  // [..., slots, base]
+    return log_temperature.defined() ? logits * log_temperature.exp() : logits;
+}
+
+torch::Tensor FoneTransformerImpl::sign_logit(const torch::Tensor& h) {
+    if (!sign_feature) return {};
+    auto z = head_input(h).select(-1, 2 * slots);
+    return log_temperature.defined() ? z * log_temperature.exp() : z;
+}
+
+double FoneTransformerImpl::temperature() {
+    return log_temperature.defined() ? std::exp(log_temperature.item<double>()) : 1.0;
+}
+
+}  // namespace fone

@@ -1,0 +1,80 @@
+// The Llama-style decoder (RMSNorm, rotary positions, SwiGLU, grouped-query attention) with FoNE at the
+// input and the Fourier digit head at the output. Private to core: torch types stay behind engine.h.
+#pragma once
+
+#include <torch/torch.h>
+
+#include "fone/model_config.h"
+
+namespace fone {
+
+struct RMSNormImpl : torch::nn::Module {
+    RMSNormImpl(int64_t dim, double eps);
+    torch::Tensor forward(const torch::Tensor& x);
+    torch::Tensor weight;
+    double eps;
+};
+TORCH_MODULE(RMSNorm);
+
+struct AttentionImpl : torch::nn::Module {
+    explicit AttentionImpl(const ModelConfig& c);
+    // x: [B, L, d]. With last_only, queries (and the output) are the final position's alone.
+    // key_mask: [B, L] bool, true where a key may be attended to (undefined: all).
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                          const torch::Tensor& key_mask, bool last_only);
+    torch::nn::Linear q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
+    int64_t heads, kv_heads, head_dim;
+};
+TORCH_MODULE(Attention);
+
+struct MlpImpl : torch::nn::Module {
+    explicit MlpImpl(const ModelConfig& c);
+    torch::Tensor forward(const torch::Tensor& x);  // SwiGLU: down(silu(gate x) * up x)
+    torch::nn::Linear gate{nullptr}, up{nullptr}, down{nullptr};
+};
+TORCH_MODULE(Mlp);
+
+struct BlockImpl : torch::nn::Module {
+    explicit BlockImpl(const ModelConfig& c);
+    torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                          const torch::Tensor& key_mask, bool last_only);
+    RMSNorm attn_norm{nullptr}, mlp_norm{nullptr};
+    Attention attn{nullptr};
+    Mlp mlp{nullptr};
+};
+TORCH_MODULE(Block);
+
+struct FoneTransformerImpl : torch::nn::Module {
+    // fone_width: entries of one FoNE vector (FoneSpec::width()); digit_slots, digit_base and
+    // sign_feature shape the digit head.
+    FoneTransformerImpl(const ModelConfig& c, int64_t fone_width, int64_t digit_slots, int64_t digit_base,
+                        bool sign_feature);
+
+    // tokens [B, L] int64; fone [B, L, fone_width] float, zero where the token is not a number;
+    // num_mask [B, L] bool. Returns the final hidden states [B, L, d] (or [B, 1, d] with last_only).
+    torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& fone, const torch::Tensor& num_mask,
+                          const torch::Tensor& key_mask, bool last_only);
+
+    torch::Tensor lm_logits(const torch::Tensor& h);     // [..., vocab], tied to the embedding
+    torch::Tensor digit_logits(const torch::Tensor& h);  // [..., slots, base], temperature included
+    torch::Tensor sign_logit(const torch::Tensor& h);    // [...]; undefined without a sign feature
+    double temperature();
+
+    ModelConfig config;
+    int64_t fone_width, slots, base;
+    bool sign_feature;
+    torch::nn::Embedding embed{nullptr};
+    torch::nn::Linear fone_map{nullptr};  // only with fone_input == "linear"
+    torch::nn::ModuleList blocks;
+    RMSNorm final_norm{nullptr};
+    torch::nn::LayerNorm head_norm{nullptr};  // only with head_norm == "layernorm"
+    torch::Tensor log_temperature;            // only with head_temperature
+    torch::Tensor prototypes;                 // [2, base]: column j is φ(j, base)
+    torch::Tensor rope_cos, rope_sin;         // [max_seq, head_dim / 2]
+
+private:
+    torch::Tensor head_input(const torch::Tensor& h);
+};
+TORCH_MODULE(FoneTransformer);
+
+}  // namespace fone

@@ -1,0 +1,215 @@
+#include "fone/train_config.h"
+
+#include <sstream>
+#include <stdexcept>
+
+#include "json_fields.h"
+
+namespace fone {
+namespace {
+
+const char* const kShapeKeys[] = {"hidden", "layers", "heads", "kv_heads", "intermediate"};
+
+nlohmann::json merge(nlohmann::json base, const nlohmann::json& layer) {
+    for (auto it = layer.begin(); it != layer.end(); ++it) {
+        if (it.key() == "model" && it->is_object() && base.contains("model") && base["model"].is_object())
+            for (auto m = it->begin(); m != it->end(); ++m) base["model"][m.key()] = *m;
+        else
+            base[it.key()] = *it;
+    }
+    return base;
+}
+
+}  // namespace
+
+std::vector<std::string> method_names() { return {"fone"}; }
+
+void TrainConfig::validate() const {
+    std::vector<std::string> problems;
+    auto check = [&](bool ok, const std::string& why) {
+        if (!ok) problems.push_back(why);
+    };
+    const auto methods = method_names();
+    check(std::find(methods.begin(), methods.end(), method) != methods.end(), "method: unknown method '" + method + "'");
+    check(train_size >= 1, "train_size: must be at least 1");
+    check(test_size >= 1, "test_size: must be at least 1");
+    check(size_level >= 0 && size_level <= 6, "size_level: must be 1..6 (or 0 for a custom shape)");
+    check(epochs >= 1 && epochs <= 100000, "epochs: must be in 1..100000");
+    check(lr > 0 && lr < 10, "lr: must be in (0, 10)");
+    check(batch >= 1 && batch <= (1u << 20), "batch: must be in 1..1048576");
+    check(warmup >= 0 && warmup < 1, "warmup: must be a fraction in [0, 1)");
+    check(schedule == "cosine" || schedule == "constant", "schedule: must be \"cosine\" or \"constant\"");
+    check(clip >= 0, "clip: must not be negative (0 turns clipping off)");
+    check(weight_decay >= 0, "weight_decay: must not be negative");
+    check(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1, "beta1, beta2: must be in [0, 1)");
+    check(device == "auto" || device == "cpu" || device == "cuda", "device: must be auto, cpu or cuda");
+    check(threads >= 0 && threads <= 1024, "threads: must be in 0..1024 (0: every core)");
+    check(target_acc >= 0 && target_acc <= 1, "target_acc: must be a fraction in [0, 1]");
+    check(eval_every >= 0 && checkpoint_every >= 0, "eval_every, checkpoint_every: must not be negative");
+    check(task.kind != TaskKind::file || !task.data_file.empty(), "data: the file task needs --data FILE");
+    check(task.modulus >= 2, "modulus: must be at least 2");
+    check(task.long_digits >= 1 && task.long_digits <= 1000, "long_digits: must be in 1..1000");
+    check(period_base >= 2 && period_base <= 36, "period_base: must be in 2..36");
+    try {
+        model.validate();
+    } catch (const std::invalid_argument& e) {
+        problems.push_back(e.what());
+    }
+    if (!problems.empty()) {
+        std::ostringstream out;
+        for (std::size_t i = 0; i < problems.size(); ++i) out << (i ? "\n" : "") << problems[i];
+        throw std::invalid_argument(out.str());
+    }
+}
+
+nlohmann::json TrainConfig::to_json() const {
+    return {{"task", task_name(task.kind)},
+            {"modulus", task.modulus},
+            {"classify_d", task.classify_d},
+            {"long_digits", task.long_digits},
+            {"data", task.data_file},
+            {"method", method},
+            {"train_size", train_size},
+            {"val_size", val_size},
+            {"test_size", test_size},
+            {"size_level", size_level},
+            {"model", model.to_json()},
+            {"epochs", epochs},
+            {"lr", lr},
+            {"batch", batch},
+            {"warmup", warmup},
+            {"schedule", schedule},
+            {"clip", clip},
+            {"weight_decay", weight_decay},
+            {"beta1", beta1},
+            {"beta2", beta2},
+            {"swap_operands", swap_operands},
+            {"seed", seed},
+            {"device", device},
+            {"threads", threads},
+            {"target_acc", target_acc},
+            {"eval_every", eval_every},
+            {"checkpoint_every", checkpoint_every},
+            {"name", name},
+            {"preset", preset},
+            {"int_digits", int_digits},
+            {"frac_digits", frac_digits},
+            {"period_base", period_base},
+            {"period_multipliers", period_multipliers}};
+}
+
+TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
+    TrainConfig c;
+    detail::JsonFields f(j, "config");
+    std::string task = task_name(c.task.kind);
+    f.read("task", task);
+    try {
+        c.task.kind = task_from_name(task);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("config: \"task\": ") + e.what());
+    }
+    f.read("modulus", c.task.modulus);
+    f.read("classify_d", c.task.classify_d);
+    f.read("long_digits", c.task.long_digits);
+    f.read("data", c.task.data_file);
+    f.read("method", c.method);
+    f.read("train_size", c.train_size);
+    f.read("val_size", c.val_size);
+    f.read("test_size", c.test_size);
+    f.read("size_level", c.size_level);
+    f.mark("model");
+    if (f.has("model")) c.model = ModelConfig::from_json(j.at("model"));
+    f.read("epochs", c.epochs);
+    f.read("lr", c.lr);
+    f.read("batch", c.batch);
+    f.read("warmup", c.warmup);
+    f.read("schedule", c.schedule);
+    f.read("clip", c.clip);
+    f.read("weight_decay", c.weight_decay);
+    f.read("beta1", c.beta1);
+    f.read("beta2", c.beta2);
+    f.read("swap_operands", c.swap_operands);
+    f.read("seed", c.seed);
+    f.read("device", c.device);
+    f.read("threads", c.threads);
+    f.read("target_acc", c.target_acc);
+    f.read("eval_every", c.eval_every);
+    f.read("checkpoint_every", c.checkpoint_every);
+    f.read("name", c.name);
+    f.read("preset", c.preset);
+    f.read("int_digits", c.int_digits);
+    f.read("frac_digits", c.frac_digits);
+    f.read("period_base", c.period_base);
+    f.read("period_multipliers", c.period_multipliers);
+    f.reject_unknown();
+    return c;
+}
+
+nlohmann::json default_train_settings(const std::string& task, std::size_t train_size) {
+    // Measured on 2 CPU cores (docs/training.md): a small model trained briefly at a moderate learning
+    // rate reaches 99% on the paper's arithmetic fastest; a small training set needs more epochs over it.
+    nlohmann::json d = {{"task", task},
+                        {"size_level", 0},
+                        {"model",
+                         {{"hidden", 64},
+                          {"layers", 2},
+                          {"heads", 4},
+                          {"kv_heads", 2},
+                          {"intermediate", 256},
+                          {"head_dim", 64}}},
+                        {"lr", 3e-3},
+                        {"batch", 512},
+                        {"warmup", 0.1},
+                        {"schedule", "cosine"},
+                        {"clip", 1.0},
+                        {"weight_decay", 0.01}};
+    d["epochs"] = train_size >= 25600 ? 5 : train_size >= 12800 ? 20 : 60;
+    return d;
+}
+
+std::vector<std::string> preset_names() { return {"fast", "paper"}; }
+
+nlohmann::json preset_settings(const std::string& preset) {
+    if (preset == "fast") return {{"preset", "fast"}};
+    if (preset == "paper")
+        return {{"preset", "paper"}, {"size_level", 4}, {"lr", 5e-3},     {"batch", 512},
+                {"epochs", 100},     {"warmup", 0.2},   {"clip", 1.0},    {"schedule", "cosine"},
+                {"weight_decay", 0.01}};
+    throw std::invalid_argument("unknown preset '" + preset + "' (presets: fast, paper)");
+}
+
+TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
+    nlohmann::json named = nlohmann::json::object();
+    for (const auto& l : layers) named = merge(named, l);
+    const std::string task = named.value("task", std::string("dec-add"));
+    const std::size_t train_size = named.contains("train_size") && named["train_size"].is_number_unsigned()
+                                       ? named["train_size"].get<std::size_t>()
+                                       : 51200;
+    nlohmann::json all = default_train_settings(task, train_size);
+    if (named.contains("preset") && named["preset"].is_string())
+        all = merge(all, preset_settings(named["preset"].get<std::string>()));
+    all = merge(all, named);
+
+    // A size level sets the shape; shape keys given explicitly after it make the model custom.
+    const int level = all.value("size_level", 0);
+    if (level > 0) {
+        bool custom = false;
+        for (const char* k : kShapeKeys) custom = custom || (named.contains("model") && named["model"].contains(k));
+        if (!custom) {
+            const ModelConfig shape = size_level(level);
+            nlohmann::json& m = all["model"];
+            m["hidden"] = shape.hidden;
+            m["layers"] = shape.layers;
+            m["heads"] = shape.heads;
+            m["kv_heads"] = shape.kv_heads;
+            m["intermediate"] = shape.intermediate;
+        } else {
+            all["size_level"] = 0;
+        }
+    }
+    TrainConfig c = TrainConfig::from_json(all);
+    c.validate();
+    return c;
+}
+
+}  // namespace fone

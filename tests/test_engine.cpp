@@ -1,0 +1,222 @@
+// The training engine through `fone`, as a user and the workbench drive it: train -> eval -> predict,
+// and runs that survive anything: SIGTERM, kill -9 (resume ends on the same weights as an uninterrupted
+// run), a NaN loss, corrupt files.
+#include <QtTest>
+
+#include <csignal>
+
+namespace {
+
+struct Result {
+    int code = -1;
+    QByteArray out, err;
+};
+
+// A tiny model and task: seconds, not minutes. Options after `extra` override these.
+QStringList tiny(const QString& runs, const QString& name, const QStringList& extra = {}) {
+    return QStringList{"train", "--task", "dec-add", "--train-size", "1024", "--val-size", "64", "--test-size",
+                       "200", "--hidden", "32", "--layers", "1", "--heads", "2", "--kv-heads", "1", "--head-dim",
+                       "16", "--intermediate", "64", "--epochs", "4", "--batch", "64", "--threads", "1",
+                       "--checkpoint-every", "4", "--runs-dir", runs, "--name", name} +
+           extra;
+}
+
+Result run_fone(const QStringList& args, int timeout_ms = 120000) {
+    QProcess p;
+    p.start(QStringLiteral(FONE_BIN_DIR "/fone"), args);
+    p.waitForFinished(timeout_ms);
+    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
+            p.readAllStandardError()};
+}
+
+QList<QJsonObject> events(const QByteArray& out) {
+    QList<QJsonObject> list;
+    for (const QByteArray& line : out.split('\n'))
+        if (!line.trimmed().isEmpty()) list << QJsonDocument::fromJson(line).object();
+    return list;
+}
+
+QJsonObject read_json(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+// Starts `fone train` and waits until its first checkpoint exists; returns the running process.
+std::unique_ptr<QProcess> start_until_checkpoint(const QStringList& args, const QString& run_dir) {
+    auto p = std::make_unique<QProcess>();
+    p->start(QStringLiteral(FONE_BIN_DIR "/fone"), args);
+    p->waitForStarted();
+    QElapsedTimer t;
+    t.start();
+    while (!QFile::exists(run_dir + "/checkpoint-last.pt") && t.elapsed() < 60000) QThread::msleep(20);
+    return p;
+}
+
+}  // namespace
+
+class TestEngine : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir dir_;
+    QString runs() const { return dir_.path() + "/runs"; }
+    QString reference_digest_;
+
+private Q_SLOTS:
+    void train_eval_predict_end_to_end() {
+        const auto r = run_fone(tiny(runs(), "ref"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const auto ev = events(r.out);
+        QVERIFY(ev.size() >= 3);
+        QCOMPARE(ev.first()["event"].toString(), QString("start"));
+        QCOMPARE(ev.last()["event"].toString(), QString("end"));
+        QCOMPARE(ev.last()["status"].toString(), QString("finished"));
+        int evals = 0;
+        for (const auto& e : ev)
+            if (e["event"].toString() == "eval") {
+                ++evals;
+                for (const char* key : {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds",
+                                        "tokens_per_number", "examples_per_second", "n"})
+                    QVERIFY2(e.contains(key), key);
+                QCOMPARE(e["tokens_per_number"].toDouble(), 1.0);
+            }
+        QCOMPARE(evals, 4);  // one per epoch
+        reference_digest_ = ev.last()["weights_digest"].toString();
+        QVERIFY(!reference_digest_.isEmpty());
+
+        const QString run_dir = runs() + "/ref";
+        for (const char* f : {"config.json", "status.json", "metrics.jsonl", "summary.json", "checkpoint-last.pt",
+                              "checkpoint-best.pt"})
+            QVERIFY2(QFile::exists(run_dir + "/" + f), f);
+        QCOMPARE(read_json(run_dir + "/status.json")["status"].toString(), QString("finished"));
+        QCOMPARE(read_json(run_dir + "/config.json")["seed"].toInt(), 42);
+        QVERIFY(read_json(run_dir + "/config.json").contains("versions"));
+
+        const auto e = run_fone({"eval", "--run", "ref", "--runs-dir", runs()});
+        QVERIFY2(e.code == 0, e.err.constData());
+        const auto m = events(e.out).first();
+        QCOMPARE(m["n"].toInt(), 200);
+        for (const char* key : {"exact_match", "digit_accuracy", "r2", "rmse"}) QVERIFY2(m.contains(key), key);
+
+        const auto p = run_fone({"predict", "--run", run_dir, "123.456+654.321="});
+        QVERIFY2(p.code == 0, p.err.constData());
+        const auto pr = events(p.out).first();
+        QVERIFY(pr.contains("value"));
+        QCOMPARE(pr["digits"].toArray().size(), 7);  // dec-add: 4 integer + 3 fractional slots
+        QCOMPARE(pr["digits"].toArray()[0].toObject()["probabilities"].toArray().size(), 10);
+        QCOMPARE(pr["next_token"].toString(), QString("[NUM]"));
+    }
+
+    void same_seed_same_weights() {
+        const auto r = run_fone(tiny(runs(), "again"));
+        QCOMPARE(r.code, 0);
+        QCOMPARE(events(r.out).last()["weights_digest"].toString(), reference_digest_);
+    }
+
+    void eval_on_a_data_file() {
+        const QString file = dir_.path() + "/data.txt";
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("1.5+2.25=3.75\n# a comment\n10+20=30\n");
+        f.close();
+        const auto e = run_fone({"eval", "--run", "ref", "--runs-dir", runs(), "--data", file});
+        QVERIFY2(e.code == 0, e.err.constData());
+        QCOMPARE(events(e.out).first()["n"].toInt(), 2);
+        QFile bad(dir_.path() + "/bad.txt");
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("1+2=3\n1+=3\n");
+        bad.close();
+        const auto b = run_fone({"eval", "--run", "ref", "--runs-dir", runs(), "--data", bad.fileName()});
+        QCOMPARE(b.code, 1);
+        QVERIFY2(b.err.contains(":2:"), b.err.constData());
+    }
+
+    void sigterm_checkpoints_and_resume_matches() {
+        const QString run_dir = runs() + "/term";
+        auto p = start_until_checkpoint(tiny(runs(), "term", {"--epochs", "40"}), run_dir);
+        ::kill(static_cast<pid_t>(p->processId()), SIGTERM);
+        QVERIFY(p->waitForFinished(60000));
+        QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, p->readAllStandardError().constData());
+        const auto ev = events(p->readAllStandardOutput());
+        QCOMPARE(ev.last()["status"].toString(), QString("stopped"));
+        QCOMPARE(read_json(run_dir + "/status.json")["status"].toString(), QString("stopped"));
+
+        const auto full = run_fone(tiny(runs(), "term-ref", {"--epochs", "40"}));
+        const auto resumed = run_fone({"train", "--resume", "term", "--runs-dir", runs()});
+        QVERIFY2(resumed.code == 0, resumed.err.constData());
+        QCOMPARE(events(resumed.out).last()["status"].toString(), QString("finished"));
+        QCOMPARE(events(resumed.out).last()["weights_digest"].toString(),
+                 events(full.out).last()["weights_digest"].toString());
+    }
+
+    void kill9_shows_interrupted_and_resume_matches() {
+        const QString run_dir = runs() + "/killed";
+        auto p = start_until_checkpoint(tiny(runs(), "killed", {"--epochs", "40"}), run_dir);
+        QThread::msleep(150);
+        p->kill();  // SIGKILL
+        QVERIFY(p->waitForFinished(10000));
+        const auto list = run_fone({"runs", "--runs-dir", runs(), "list", "--format", "json"});
+        QVERIFY2(list.out.contains("interrupted"), list.out.constData());
+        const auto resumed = run_fone({"train", "--resume", run_dir});
+        QVERIFY2(resumed.code == 0, resumed.err.constData());
+        const auto full = read_json(runs() + "/term-ref/summary.json");
+        QCOMPARE(events(resumed.out).last()["weights_digest"].toString(), full["weights_digest"].toString());
+        // Every metrics line is intact JSON.
+        QFile m(run_dir + "/metrics.jsonl");
+        QVERIFY(m.open(QIODevice::ReadOnly));
+        for (const QByteArray& line : m.readAll().split('\n'))
+            if (!line.isEmpty()) QVERIFY(!QJsonDocument::fromJson(line).isNull());
+    }
+
+    void nan_loss_fails_with_step() {
+        qputenv("FONE_INJECT_NAN_STEP", "3");
+        const auto r = run_fone(tiny(runs(), "nan"));
+        qunsetenv("FONE_INJECT_NAN_STEP");
+        QCOMPARE(r.code, 1);
+        const auto end = events(r.out).last();
+        QCOMPARE(end["status"].toString(), QString("failed"));
+        QVERIFY(end["message"].toString().contains("NaN at step 3"));
+        QCOMPARE(read_json(runs() + "/nan/status.json")["status"].toString(), QString("failed"));
+    }
+
+    void corrupt_checkpoint_is_a_clear_error() {
+        QVERIFY(QFile::copy(runs() + "/ref/checkpoint-last.pt", dir_.path() + "/saved.pt"));
+        QFile f(runs() + "/ref/checkpoint-best.pt");
+        QVERIFY(f.resize(f.size() / 2));
+        const auto e = run_fone({"eval", "--run", "ref", "--runs-dir", runs()});
+        QCOMPARE(e.code, 1);
+        QVERIFY2(e.err.contains("checkpoint-best.pt: corrupt or truncated checkpoint"), e.err.constData());
+        QFile g(runs() + "/killed/checkpoint-last.pt");
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("garbage");
+        g.close();
+        const auto r = run_fone({"train", "--resume", "killed", "--runs-dir", runs()});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("corrupt or truncated"), r.err.constData());
+    }
+
+    void bad_options_are_clear_errors() {
+        auto r = run_fone({"train", "--task", "nope", "--runs-dir", runs()});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("dec-add"), r.err.constData());
+        r = run_fone({"train", "--lr", "-1", "--epochs", "0", "--runs-dir", runs()});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("lr") && r.err.contains("epochs"));
+        r = run_fone({"train", "--device", "cuda", "--runs-dir", runs(), "--name", "cuda"});
+        if (!r.out.contains("\"device\":\"cuda")) {
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains("cuda"), r.err.constData());
+            QVERIFY(!QDir(runs() + "/cuda").exists());  // nothing made for a run that cannot start
+        }
+        r = run_fone({"train", "--heads", "3", "--kv-heads", "2", "--runs-dir", runs()});
+        QCOMPARE(r.code, 2);
+        r = run_fone({"predict", "--run", "again", "--runs-dir", runs(), "what is 2+2?"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("'what'"), r.err.constData());
+        r = run_fone({"eval", "--run", "nope", "--runs-dir", runs()});
+        QCOMPARE(r.code, 1);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestEngine)
+#include "test_engine.moc"
