@@ -68,9 +68,11 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<int>(cmd, "--kv-heads", "kv_heads", "Key-value heads (custom shape)", true);
     o.add<int>(cmd, "--intermediate", "intermediate", "SwiGLU width (custom shape)", true);
     o.add<int>(cmd, "--head-dim", "head_dim", "Attention head width (the paper's models: 64)", true);
+    o.add<double>(cmd, "--rope-theta", "rope_theta", "Rotary base (Llama-3.2: 500000)", true);
     o.add<std::string>(cmd, "--fone-input", "fone_input", "pad (zero-padded FoNE) or linear (learned map)", true);
     o.add<std::string>(cmd, "--head-norm", "head_norm", "layernorm or none, before the digit head", true);
     o.add_flag(cmd, "--no-head-temperature", "head_temperature", false, "No learnable scale on digit logits", true);
+    o.add<double>(cmd, "--head-temperature-init", "head_temperature_init", "Starting scale of the digit logits", true);
     o.add<int>(cmd, "--epochs", "epochs", "Epochs");
     o.add<double>(cmd, "--lr", "lr", "Peak learning rate");
     o.add<std::size_t>(cmd, "--batch", "batch", "Batch size");

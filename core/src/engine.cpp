@@ -16,6 +16,7 @@
 #include <random>
 #include <thread>
 
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -94,6 +95,35 @@ std::vector<int64_t> epoch_order(std::uint64_t seed, int64_t epoch, int64_t n) {
     return order;
 }
 
+// bf16 mixed precision on CUDA (matmuls in bf16, reductions and the loss in fp32), off on the CPU.
+class CudaAutocast {
+public:
+    explicit CudaAutocast(const torch::Device& device) : on_(device.is_cuda()) {
+        if (!on_) return;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+        at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+        at::autocast::set_autocast_enabled(at::kCUDA, true);
+#else
+        at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+        at::autocast::set_enabled(true);
+#endif
+    }
+    ~CudaAutocast() {
+        if (!on_) return;
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+        at::autocast::set_autocast_enabled(at::kCUDA, false);
+#else
+        at::autocast::set_enabled(false);
+#endif
+        at::autocast::clear_cache();
+    }
+    CudaAutocast(const CudaAutocast&) = delete;
+    CudaAutocast& operator=(const CudaAutocast&) = delete;
+
+private:
+    bool on_;
+};
+
 // ---- model -------------------------------------------------------------------------------------------
 
 struct Loaded {
@@ -117,11 +147,13 @@ struct Forward {
 // One forward pass over a batch: the digit head at the final position (and the LM head, which learns
 // that a number comes next there).
 Forward run_forward(FoneTransformer& model, const EncodedSplit& b, bool with_loss) {
+    const CudaAutocast autocast(b.tokens.device());
     auto h = model->forward(b.tokens, b.fone, b.num_mask, b.key_mask, /*last_only=*/true).squeeze(1);
     Forward f;
-    f.digit_logits = model->digit_logits(h);
+    f.digit_logits = model->digit_logits(h).to(torch::kFloat32);
     f.sign_logit = model->sign_logit(h);
-    f.lm_logits = model->lm_logits(h);
+    if (f.sign_logit.defined()) f.sign_logit = f.sign_logit.to(torch::kFloat32);
+    f.lm_logits = model->lm_logits(h).to(torch::kFloat32);
     if (!with_loss) return f;
     const int64_t slots = f.digit_logits.size(1), base = f.digit_logits.size(2);
     // The mean over digit slots of the per-slot cross-entropy (paper Algorithm 3), with the sign as one
@@ -610,6 +642,95 @@ TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink) {
         write_status(run_dir, kStatusFailed, e.what());
         throw;
     }
+}
+
+json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
+    set_threads(c.threads);
+    const torch::Device device(resolve_device(c.device));
+    torch::manual_seed(c.seed);
+    c.train_size = std::max<std::size_t>(c.train_size, c.batch);
+    c.val_size = 0;
+    c.test_size = 1;
+    const Splits splits = load_splits(c);
+    const FoneSpec spec = spec_for(c, splits);
+    const EncodedSplit train = to_device(encode_examples(splits.train, spec), device);
+    FoneTransformer model = make_model(c, spec);
+    model->to(device);
+    torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
+    const int64_t batch = static_cast<int64_t>(c.batch);
+    double t_batch = 0, t_fwd = 0, t_bwd = 0, t_opt = 0;
+    auto sync = [&] {
+        if (device.is_cuda()) torch::cuda::synchronize();
+    };
+    for (int s = 0; s < warmup_steps + steps; ++s) {
+        const bool timed = s >= warmup_steps;
+        auto t0 = Clock::now();
+        const auto rows = torch::randint(train.n, {batch}, torch::kInt64).to(device);
+        const EncodedSplit b = select_rows(train, rows);
+        sync();
+        auto t1 = Clock::now();
+        opt.zero_grad();
+        const Forward f = run_forward(model, b, true);
+        f.loss.item<double>();
+        auto t2 = Clock::now();
+        f.loss.backward();
+        if (c.clip > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), c.clip);
+        sync();
+        auto t3 = Clock::now();
+        opt.step();
+        sync();
+        auto t4 = Clock::now();
+        if (!timed) continue;
+        t_batch += std::chrono::duration<double>(t1 - t0).count();
+        t_fwd += std::chrono::duration<double>(t2 - t1).count();
+        t_bwd += std::chrono::duration<double>(t3 - t2).count();
+        t_opt += std::chrono::duration<double>(t4 - t3).count();
+    }
+    const double total = t_batch + t_fwd + t_bwd + t_opt;
+    const double flops = train_flops_per_example(c.model, static_cast<int>(train.tokens.size(1)), 1);
+    const double rate = steps * static_cast<double>(batch) / total;
+    return {{"examples_per_second", rate},
+            {"flops_per_example", flops},
+            {"gflops_per_second", rate * flops / 1e9},
+            {"seconds", total},
+            {"steps", steps},
+            {"batch", batch},
+            {"sequence_length", train.tokens.size(1)},
+            {"threads", torch::get_num_threads()},
+            {"params", count_params(c.model, spec.width()).total},
+            {"batching_seconds", t_batch},
+            {"forward_seconds", t_fwd},
+            {"backward_seconds", t_bwd},
+            {"optimizer_seconds", t_opt}};
+}
+
+json measure_inference_speed(TrainConfig c, int repeats, std::size_t eval_examples) {
+    set_threads(c.threads);
+    const torch::Device device(resolve_device(c.device));
+    torch::manual_seed(c.seed);
+    c.train_size = 1;
+    c.val_size = 0;
+    c.test_size = eval_examples;
+    const Splits splits = load_splits(c);
+    const FoneSpec spec = spec_for(c, splits);
+    FoneTransformer model = make_model(c, spec);
+    model->to(device);
+    model->eval();
+    torch::NoGradGuard no_grad;
+    const EncodedSplit one = to_device(encode_prompt(tokenize_prompt(splits.test.front().prompt()), spec), device);
+    std::vector<double> ms;
+    for (int r = 0; r < repeats + 3; ++r) {
+        const auto t0 = Clock::now();
+        const Forward f = run_forward(model, one, false);
+        f.digit_logits.argmax(-1).to(torch::kCPU);
+        if (r >= 3) ms.push_back(1e3 * seconds_since(t0));
+    }
+    std::sort(ms.begin(), ms.end());
+    const json e = evaluate(model, encode_examples(splits.test, spec), spec, device);
+    return {{"single_latency_ms", ms[ms.size() / 2]},
+            {"eval_examples_per_second", e["eval_examples_per_second"]},
+            {"eval_examples", eval_examples},
+            {"threads", torch::get_num_threads()}};
 }
 
 json evaluate_run(const std::string& run_dir, const std::string& data_file, int threads) {

@@ -32,20 +32,27 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
 }
 
 AttentionImpl::AttentionImpl(const ModelConfig& c) : heads(c.heads), kv_heads(c.kv_heads), head_dim(c.head_dim) {
-    q = register_module("q", linear(c.hidden, heads * head_dim));
-    k = register_module("k", linear(c.hidden, kv_heads * head_dim));
-    v = register_module("v", linear(c.hidden, kv_heads * head_dim));
+    qkv = register_module("qkv", linear(c.hidden, (heads + 2 * kv_heads) * head_dim));
     o = register_module("o", linear(heads * head_dim, c.hidden));
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                                      const torch::Tensor& key_mask, bool last_only) {
     const int64_t b = x.size(0), l = x.size(1);
-    const auto xq = last_only ? x.narrow(1, l - 1, 1) : x;
-    const int64_t lq = xq.size(1);
-    auto qh = q(xq).view({b, lq, heads, head_dim}).transpose(1, 2);  // [B, H, Lq, hd]
-    auto kh = k(x).view({b, l, kv_heads, head_dim}).transpose(1, 2);  // [B, KV, L, hd]
-    auto vh = v(x).view({b, l, kv_heads, head_dim}).transpose(1, 2);
+    const int64_t lq = last_only ? 1 : l, qw = heads * head_dim, kvw = kv_heads * head_dim;
+    torch::Tensor q_proj, kv_proj;  // [B, Lq, H hd] and [B, L, 2 KV hd]
+    if (last_only) {  // keys and values everywhere, the query only where it is needed
+        const auto& w = qkv->weight;
+        q_proj = F::linear(x.narrow(1, l - 1, 1), w.narrow(0, 0, qw));
+        kv_proj = F::linear(x, w.narrow(0, qw, 2 * kvw));
+    } else {
+        const auto proj = qkv(x);
+        q_proj = proj.narrow(-1, 0, qw);
+        kv_proj = proj.narrow(-1, qw, 2 * kvw);
+    }
+    auto qh = q_proj.reshape({b, lq, heads, head_dim}).transpose(1, 2);  // [B, H, Lq, hd]
+    auto kh = kv_proj.narrow(-1, 0, kvw).reshape({b, l, kv_heads, head_dim}).transpose(1, 2);  // [B, KV, L, hd]
+    auto vh = kv_proj.narrow(-1, kvw, kvw).reshape({b, l, kv_heads, head_dim}).transpose(1, 2);
     qh = rotate(qh, cos.narrow(0, l - lq, lq), sin.narrow(0, l - lq, lq));
     kh = rotate(kh, cos.narrow(0, 0, l), sin.narrow(0, 0, l));
     if (kv_heads != heads) {  // grouped-query attention: each key/value head serves heads/kv_heads queries
@@ -56,7 +63,12 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
     // Query i (at absolute position l - lq + i) sees keys 0..l - lq + i.
     auto allowed = torch::ones({lq, l}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).tril(l - lq);
     torch::Tensor mask = allowed.view({1, 1, lq, l});
-    if (key_mask.defined()) mask = mask.logical_and(key_mask.view({b, 1, 1, l}));
+    if (key_mask.defined()) {
+        // Padding keys are hidden; a padding query still sees itself, so that its row is never all -inf
+        // (NaN there would reach real positions through 0 * NaN in the next layer).
+        const auto self = torch::eye(l, allowed.options()).narrow(0, l - lq, lq).view({1, 1, lq, l});
+        mask = mask.logical_and(key_mask.view({b, 1, 1, l})).logical_or(self);
+    }
     torch::Tensor out;
 #if TORCH_VERSION_MAJOR >= 2
     out = at::scaled_dot_product_attention(qh, kh, vh, mask);
@@ -69,12 +81,14 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
 }
 
 MlpImpl::MlpImpl(const ModelConfig& c) {
-    gate = register_module("gate", linear(c.hidden, c.intermediate));
-    up = register_module("up", linear(c.hidden, c.intermediate));
+    gate_up = register_module("gate_up", linear(c.hidden, 2 * c.intermediate));
     down = register_module("down", linear(c.intermediate, c.hidden));
 }
 
-torch::Tensor MlpImpl::forward(const torch::Tensor& x) { return down(F::silu(gate(x)) * up(x)); }
+torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
+    const auto gu = gate_up(x).chunk(2, -1);
+    return down(F::silu(gu[0]) * gu[1]);
+}
 
 BlockImpl::BlockImpl(const ModelConfig& c) {
     attn_norm = register_module("attn_norm", RMSNorm(c.hidden, c.norm_eps));
@@ -112,7 +126,10 @@ FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, int64_t fone_widt
     final_norm = register_module("final_norm", RMSNorm(c.hidden, c.norm_eps));
     if (c.head_norm == "layernorm")
         head_norm = register_module("head_norm", torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden})));
-    if (c.head_temperature) log_temperature = register_parameter("log_temperature", torch::zeros({}));
+    // A learnable log-scale, or a fixed buffer when the temperature is not learned.
+    const auto log_t = torch::full({}, std::log(c.head_temperature_init));
+    log_temperature = c.head_temperature ? register_parameter("log_temperature", log_t)
+                                         : register_buffer("log_temperature", log_t);
     for (auto& p : named_parameters())
         if (p.key().find("blocks") == 0 && p.value().dim() == 2) torch::nn::init::normal_(p.value(), 0.0, 0.02);
 

@@ -22,7 +22,8 @@ struct AttentionImpl : torch::nn::Module {
     // key_mask: [B, L] bool, true where a key may be attended to (undefined: all).
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
                           const torch::Tensor& key_mask, bool last_only);
-    torch::nn::Linear q{nullptr}, k{nullptr}, v{nullptr}, o{nullptr};
+    // Queries, keys and values in one projection (one matmul instead of three), then the output.
+    torch::nn::Linear qkv{nullptr}, o{nullptr};
     int64_t heads, kv_heads, head_dim;
 };
 TORCH_MODULE(Attention);
@@ -30,7 +31,7 @@ TORCH_MODULE(Attention);
 struct MlpImpl : torch::nn::Module {
     explicit MlpImpl(const ModelConfig& c);
     torch::Tensor forward(const torch::Tensor& x);  // SwiGLU: down(silu(gate x) * up x)
-    torch::nn::Linear gate{nullptr}, up{nullptr}, down{nullptr};
+    torch::nn::Linear gate_up{nullptr}, down{nullptr};  // gate and up in one projection
 };
 TORCH_MODULE(Mlp);
 

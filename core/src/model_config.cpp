@@ -19,6 +19,7 @@ void ModelConfig::validate() const {
     if (max_seq < 2) bad("max_seq must be at least 2");
     if (fone_input != "pad" && fone_input != "linear") bad("fone_input must be \"pad\" or \"linear\"");
     if (head_norm != "layernorm" && head_norm != "none") bad("head_norm must be \"layernorm\" or \"none\"");
+    if (!(head_temperature_init > 0 && head_temperature_init < 1e4)) bad("head_temperature_init must be in (0, 10000)");
 }
 
 nlohmann::json ModelConfig::to_json() const {
@@ -26,7 +27,7 @@ nlohmann::json ModelConfig::to_json() const {
             {"heads", heads},           {"kv_heads", kv_heads},     {"intermediate", intermediate},
             {"head_dim", head_dim},     {"max_seq", max_seq},       {"rope_theta", rope_theta},
             {"norm_eps", norm_eps},     {"fone_input", fone_input}, {"head_norm", head_norm},
-            {"head_temperature", head_temperature}};
+            {"head_temperature", head_temperature}, {"head_temperature_init", head_temperature_init}};
 }
 
 ModelConfig ModelConfig::from_json(const nlohmann::json& j) {
@@ -45,6 +46,7 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j) {
     f.read("fone_input", c.fone_input);
     f.read("head_norm", c.head_norm);
     f.read("head_temperature", c.head_temperature);
+    f.read("head_temperature_init", c.head_temperature_init);
     f.reject_unknown();
     return c;
 }

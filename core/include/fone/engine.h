@@ -50,6 +50,16 @@ nlohmann::json evaluate_run(const std::string& run_dir, const std::string& data_
 // "probabilities": [10]}], "negative_probability"}.
 nlohmann::json predict_run(const std::string& run_dir, const std::string& prompt, int threads = 0);
 
+// Training throughput of a config's model on its task, outside any run: `steps` optimiser steps after
+// `warmup_steps` untimed ones. {"examples_per_second", "flops_per_example", "gflops_per_second",
+// "seconds", and the time split into "batching_seconds", "forward_seconds", "backward_seconds",
+// "optimizer_seconds"}.
+nlohmann::json measure_training_throughput(TrainConfig config, int steps, int warmup_steps = 3);
+
+// Inference speed of a config's (untrained) model: {"single_latency_ms" (one prompt, one forward pass,
+// median of `repeats`), "eval_examples_per_second" (batched evaluation of `eval_examples`)}.
+nlohmann::json measure_inference_speed(TrainConfig config, int repeats = 50, std::size_t eval_examples = 20000);
+
 // "cpu" or "cuda" for "auto"; throws std::invalid_argument for "cuda" in a build or on a machine without it.
 std::string resolve_device(const std::string& requested);
 bool cuda_available();

@@ -29,6 +29,8 @@ struct ModelConfig {
     // A learnable scale on the digit logits. Without it, the normalised hidden state caps the logits
     // (|pair| is about 1 after a LayerNorm), so the loss cannot go below ~0.6 even when every digit is right.
     bool head_temperature = true;
+    // Its starting value (a fixed scale when head_temperature is off).
+    double head_temperature_init = 1.0;
 
     // Throws std::invalid_argument with what is wrong (heads not dividing, kv_heads not dividing heads...).
     void validate() const;

@@ -1,0 +1,69 @@
+// Training throughput of the engine for the paper's size levels 1, 2 and 4 (and the default model), as
+// examples/s and as a fraction of this machine's measured sgemm FLOP/s, with the time split into
+// batching, forward, backward and optimiser.
+//   build/bin/bench_train [steps]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include <torch/torch.h>
+
+#include "fone/engine.h"
+
+namespace {
+
+// The peak this bench compares against: a 1024x1024 sgemm with the same thread count.
+double sgemm_gflops() {
+    auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
+    for (int i = 0; i < 3; ++i) torch::mm(a, b);
+    const auto t0 = std::chrono::steady_clock::now();
+    int reps = 0;
+    double secs = 0;
+    while (secs < 1.0) {
+        torch::mm(a, b);
+        ++reps;
+        secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    return 2.0 * 1024 * 1024 * 1024 * reps / secs / 1e9;
+}
+
+void row(const char* label, const nlohmann::json& m, double peak) {
+    const double total = m["seconds"];
+    auto pct = [&](const char* k) { return 100.0 * m[k].get<double>() / total; };
+    std::printf("%-22s %10lld %9.0f %10.2f %8.1f %6.1f%%   %5.1f%% %5.1f%% %5.1f%% %5.1f%%\n", label,
+                static_cast<long long>(m["params"].get<int64_t>()), m["examples_per_second"].get<double>(),
+                m["flops_per_example"].get<double>() / 1e6, m["gflops_per_second"].get<double>(),
+                100.0 * m["gflops_per_second"].get<double>() / peak, pct("batching_seconds"), pct("forward_seconds"),
+                pct("backward_seconds"), pct("optimizer_seconds"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
+    fone::TrainConfig base = fone::resolve_train_config({{{"task", "dec-add"}, {"train_size", 8192}}});
+    torch::set_num_threads(static_cast<int>(std::thread::hardware_concurrency()));
+    const double peak = sgemm_gflops();
+    std::printf("6-digit decimal addition, batch %zu, %d threads, sgemm 1024^3 peak %.1f GFLOP/s\n", base.batch,
+                torch::get_num_threads(), peak);
+    std::printf("%-22s %10s %9s %10s %8s %7s   %6s %6s %6s %6s\n", "model", "params", "ex/s", "MFLOP/ex", "GFLOP/s",
+                "of peak", "batch", "fwd", "bwd", "optim");
+    row("default (h64, 2 layers)", fone::measure_training_throughput(base, steps), peak);
+    for (int level : {1, 2, 4}) {
+        fone::TrainConfig c = fone::resolve_train_config({{{"task", "dec-add"}, {"train_size", 8192}, {"size_level", level}}});
+        const std::string label = "level " + std::to_string(level);
+        row(label.c_str(), fone::measure_training_throughput(c, level >= 4 ? std::max(5, steps / 4) : steps), peak);
+    }
+    std::printf("\nInference (untrained weights; the cost does not depend on them)\n");
+    std::printf("%-22s %16s %22s\n", "model", "one prompt (ms)", "batched eval (ex/s)");
+    for (int level : {0, 1, 2, 4}) {
+        nlohmann::json layer = {{"task", "dec-add"}, {"train_size", 8192}};
+        if (level) layer["size_level"] = level;
+        const auto m = fone::measure_inference_speed(fone::resolve_train_config({layer}));
+        const std::string label = level ? "level " + std::to_string(level) : "default (h64, 2 layers)";
+        std::printf("%-22s %16.2f %22.0f\n", label.c_str(), m["single_latency_ms"].get<double>(),
+                    m["eval_examples_per_second"].get<double>());
+    }
+    return 0;
+}

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# Builds FoNE Workbench against LibTorch 2.x with CUDA — the one inside PyPI's `torch` wheel — and runs the
+# CPU tests (ctest -L 'unit|cli|train') in a build tree of its own. No GPU is needed: the CUDA code paths
+# are compiled and linked, and where no GPU is visible `fone --version` says "CPU only" and the tests run
+# on the CPU. Exit status: the tests'. See docs/building-torch2.md.
+#
+# A second run reuses the virtual environment and the build tree (an incremental build).
+#
+#   FONE_TORCH2_VENV    virtual environment         (default: .venv-torch2)
+#   FONE_TORCH2_BUILD   build tree                  (default: build-torch2)
+#   FONE_TORCH2_SPEC    what pip installs           (default: torch, the newest; e.g. torch==2.8.0)
+#   FONE_TORCH2_PYTHON  the Python for the venv     (default: python3)
+#   FONE_JOBS           build and test jobs         (default: 2)
+#   FONE_NICE           niceness of build and tests (default: 10)
+#   CUDA_HOME           CUDA toolkit                (default: the one whose nvcc is on PATH, else /usr/local/cuda)
+# Extra arguments go to ctest (e.g. scripts/check-torch2.sh -R test_engine).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="${FONE_TORCH2_VENV:-$ROOT/.venv-torch2}"
+BUILD="${FONE_TORCH2_BUILD:-$ROOT/build-torch2}"
+SPEC="${FONE_TORCH2_SPEC:-torch}"
+PYTHON="${FONE_TORCH2_PYTHON:-python3}"
+JOBS="${FONE_JOBS:-2}"
+NICE="${FONE_NICE:-10}"
+START=$SECONDS
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+die() { printf '\033[1;31mcheck-torch2: %s\033[0m\n' "$*" >&2; exit 2; }
+
+# ---- tools -----------------------------------------------------------------------------------------------
+for t in "$PYTHON" cmake ninja c++; do
+  command -v "$t" >/dev/null || die "'$t' not found (Debian: apt-get install build-essential cmake ninja-build python3-venv)"
+done
+for p in qt6-base-dev nlohmann-json3-dev libcli11-dev; do
+  if command -v dpkg-query >/dev/null && ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    die "Debian package $p is missing (apt-get install qt6-base-dev nlohmann-json3-dev libcli11-dev)"
+  fi
+done
+
+# The wheel's TorchConfig (Caffe2/public/cuda.cmake) insists on a CUDA toolkit: it enables the CUDA language
+# and checks that nvcc and cuda.h agree. Only the toolkit's own consistency matters; its minor version may
+# differ from the CUDA the wheel was built with (the wheel brings its runtime libraries in site-packages/nvidia).
+NVCC=""
+if [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
+  NVCC="$CUDA_HOME/bin/nvcc"
+elif command -v nvcc >/dev/null; then
+  NVCC="$(command -v nvcc)"
+elif [ -x /usr/local/cuda/bin/nvcc ]; then
+  NVCC=/usr/local/cuda/bin/nvcc
+fi
+[ -n "$NVCC" ] || die "no nvcc: the CUDA build of LibTorch needs a CUDA toolkit (>= 12.6) to configure against. Put its bin/ on PATH or set CUDA_HOME."
+NVCC="$(readlink -f "$NVCC")"
+CUDA_ROOT="$(dirname "$(dirname "$NVCC")")"
+CUDA_TK_VERSION="$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')"
+log "CUDA toolkit $CUDA_TK_VERSION at $CUDA_ROOT"
+
+# ---- disk space ------------------------------------------------------------------------------------------
+# The default CUDA wheel is ~0.55 GB plus ~3 GB of nvidia-* wheels, ~5.5 GB installed; pip unpacks in TMPDIR.
+# The build tree takes ~1 GB (the precompiled LibTorch header is most of it).
+have_torch() {
+  [ -x "$VENV/bin/python" ] || return 1
+  "$VENV/bin/python" - "$SPEC" <<'EOF' 2>/dev/null
+import sys, importlib.metadata as md
+from pip._vendor.packaging.requirements import Requirement
+r = Requirement(sys.argv[1])
+sys.exit(0 if r.specifier.contains(md.version(r.name), prereleases=True) else 1)
+EOF
+}
+mount_of() {  # the mount point of the nearest existing ancestor of $1
+  local d="$1"
+  while [ ! -e "$d" ]; do d="$(dirname "$d")"; done
+  df -P "$d" | awk 'NR == 2 { print $6 }'
+}
+declare -A need_mb=()
+add_need() { local m; m="$(mount_of "$1")"; need_mb[$m]=$(( ${need_mb[$m]:-0} + $2 )); }
+if have_torch; then
+  TORCH_READY=1
+else
+  TORCH_READY=0
+  add_need "$VENV" 7000
+  add_need "${TMPDIR:-/tmp}" 4000
+fi
+add_need "$BUILD" 2000
+for m in "${!need_mb[@]}"; do
+  avail=$(( $(df -Pk "$m" | awk 'NR == 2 { print $4 }') / 1024 ))
+  if [ "$avail" -lt "${need_mb[$m]}" ]; then
+    die "not enough free disk space on $m: ${avail} MB free, about ${need_mb[$m]} MB needed (the CUDA torch wheel and its nvidia-* packages are ~5.5 GB installed). Free some space, or point FONE_TORCH2_VENV / FONE_TORCH2_BUILD / TMPDIR elsewhere."
+  fi
+  log "disk: ${avail} MB free on $m, about ${need_mb[$m]} MB needed"
+done
+
+# ---- torch wheel -----------------------------------------------------------------------------------------
+if [ ! -x "$VENV/bin/python" ]; then
+  log "creating the virtual environment $VENV"
+  "$PYTHON" -m venv "$VENV"
+fi
+PY="$VENV/bin/python"
+if [ "$TORCH_READY" = 1 ]; then
+  log "reusing $("$PY" -c 'import importlib.metadata as m; print("torch", m.version("torch"))') in $VENV"
+else
+  log "pip install '$SPEC' into $VENV (the CUDA wheel and its nvidia-* packages: a few GB)"
+  "$PY" -m pip install --progress-bar off "$SPEC"
+fi
+
+# `import torch` warns when NumPy is absent; -W ignore keeps that out of the output.
+torch_py() { "$PY" -W ignore -c "import torch, torch.utils; print($1)"; }
+TORCH_VERSION="$(torch_py 'torch.__version__')"
+TORCH_CUDA="$(torch_py 'torch.version.cuda')"
+TORCH_ABI="$(torch_py 'int(torch.compiled_with_cxx11_abi())')"
+PREFIX="$(torch_py 'torch.utils.cmake_prefix_path')"
+TORCH_LIB="$(dirname "$(dirname "$PREFIX")")/lib"
+log "torch $TORCH_VERSION (CUDA $TORCH_CUDA, _GLIBCXX_USE_CXX11_ABI=$TORCH_ABI), CMake config under $PREFIX"
+case "$TORCH_VERSION" in
+  2.*) ;;
+  *) die "FONE_TORCH2_SPEC='$SPEC' installed torch $TORCH_VERSION; this check is for LibTorch 2.x" ;;
+esac
+
+# ---- configure -------------------------------------------------------------------------------------------
+# The C++11 ABI: wheels before 2.7 were built with the old std::string/std::list ABI and their TorchConfig
+# adds -D_GLIBCXX_USE_CXX11_ABI=0 to TORCH_CXX_FLAGS, which reaches only the targets that link fone_core.
+# fone_base and the tests must agree with it, so then the whole tree is compiled with the old ABI (Debian's
+# nlohmann and CLI11 are header-only, and what the project uses of Qt does not pass std:: strings across
+# the library boundary). Wheels from 2.7 on use the new ABI, like Debian, and nothing needs adding.
+ABI_FLAGS=""
+if [ "$TORCH_ABI" = 0 ]; then
+  ABI_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=0"
+  log "this wheel uses the pre-C++11 ABI: compiling the whole tree with $ABI_FLAGS"
+fi
+
+# ccache: a cache of its own, next to the venv, so the LibTorch 2.x objects do not evict the main build's.
+export CCACHE_DIR="${FONE_TORCH2_CCACHE_DIR:-$VENV/ccache}"
+export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
+
+log "configuring $BUILD"
+T0=$SECONDS
+# Torch_DIR is given as well as the prefix so that Debian's LibTorch 1.13 (/usr/lib/*/cmake/Torch), or an
+# earlier venv, never wins. CUDA_TOOLKIT_ROOT_DIR / CUDAToolkit_ROOT / CMAKE_CUDA_COMPILER pin the toolkit
+# for the wheel's cuda.cmake (FindCUDA and FindCUDAToolkit must see the same one). The project compiles no
+# CUDA code: the CUDA language is enabled by TorchConfig only, which then sets CMAKE_CUDA_STANDARD to the C++
+# standard (20) unless it is set; CMake 3.25 (Debian 12) knows no C++20 flag for nvcc and fails in TorchConfig's
+# GPU-detection try_run ("requires the language dialect CUDA20"), so CUDA is pinned to C++17. C++ stays 20.
+cmake -S "$ROOT" -B "$BUILD" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_STANDARD=20 \
+  -DCMAKE_PREFIX_PATH="$PREFIX" \
+  -DTorch_DIR:PATH="$PREFIX/Torch" \
+  -DCMAKE_CXX_FLAGS="$ABI_FLAGS" \
+  -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_ROOT" \
+  -DCUDAToolkit_ROOT="$CUDA_ROOT" \
+  -DCMAKE_CUDA_COMPILER="$NVCC" \
+  -DCMAKE_CUDA_STANDARD=17 \
+  -DFONE_BUILD_GUI=OFF -DFONE_BUILD_BENCH=OFF -DFONE_BUILD_TESTS=ON -DFONE_BUILD_CLI=ON -DFONE_WITH_TORCH=ON \
+  || die "configure failed in $BUILD (see the CMake output above and docs/building-torch2.md)"
+CONFIGURE_S=$(( SECONDS - T0 ))
+sed -n 's/^Torch_DIR:[A-Z]*=//p' "$BUILD/CMakeCache.txt" | grep -qxF "$PREFIX/Torch" \
+  || die "configure did not pick the wheel's TorchConfig (see Torch_DIR in $BUILD/CMakeCache.txt)"
+
+# ---- build -----------------------------------------------------------------------------------------------
+log "building with $JOBS jobs (nice -n $NICE)"
+T0=$SECONDS
+nice -n "$NICE" cmake --build "$BUILD" -j "$JOBS"
+BUILD_S=$(( SECONDS - T0 ))
+
+# ---- run-time libraries ----------------------------------------------------------------------------------
+# CMake's build RPATH normally points at site-packages/torch/lib, and the wheel's libtorch_cuda.so finds
+# site-packages/nvidia/*/lib through its own RPATH. If something is still not found, fall back to
+# LD_LIBRARY_PATH with the wheel's directories.
+missing="$(ldd "$BUILD/bin/fone" | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')"
+if [ -n "$missing" ]; then
+  NV_LIBS="$(find "$(dirname "$(dirname "$TORCH_LIB")")/nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | sort | tr '\n' ':')"
+  export LD_LIBRARY_PATH="$TORCH_LIB:${NV_LIBS}${LD_LIBRARY_PATH:-}"
+  log "not found at run time: $missing-> LD_LIBRARY_PATH set to the wheel's library directories"
+  missing="$(ldd "$BUILD/bin/fone" | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')"
+  [ -z "$missing" ] || die "still not found at run time: $missing"
+fi
+FONE_VERSION_LINE="$("$BUILD/bin/fone" --version 2>&1 | tail -n 1)"
+
+# ---- tests -----------------------------------------------------------------------------------------------
+log "running ctest -L 'unit|cli|train'"
+T0=$SECONDS
+set +e
+nice -n "$NICE" ctest --test-dir "$BUILD" -L 'unit|cli|train' --output-on-failure -j "$JOBS" "$@" 2>&1 \
+  | tee "$BUILD/check-torch2-ctest.log"
+TEST_RC=${PIPESTATUS[0]}
+set -e
+TEST_S=$(( SECONDS - T0 ))
+SUMMARY="$(grep -E 'tests passed|No tests were found' "$BUILD/check-torch2-ctest.log" | tail -n 1)"
+
+# ---- report ----------------------------------------------------------------------------------------------
+du_of() { du -sh "$1" 2>/dev/null | cut -f1; }
+cat <<EOF
+
+==== check-torch2 summary ====
+torch (pip)      : $TORCH_VERSION  (CUDA $TORCH_CUDA, _GLIBCXX_USE_CXX11_ABI=$TORCH_ABI)  spec '$SPEC'
+CUDA toolkit     : $CUDA_TK_VERSION at $CUDA_ROOT
+fone --version   : $FONE_VERSION_LINE
+configure / build: ${CONFIGURE_S}s / ${BUILD_S}s (-j$JOBS)
+tests            : ${SUMMARY:-no summary line (see $BUILD/check-torch2-ctest.log)}  [${TEST_S}s, exit $TEST_RC]
+disk             : venv $(du_of "$VENV") ($VENV), build tree $(du_of "$BUILD") ($BUILD)
+total            : $(( SECONDS - START ))s
+EOF
+exit "$TEST_RC"
