@@ -16,7 +16,8 @@ namespace {
 // The peak this bench compares against: a 1024x1024 sgemm with the same thread count.
 double sgemm_gflops() {
     auto a = torch::randn({1024, 1024}), b = torch::randn({1024, 1024});
-    for (int i = 0; i < 3; ++i) torch::mm(a, b);
+    for (int i = 0; i < 3; ++i)
+        torch::mm(a, b);
     const auto t0 = std::chrono::steady_clock::now();
     int reps = 0;
     double secs = 0;
@@ -34,8 +35,8 @@ void row(const char* label, const nlohmann::json& m, double peak) {
     std::printf("%-22s %10lld %9.0f %10.2f %8.1f %6.1f%%   %5.1f%% %5.1f%% %5.1f%% %5.1f%%\n", label,
                 static_cast<long long>(m["params"].get<int64_t>()), m["examples_per_second"].get<double>(),
                 m["flops_per_example"].get<double>() / 1e6, m["gflops_per_second"].get<double>(),
-                100.0 * m["gflops_per_second"].get<double>() / peak, pct("batching_seconds"), pct("forward_seconds"),
-                pct("backward_seconds"), pct("optimizer_seconds"));
+                100.0 * m["gflops_per_second"].get<double>() / peak, pct("batching_seconds"),
+                pct("forward_seconds"), pct("backward_seconds"), pct("optimizer_seconds"));
 }
 
 }  // namespace
@@ -45,15 +46,17 @@ int main(int argc, char** argv) {
     fone::TrainConfig base = fone::resolve_train_config({{{"task", "dec-add"}, {"train_size", 8192}}});
     torch::set_num_threads(static_cast<int>(std::thread::hardware_concurrency()));
     const double peak = sgemm_gflops();
-    std::printf("6-digit decimal addition, batch %zu, %d threads, sgemm 1024^3 peak %.1f GFLOP/s\n", base.batch,
-                torch::get_num_threads(), peak);
-    std::printf("%-22s %10s %9s %10s %8s %7s   %6s %6s %6s %6s\n", "model", "params", "ex/s", "MFLOP/ex", "GFLOP/s",
-                "of peak", "batch", "fwd", "bwd", "optim");
+    std::printf("6-digit decimal addition, batch %zu, %d threads, sgemm 1024^3 peak %.1f GFLOP/s\n",
+                base.batch, torch::get_num_threads(), peak);
+    std::printf("%-22s %10s %9s %10s %8s %7s   %6s %6s %6s %6s\n", "model", "params", "ex/s", "MFLOP/ex",
+                "GFLOP/s", "of peak", "batch", "fwd", "bwd", "optim");
     row("default (h64, 2 layers)", fone::measure_training_throughput(base, steps), peak);
     for (int level : {1, 2, 4}) {
-        fone::TrainConfig c = fone::resolve_train_config({{{"task", "dec-add"}, {"train_size", 8192}, {"size_level", level}}});
+        fone::TrainConfig c =
+            fone::resolve_train_config({{{"task", "dec-add"}, {"train_size", 8192}, {"size_level", level}}});
         const std::string label = "level " + std::to_string(level);
-        row(label.c_str(), fone::measure_training_throughput(c, level >= 4 ? std::max(5, steps / 4) : steps), peak);
+        row(label.c_str(), fone::measure_training_throughput(c, level >= 4 ? std::max(5, steps / 4) : steps),
+            peak);
     }
     std::printf("\nInference (untrained weights; the cost does not depend on them)\n");
     std::printf("%-22s %16s %22s\n", "model", "one prompt (ms)", "batched eval (ex/s)");

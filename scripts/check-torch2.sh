@@ -90,7 +90,11 @@ for m in "${!need_mb[@]}"; do
   log "disk: ${avail} MB free on $m, about ${need_mb[$m]} MB needed"
 done
 
-# ---- torch wheel -----------------------------------------------------------------------------------------
+# ---- torch wheel ---------------------------------------------------------------------------------------
+# Wheels before 2.7 use the pre-C++11 ABI (see "configure" below): refuse a pin to one before downloading it.
+if [[ "$SPEC" =~ ^torch[[:space:]]*==[[:space:]]*(1\.|2\.[0-6]($|\.|[^0-9])) ]]; then
+  die "FONE_TORCH2_SPEC='$SPEC': PyPI's torch wheels before 2.7 use the pre-C++11 ABI, which Debian's Qt 6 (the tests) cannot link with. Pin torch>=2.7."
+fi
 if [ ! -x "$VENV/bin/python" ]; then
   log "creating the virtual environment $VENV"
   "$PYTHON" -m venv "$VENV"
@@ -110,6 +114,13 @@ TORCH_CUDA="$(torch_py 'torch.version.cuda')"
 TORCH_ABI="$(torch_py 'int(torch.compiled_with_cxx11_abi())')"
 PREFIX="$(torch_py 'torch.utils.cmake_prefix_path')"
 TORCH_LIB="$(dirname "$(dirname "$PREFIX")")/lib"
+SITE="$(dirname "$(dirname "$TORCH_LIB")")"
+# The CUDA libraries the wheel brings (site-packages/nvidia/*/lib): cu13 wheels keep them in nvidia/cu13/lib,
+# cu12 wheels in nvidia/cuda_runtime/lib, nvidia/cuda_nvrtc/lib, ...
+NV_LIB_DIRS="$(find "$SITE/nvidia" -mindepth 2 -maxdepth 2 -type d -name lib 2>/dev/null | sort | tr '\n' ':')"
+wheel_lib() { find "$SITE/nvidia" -mindepth 3 -maxdepth 3 -path '*/lib/*' -name "$1" 2>/dev/null | sort | head -n 1; }
+WHEEL_CUDART="$(wheel_lib 'libcudart.so.[0-9]*')"
+WHEEL_NVRTC="$(wheel_lib 'libnvrtc.so.[0-9]*')"
 log "torch $TORCH_VERSION (CUDA $TORCH_CUDA, _GLIBCXX_USE_CXX11_ABI=$TORCH_ABI), CMake config under $PREFIX"
 case "$TORCH_VERSION" in
   2.*) ;;
@@ -117,39 +128,61 @@ case "$TORCH_VERSION" in
 esac
 
 # ---- configure -------------------------------------------------------------------------------------------
-# The C++11 ABI: wheels before 2.7 were built with the old std::string/std::list ABI and their TorchConfig
-# adds -D_GLIBCXX_USE_CXX11_ABI=0 to TORCH_CXX_FLAGS, which reaches only the targets that link fone_core.
-# fone_base and the tests must agree with it, so then the whole tree is compiled with the old ABI (Debian's
-# nlohmann and CLI11 are header-only, and what the project uses of Qt does not pass std:: strings across
-# the library boundary). Wheels from 2.7 on use the new ABI, like Debian, and nothing needs adding.
-ABI_FLAGS=""
+# The C++11 ABI: PyPI wheels before 2.7 were built with the old std::string ABI (_GLIBCXX_USE_CXX11_ABI=0,
+# which their TorchConfig puts in TORCH_CXX_FLAGS). Our own code could follow it, but Debian's Qt 6 is built
+# with the new ABI and exports functions that return std::string (QByteArray::toStdString): the QtTest
+# executables do not link with -D_GLIBCXX_USE_CXX11_ABI=0 (tried). Wheels from 2.7 on use the new ABI, like
+# Debian and the project's default flags, and TORCH_CXX_FLAGS then asks for nothing.
 if [ "$TORCH_ABI" = 0 ]; then
-  ABI_FLAGS="-D_GLIBCXX_USE_CXX11_ABI=0"
-  log "this wheel uses the pre-C++11 ABI: compiling the whole tree with $ABI_FLAGS"
+  die "torch $TORCH_VERSION is built with the pre-C++11 ABI (_GLIBCXX_USE_CXX11_ABI=0), which cannot be mixed with Debian's Qt 6 (the tests do not link). Use torch>=2.7 (FONE_TORCH2_SPEC='torch>=2.7'), or the cxx11-ABI LibTorch zip by hand (docs/building-torch2.md)."
 fi
 
 # ccache: a cache of its own, next to the venv, so the LibTorch 2.x objects do not evict the main build's.
 export CCACHE_DIR="${FONE_TORCH2_CCACHE_DIR:-$VENV/ccache}"
 export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
 
+# Which CUDA libraries our targets link. TorchConfig finds libcudart and libnvrtc in the toolkit and adds
+# them to TORCH_LIBRARIES; the binaries would then get the toolkit's lib/ in their RPATH and load its
+# libcudart (13.0 here) under a LibTorch built against the wheel's (13.2), and its older libnccl.so.2 is
+# what the linker then resolves libtorch_cuda.so's NEEDED libnccl.so.2 against ("undefined reference to
+# ncclCommGrow ..."). So: link the wheel's own libcudart/libnvrtc, and let the linker resolve the wheel's
+# libraries' dependencies in the wheel (-rpath-link). At run time libtorch_cuda.so finds them through its
+# own RPATH ($ORIGIN/../../nvidia/...).
+CUDA_LIB_ARGS=()
+[ -n "$WHEEL_CUDART" ] && CUDA_LIB_ARGS+=("-DCUDA_cudart_LIBRARY:FILEPATH=$WHEEL_CUDART")
+[ -n "$WHEEL_NVRTC" ] && CUDA_LIB_ARGS+=("-DCUDA_nvrtc_LIBRARY:FILEPATH=$WHEEL_NVRTC" "-DCUDA_NVRTC_LIB:FILEPATH=$WHEEL_NVRTC")
+LINK_FLAGS=""
+[ -n "$NV_LIB_DIRS" ] && LINK_FLAGS="-Wl,-rpath-link,$TORCH_LIB:${NV_LIB_DIRS%:}"
+
 log "configuring $BUILD"
 T0=$SECONDS
 # Torch_DIR is given as well as the prefix so that Debian's LibTorch 1.13 (/usr/lib/*/cmake/Torch), or an
-# earlier venv, never wins. CUDA_TOOLKIT_ROOT_DIR / CUDAToolkit_ROOT / CMAKE_CUDA_COMPILER pin the toolkit
-# for the wheel's cuda.cmake (FindCUDA and FindCUDAToolkit must see the same one). The project compiles no
-# CUDA code: the CUDA language is enabled by TorchConfig only, which then sets CMAKE_CUDA_STANDARD to the C++
-# standard (20) unless it is set; CMake 3.25 (Debian 12) knows no C++20 flag for nvcc and fails in TorchConfig's
-# GPU-detection try_run ("requires the language dialect CUDA20"), so CUDA is pinned to C++17. C++ stays 20.
+# earlier venv, never wins; CMAKE_LIBRARY_PATH likewise for TorchConfig's find_library(c10 ...), which would
+# otherwise take Debian's /usr/lib/x86_64-linux-gnu/libc10.so (its PATHS hint is searched after the system);
+# -U forgets what an earlier configure of this tree found for those.
+# CUDA_TOOLKIT_ROOT_DIR / CUDAToolkit_ROOT / CMAKE_CUDA_COMPILER pin the toolkit for the wheel's cuda.cmake
+# (FindCUDA and FindCUDAToolkit must see the same one). The project compiles no CUDA code: the CUDA language
+# is enabled by TorchConfig only, which then sets CMAKE_CUDA_STANDARD to the C++ standard (20) unless it is
+# set; CMake 3.25 (Debian 12) knows no C++20 flag for nvcc and fails in TorchConfig's GPU-detection try_run
+# ("requires the language dialect CUDA20"), so CUDA is pinned to C++17. C++ stays 20.
+# USE_SYSTEM_NVTX: the TorchConfig of torch 2.7.1 (and others of that time) looks for the NVTX3 headers in
+# its own source tree, which a wheel lacks, then falls back to CUDA::nvToolsExt, a library CUDA 13 no longer
+# has ("The link interface of target torch::nvtoolsext contains CUDA::nvToolsExt but the target was not
+# found"); ON makes it take the toolkit's include/nvtx3. Newer TorchConfigs ignore it.
 cmake -S "$ROOT" -B "$BUILD" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_STANDARD=20 \
   -DCMAKE_PREFIX_PATH="$PREFIX" \
   -DTorch_DIR:PATH="$PREFIX/Torch" \
-  -DCMAKE_CXX_FLAGS="$ABI_FLAGS" \
+  -DCMAKE_LIBRARY_PATH="$TORCH_LIB" \
+  -U c10_LIBRARY -U C10_CUDA_LIBRARY -U TORCH_LIBRARY -U kineto_LIBRARY \
+  -DCMAKE_EXE_LINKER_FLAGS="$LINK_FLAGS" \
+  "${CUDA_LIB_ARGS[@]}" \
   -DCUDA_TOOLKIT_ROOT_DIR="$CUDA_ROOT" \
   -DCUDAToolkit_ROOT="$CUDA_ROOT" \
   -DCMAKE_CUDA_COMPILER="$NVCC" \
   -DCMAKE_CUDA_STANDARD=17 \
+  -DUSE_SYSTEM_NVTX=ON \
   -DFONE_BUILD_GUI=OFF -DFONE_BUILD_BENCH=OFF -DFONE_BUILD_TESTS=ON -DFONE_BUILD_CLI=ON -DFONE_WITH_TORCH=ON \
   || die "configure failed in $BUILD (see the CMake output above and docs/building-torch2.md)"
 CONFIGURE_S=$(( SECONDS - T0 ))
@@ -168,8 +201,7 @@ BUILD_S=$(( SECONDS - T0 ))
 # LD_LIBRARY_PATH with the wheel's directories.
 missing="$(ldd "$BUILD/bin/fone" | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')"
 if [ -n "$missing" ]; then
-  NV_LIBS="$(find "$(dirname "$(dirname "$TORCH_LIB")")/nvidia" -maxdepth 3 -type d -name lib 2>/dev/null | sort | tr '\n' ':')"
-  export LD_LIBRARY_PATH="$TORCH_LIB:${NV_LIBS}${LD_LIBRARY_PATH:-}"
+  export LD_LIBRARY_PATH="$TORCH_LIB:${NV_LIB_DIRS}${LD_LIBRARY_PATH:-}"
   log "not found at run time: $missing-> LD_LIBRARY_PATH set to the wheel's library directories"
   missing="$(ldd "$BUILD/bin/fone" | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')"
   [ -z "$missing" ] || die "still not found at run time: $missing"

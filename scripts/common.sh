@@ -38,6 +38,7 @@ fone_build() {
   # ccache also caches sources that use precompiled headers with these settings.
   export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
   export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+  export CCACHE_BASEDIR="$FONE_ROOT"  # hits across clones in other folders
   fone_log "configuring in $FONE_BUILD_DIR"
   cmake -S "$FONE_ROOT" -B "$FONE_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
   fone_log "building with $FONE_JOBS jobs"

@@ -14,10 +14,12 @@ struct Result {
 
 // A tiny model and task: seconds, not minutes. Options after `extra` override these.
 QStringList tiny(const QString& runs, const QString& name, const QStringList& extra = {}) {
-    return QStringList{"train", "--task", "dec-add", "--train-size", "1024", "--val-size", "64", "--test-size",
-                       "200", "--hidden", "32", "--layers", "1", "--heads", "2", "--kv-heads", "1", "--head-dim",
-                       "16", "--intermediate", "64", "--epochs", "4", "--batch", "64", "--threads", "1",
-                       "--checkpoint-every", "4", "--runs-dir", runs, "--name", name} +
+    return QStringList{"train", "--task",         "dec-add", "--train-size",       "1024", "--val-size",
+                       "64",    "--test-size",    "200",     "--hidden",           "32",   "--layers",
+                       "1",     "--heads",        "2",       "--kv-heads",         "1",    "--head-dim",
+                       "16",    "--intermediate", "64",      "--epochs",           "4",    "--batch",
+                       "64",    "--threads",      "1",       "--checkpoint-every", "4",    "--runs-dir",
+                       runs,    "--name",         name} +
            extra;
 }
 
@@ -49,7 +51,8 @@ std::unique_ptr<QProcess> start_until_checkpoint(const QStringList& args, const 
     p->waitForStarted();
     QElapsedTimer t;
     t.start();
-    while (!QFile::exists(run_dir + "/checkpoint-last.pt") && t.elapsed() < 60000) QThread::msleep(20);
+    while (!QFile::exists(run_dir + "/checkpoint-last.pt") && t.elapsed() < 60000)
+        QThread::msleep(20);
     return p;
 }
 
@@ -57,12 +60,12 @@ std::unique_ptr<QProcess> start_until_checkpoint(const QStringList& args, const 
 
 class TestEngine : public QObject {
     Q_OBJECT
-private:
+  private:
     QTemporaryDir dir_;
     QString runs() const { return dir_.path() + "/runs"; }
     QString reference_digest_;
 
-private Q_SLOTS:
+  private Q_SLOTS:
     void train_eval_predict_end_to_end() {
         const auto r = run_fone(tiny(runs(), "ref"));
         QVERIFY2(r.code == 0, r.err.constData());
@@ -75,8 +78,8 @@ private Q_SLOTS:
         for (const auto& e : ev)
             if (e["event"].toString() == "eval") {
                 ++evals;
-                for (const char* key : {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds",
-                                        "tokens_per_number", "examples_per_second", "n"})
+                for (const char* key : {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds",
+                                        "eval_seconds", "tokens_per_number", "examples_per_second", "n"})
                     QVERIFY2(e.contains(key), key);
                 QCOMPARE(e["tokens_per_number"].toDouble(), 1.0);
             }
@@ -85,8 +88,8 @@ private Q_SLOTS:
         QVERIFY(!reference_digest_.isEmpty());
 
         const QString run_dir = runs() + "/ref";
-        for (const char* f : {"config.json", "status.json", "metrics.jsonl", "summary.json", "checkpoint-last.pt",
-                              "checkpoint-best.pt"})
+        for (const char* f : {"config.json", "status.json", "metrics.jsonl", "summary.json",
+                              "checkpoint-last.pt", "checkpoint-best.pt"})
             QVERIFY2(QFile::exists(run_dir + "/" + f), f);
         QCOMPARE(read_json(run_dir + "/status.json")["status"].toString(), QString("finished"));
         QCOMPARE(read_json(run_dir + "/config.json")["seed"].toInt(), 42);
@@ -96,7 +99,8 @@ private Q_SLOTS:
         QVERIFY2(e.code == 0, e.err.constData());
         const auto m = events(e.out).first();
         QCOMPARE(m["n"].toInt(), 200);
-        for (const char* key : {"exact_match", "digit_accuracy", "r2", "rmse"}) QVERIFY2(m.contains(key), key);
+        for (const char* key : {"exact_match", "digit_accuracy", "r2", "rmse"})
+            QVERIFY2(m.contains(key), key);
 
         const auto p = run_fone({"predict", "--run", run_dir, "123.456+654.321="});
         QVERIFY2(p.code == 0, p.err.constData());
@@ -136,7 +140,8 @@ private Q_SLOTS:
         auto p = start_until_checkpoint(tiny(runs(), "term", {"--epochs", "40"}), run_dir);
         ::kill(static_cast<pid_t>(p->processId()), SIGTERM);
         QVERIFY(p->waitForFinished(60000));
-        QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0, p->readAllStandardError().constData());
+        QVERIFY2(p->exitStatus() == QProcess::NormalExit && p->exitCode() == 0,
+                 p->readAllStandardError().constData());
         const auto ev = events(p->readAllStandardOutput());
         QCOMPARE(ev.last()["status"].toString(), QString("stopped"));
         QCOMPARE(read_json(run_dir + "/status.json")["status"].toString(), QString("stopped"));

@@ -26,7 +26,8 @@ ModelConfig small(const std::string& fone_input = "pad") {
 
 int64_t numel(FoneTransformer& m) {
     int64_t n = 0;
-    for (const auto& p : m->parameters()) n += p.numel();
+    for (const auto& p : m->parameters())
+        n += p.numel();
     return n;
 }
 
@@ -34,7 +35,7 @@ int64_t numel(FoneTransformer& m) {
 
 class TestModel : public QObject {
     Q_OBJECT
-private Q_SLOTS:
+  private Q_SLOTS:
     void paper_parameter_counts() {
         // The paper's models: Llama-3.2's 128,258-token vocabulary (tied), head_dim 64 (notes, section 1.7):
         // level 1 = 8.31M, level 3 = 26.62M, level 4 = 37.55M. Our extras (head LayerNorm, temperature) are
@@ -120,8 +121,8 @@ private Q_SLOTS:
         const auto plain = m->forward(tokens, zeros, none, {}, true);
         const auto padded_tokens = torch::cat({torch::zeros({1, 2}, torch::kInt64), tokens}, 1);
         const auto key_mask = padded_tokens.ne(0);
-        const auto padded = m->forward(padded_tokens, torch::zeros({1, 6, 15}), torch::zeros({1, 6}, torch::kBool),
-                                       key_mask, true);
+        const auto padded = m->forward(padded_tokens, torch::zeros({1, 6, 15}),
+                                       torch::zeros({1, 6}, torch::kBool), key_mask, true);
         // Rotary positions are relative, and padding is masked: the same answer.
         QVERIFY(torch::allclose(plain, padded, 1e-5, 1e-5));
     }
@@ -137,7 +138,8 @@ private Q_SLOTS:
             auto fone = torch::zeros({1, 5, 15});
             fone[0][1] = torch::ones({15});
             const auto with = m->forward(tokens, fone, mask, {}, false);
-            const auto without = m->forward(tokens, torch::zeros({1, 5, 15}), torch::zeros({1, 5}, torch::kBool), {}, false);
+            const auto without =
+                m->forward(tokens, torch::zeros({1, 5, 15}), torch::zeros({1, 5}, torch::kBool), {}, false);
             // Position 0 (before the number) is unaffected; position 1 (the number) is.
             QVERIFY(torch::allclose(with.select(1, 0), without.select(1, 0), 1e-6, 1e-6));
             QVERIFY(!torch::allclose(with.select(1, 1), without.select(1, 1), 1e-3, 1e-3));
@@ -158,7 +160,8 @@ private Q_SLOTS:
         spec.frac_digits = 3;
         const auto ref = fone::digit_logits(hv, spec, 2.5);
         for (int k = 0; k < 7; ++k)
-            for (int j = 0; j < 10; ++j) QVERIFY(std::abs(logits[k][j].item<double>() - ref[k * 10 + j]) < 1e-5);
+            for (int j = 0; j < 10; ++j)
+                QVERIFY(std::abs(logits[k][j].item<double>() - ref[k * 10 + j]) < 1e-5);
         QVERIFY(std::abs(m->sign_logit(h.unsqueeze(0))[0].item<double>() - 2.5 * hv[14]) < 1e-5);
     }
 

@@ -290,6 +290,11 @@ class TestSweep : public QObject {
             QVERIFY2(!started_second.count(s["run"].toString()), qPrintable(s["run"].toString()));
         }
         QCOMPARE(static_cast<int>(started_second.size() + of_kind(ev2, "cell_skip").size()), 4);
+        // The cell killed mid-training (it had checkpointed) continues from its checkpoint.
+        QStringList actions;
+        for (const auto& s : of_kind(ev2, "cell_start"))
+            actions << s["action"].toString();
+        QVERIFY2(actions.contains("resume"), qPrintable(actions.join(',')));
         QCOMPARE(ev2.last()["finished"].toInt(), 4);
         // Exactly the four runs (no "-2" duplicates), each finished at its last step.
         QCOMPARE(run_dirs(store(), "k-"), all);

@@ -14,44 +14,46 @@
 // The sweep file <runs-dir>/<sweep>.sweep.json is a stable contract (the workbench's sweep designer and
 // `fone sweep --slurm` read and write it), written atomically when the sweep is created, never after:
 //   {"format": 1, "sweep": NAME, "created": "2026-11-22T04:15:02Z",
-//    "grid": {"train_sizes": [...], "size_levels": [...], "methods": [...], "seeds": [...]}  (the axes
-//    given), "shared_args": [...], "parallel": N (0: one per core), "logs": ".NAME.logs", "cells": [{"run":
-//    RUN, "args": [...]}, ...]}
+//    "grid": {"train_sizes": [..], "size_levels": [..], "methods": [..], "seeds": [..]}   (the axes given),
+//    "shared_args": [..], "parallel": N (0: one per core), "logs": ".NAME.logs",
+//    "cells": [{"run": RUN, "args": [..]}, ...]}
 // Cell i is the process `fone train <args> --runs-dir <the sweep file's directory>`. Its args are the shared
 // args, then --train-size S --size-level L --method M --seed K (the axes given), then --name RUN, where RUN
 // is NAME-n<S>-l<L>-<M>-s<K> (the parts of the axes given). Cells are in grid order, seeds fastest. When
 // N > 1 and the shared args have neither --threads nor --config, each new cell also gets --threads
-// max(1, cores / N) so that N children do not each take every core.
+// max(1, cores / N), so that N children do not each take every core.
 //
-// A cell's state is its run's state in the store, read when the sweep (re)starts:
-//   finished                          skipped
-//   absent                            started
-//   stopped / interrupted             `fone train --resume RUN`; without checkpoint-last.pt (killed before
-//                                     its first checkpoint), or broken without one: deleted and started again
-//   failed (or broken with a checkpoint)  left alone and reported; with --retry-failed the run directory is
-//                                     renamed to RUN.failed-<k> (kept, not deleted) and the cell started
-//                                     again
-//   running (alive, this machine)     waited for (it holds a slot), then handled by the state it ends in
-//   running (on another machine)      left alone and reported as pending
+// A cell's state is its run's state in the store, read when the sweep (re)starts (--dry-run shows the
+// action each cell would get):
+//   finished                 skip
+//   absent                   start (also a cell whose process failed before making its run: a bad option)
+//   stopped / interrupted    resume: `fone train --resume RUN`; without checkpoint-last.pt (killed before
+//                            its first checkpoint), restart: the directory is deleted and the cell started
+//   broken                   restart without checkpoint-last.pt, else as failed
+//   failed                   leave: reported, not run; with --retry-failed, retry: the run directory is
+//                            renamed RUN.failed-<k> (kept, not deleted) and the cell started again
+//   running, alive, here     wait: it holds a slot until it ends, then is handled by the state it ends in
+//   running on another host  elsewhere: left alone, counted as pending
+// One process per sweep: it holds a lock on the sweep's log folder while it runs.
 //
 // Output: JSON lines on stdout, one human line per cell on stderr.
 //   {"event":"sweep_start", "sweep", "file", "runs_dir", "cells", "todo", "parallel", "resumed"}
-//   {"event":"cell_skip",   "run", "index", "status", "exact_match", "message"}   a cell not run (see above)
+//   {"event":"cell_skip",   "run", "index", "status", "exact_match", "message"}     skip, leave, elsewhere
 //   {"event":"cell_start",  "run", "index", "action" (start|resume|restart|retry), "pid"}
-//   {"event":"cell_wait",   "run", "index", "pid"}   a cell still running in a process of an earlier sweep
-//   the children's "eval" and "end" events with "run" and "index" added ("progress", "start" and any other
-//   output line, as {"event":"output","line"}, only with --verbose)
+//   {"event":"cell_wait",   "run", "index", "pid"}     its run is already training in another process
+//   each child's "eval" and "end" events, with "run" and "index" added (with --verbose also its "progress"
+//   and "start" events, and other output lines as {"event":"output", "line"})
 //   {"event":"cell_end",    "run", "index", "status", "exact_match", "exit_code", "elapsed_seconds",
-//   "message"}
+//                           "message"}
 //   {"event":"sweep_end",   "sweep", "cells", "finished", "failed", "stopped", "pending", "started",
 //                           "interrupted", "elapsed_seconds"}
-// (index: the cell's position in "cells", from 0.) Each child's stderr is appended to
-// <runs-dir>/.<sweep>.logs/<run>.stderr (a dot folder, so that `fone runs list` does not take it for a run);
-// the tail of this attempt's part is shown when the cell fails.
+// index is the cell's position in "cells", from 0; the counts of sweep_end are over every cell of the sweep.
+// Each child's stderr is appended to <runs-dir>/.<sweep>.logs/<run>.stderr (a dot folder, which `fone runs
+// list` skips); when a cell fails, the tail of this attempt's part is shown.
 //
 // SIGINT/SIGTERM: SIGTERM to every child (each checkpoints and stops), wait for them, start nothing more,
-// exit 130; `fone sweep --resume NAME` continues. A second signal kills the children (they are then
-// "interrupted", resumable from their last checkpoint). Children get SIGTERM too if the sweep itself dies
+// exit 130; `fone sweep --resume NAME` continues. A second signal kills the children (then "interrupted",
+// resumable from their last checkpoint). The children get SIGTERM too when the sweep itself dies
 // (PR_SET_PDEATHSIG), so a kill -9 of the sweep leaves no orphans training on.
 //
 // Exit status: 0 every cell finished, 1 some cell is not (failed, stopped, pending), 2 bad input, 130 signal.
@@ -478,7 +480,13 @@ Plan plan_cell(const RunStore& store, const std::string& run, bool retry_failed,
         p.message = dir.string() + " is not a directory";
         return p;
     }
-    const RunInfo info = store.info(dir.string());
+    RunInfo info;
+    try {
+        info = store.info(dir.string());
+    } catch (const std::exception& e) {  // unreadable: treated like a broken run, never the sweep's end
+        info.status = kStatusBroken;
+        info.message = e.what();
+    }
     p.status = info.status;
     p.message = info.message;
     p.exact_match = summary_exact_match(info.summary);
@@ -602,8 +610,8 @@ class Sweep {
             if (plans_[i].action == "wait") {
                 waiting_.push_back({i, plans_[i].pid, Clock::now()});
                 emit({{"event", "cell_wait"}, {"run", cells_[i].run}, {"index", i}, {"pid", plans_[i].pid}});
-                std::cerr << "fone sweep: " << label(i) << " is still running (pid " << plans_[i].pid
-                          << ", an earlier sweep's): waiting for it" << std::endl;
+                std::cerr << "fone sweep: " << label(i) << " is already running (pid " << plans_[i].pid
+                          << "): waiting for it" << std::endl;
             }
 
         install_signals();
@@ -923,7 +931,12 @@ class Sweep {
         json exact_match;
         std::error_code ec;
         const fs::path dir = fs::path(store_.root()) / cells_[i].run;
-        if (fs::is_directory(dir, ec)) exact_match = summary_exact_match(store_.info(dir.string()).summary);
+        if (fs::is_directory(dir, ec)) {
+            try {
+                exact_match = summary_exact_match(store_.info(dir.string()).summary);
+            } catch (const std::exception&) {  // the figure is missing from the event, nothing worse
+            }
+        }
         end_cell(i, status, exact_match, exit_code, elapsed, message, c);
     }
 
@@ -1186,26 +1199,33 @@ void add_sweep_commands(CLI::App& app) {
     auto* cmd = app.add_subcommand("sweep",
                                    "Train a grid of runs (train sizes x size levels x methods x seeds), N at "
                                    "a time; JSON events on stdout");
-    o->name_opt = cmd->add_option("--name", o->name,
-                                  "Sweep name (default: sweep-YYYYMMDD-HHMMSS); an existing one "
-                                  "with the same grid is resumed");
-    auto* resume = cmd->add_option("--resume", o->resume, "Continue the recorded sweep NAME");
-    resume->excludes(o->name_opt);
-    cmd->add_option("--runs-dir", o->runs_dir, "Run store (default: $FONE_RUNS_DIR or ~/.local/share/...)");
-    o->parallel_opt = cmd->add_option("--parallel", o->parallel, "Runs at once (default 1; 0: one per core)");
+    o->name_opt =
+        cmd->add_option("--name", o->name,
+                        "Sweep name (default: sweep-YYYYMMDD-HHMMSS); the same command again resumes it")
+            ->type_name("NAME");
+    cmd->add_option("--resume", o->resume, "Continue the recorded sweep NAME")
+        ->type_name("NAME")
+        ->excludes(o->name_opt);
+    cmd->add_option("--runs-dir", o->runs_dir, "Run store (default: $FONE_RUNS_DIR or ~/.local/share/...)")
+        ->type_name("DIR");
+    o->parallel_opt = cmd->add_option("--parallel", o->parallel, "Runs at once (default 1; 0: one per core)")
+                          ->type_name("N");
     o->train_sizes_opt =
         cmd->add_option("--train-sizes", o->train_sizes,
-                        "Training-set sizes: 800,1600,3200 or 800:51200 (doubling from A to at most B)");
+                        "Training-set sizes: 800,1600,3200 or 800:51200 (doubling from A to at most B)")
+            ->type_name("LIST|A:B");
     o->size_levels_opt =
-        cmd->add_option("--size-levels", o->size_levels, "Model size levels, e.g. 1,2 (0..6)");
-    o->methods_opt = cmd->add_option("--methods", o->methods, "Number methods, e.g. fone");
-    o->seeds_opt = cmd->add_option("--seeds", o->seeds, "Seeds, e.g. 1,2,3");
+        cmd->add_option("--size-levels", o->size_levels, "Model size levels, e.g. 1,2 (0..6)")
+            ->type_name("LIST");
+    o->methods_opt = cmd->add_option("--methods", o->methods, "Number methods, e.g. fone")->type_name("LIST");
+    o->seeds_opt = cmd->add_option("--seeds", o->seeds, "Seeds, e.g. 1,2,3")->type_name("LIST");
     cmd->add_flag("--dry-run", o->dry_run,
                   "Print the cells (one JSON line each) and their count; start nothing");
     cmd->add_flag("--retry-failed", o->retry_failed,
                   "Run failed cells again (the failed run is kept as RUN.failed-<k>)");
     cmd->add_flag("--verbose", o->verbose, "Also pass on the runs' progress and start events");
     cmd->add_option("train-options", o->shared, "After --: fone train options shared by every cell")
+        ->type_name("ARGS")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->callback([o] {
         int code = 0;

@@ -16,7 +16,9 @@ namespace {
 
 using nlohmann::json;
 
-extern "C" void on_stop_signal(int) { request_stop(); }
+extern "C" void on_stop_signal(int) {
+    request_stop();
+}
 
 // Options whose value was given on the command line, as TrainConfig keys. Only given ones are set, so
 // that defaults, a preset and a config file can fill the rest.
@@ -38,8 +40,8 @@ struct TrainOptions {
                 given[key] = *value;
         });
     }
-    void add_flag(CLI::App* cmd, const std::string& flags, const std::string& key, bool value, const std::string& help,
-                  bool model_key = false) {
+    void add_flag(CLI::App* cmd, const std::string& flags, const std::string& key, bool value,
+                  const std::string& help, bool model_key = false) {
         CLI::Option* opt = cmd->add_flag(flags, help);
         collect.push_back([this, opt, key, value, model_key] {
             if (opt->count() == 0) return;
@@ -52,7 +54,8 @@ struct TrainOptions {
 };
 
 void add_train_options(CLI::App* cmd, TrainOptions& o) {
-    o.add<std::string>(cmd, "--task", "task", "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file");
+    o.add<std::string>(cmd, "--task", "task",
+                       "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file");
     o.add<std::string>(cmd, "--data", "data", "Dataset file of a+b=c lines (with --task file)");
     o.add<std::string>(cmd, "--method", "method", "Number method (this build: fone)");
     o.add<std::size_t>(cmd, "--train-size", "train_size", "Training examples");
@@ -69,10 +72,15 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<int>(cmd, "--intermediate", "intermediate", "SwiGLU width (custom shape)", true);
     o.add<int>(cmd, "--head-dim", "head_dim", "Attention head width (the paper's models: 64)", true);
     o.add<double>(cmd, "--rope-theta", "rope_theta", "Rotary base (Llama-3.2: 500000)", true);
-    o.add<std::string>(cmd, "--fone-input", "fone_input", "pad (zero-padded FoNE) or linear (learned map)", true);
+    o.add<std::string>(cmd, "--fone-input", "fone_input", "pad (zero-padded FoNE) or linear (learned map)",
+                       true);
     o.add<std::string>(cmd, "--head-norm", "head_norm", "layernorm or none, before the digit head", true);
-    o.add_flag(cmd, "--no-head-temperature", "head_temperature", false, "No learnable scale on digit logits", true);
-    o.add<double>(cmd, "--head-temperature-init", "head_temperature_init", "Starting scale of the digit logits", true);
+    o.add_flag(cmd, "--no-head-temperature", "head_temperature", false, "No learnable scale on digit logits",
+               true);
+    o.add<double>(cmd, "--init-std", "init_std", "Normal init std of projections (0: LibTorch default)",
+                  true);
+    o.add<double>(cmd, "--head-temperature-init", "head_temperature_init",
+                  "Starting scale of the digit logits", true);
     o.add<int>(cmd, "--epochs", "epochs", "Epochs");
     o.add<double>(cmd, "--lr", "lr", "Peak learning rate");
     o.add<std::size_t>(cmd, "--batch", "batch", "Batch size");
@@ -88,7 +96,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<int>(cmd, "--eval-every", "eval_every", "Steps between evaluations (0: each epoch)");
     o.add<int>(cmd, "--checkpoint-every", "checkpoint_every", "Steps between checkpoints (0: each epoch)");
     o.add<std::string>(cmd, "--name", "name", "Run name (default: made from task, method and time)");
-    o.add<std::string>(cmd, "--preset", "preset", "fast (the defaults) or paper (lr 5e-3, 100 epochs, level 4, ...)");
+    o.add<std::string>(cmd, "--preset", "preset",
+                       "fast (the defaults) or paper (lr 5e-3, 100 epochs, level 4, ...)");
     o.add<int>(cmd, "--int-digits", "int_digits", "FoNE integer digit slots m (default: the task's)");
     o.add<int>(cmd, "--frac-digits", "frac_digits", "FoNE fractional digit slots n (default: the task's)");
     o.add<int>(cmd, "--period-base", "period_base", "FoNE period base");
@@ -115,10 +124,11 @@ EventSink make_sink() {
         if (kind == "eval") *last_acc = e.value("exact_match", 0.0);
         if (kind == "progress") {
             const double f = e.value("step", 0.0) / std::max(1.0, e.value("total_steps", 1.0));
-            std::fprintf(stderr, "\r[%s] %3.0f%% epoch %.2f loss %.4f %s eta %.0fs   ", bar(f, 30).c_str(), 100 * f,
-                         e.value("epoch", 0.0), e.value("loss", 0.0),
-                         *last_acc >= 0 ? ("acc " + std::to_string(100 * *last_acc).substr(0, 5) + "%").c_str() : "",
-                         e.value("eta_seconds", 0.0));
+            std::fprintf(
+                stderr, "\r[%s] %3.0f%% epoch %.2f loss %.4f %s eta %.0fs   ", bar(f, 30).c_str(), 100 * f,
+                e.value("epoch", 0.0), e.value("loss", 0.0),
+                *last_acc >= 0 ? ("acc " + std::to_string(100 * *last_acc).substr(0, 5) + "%").c_str() : "",
+                e.value("eta_seconds", 0.0));
         } else if (kind == "end") {
             std::fprintf(stderr, "\n%s: %s\n", e.value("status", "").c_str(), e.value("message", "").c_str());
         }
@@ -126,7 +136,8 @@ EventSink make_sink() {
 }
 
 int run_train(TrainOptions& o) {
-    for (auto& f : o.collect) f();
+    for (auto& f : o.collect)
+        f();
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
     const EventSink sink = make_sink();
@@ -148,7 +159,8 @@ int run_train(TrainOptions& o) {
                 try {
                     list.push_back(std::stoi(cell));
                 } catch (const std::exception&) {
-                    throw std::invalid_argument("--periods takes integers separated by commas, not '" + o.periods + "'");
+                    throw std::invalid_argument("--periods takes integers separated by commas, not '" +
+                                                o.periods + "'");
                 }
             }
             o.given["period_multipliers"] = list;
@@ -185,7 +197,8 @@ void add_train_commands(CLI::App& app) {
     auto data = std::make_shared<std::string>();
     auto runs_dir = std::make_shared<std::string>();
     auto threads = std::make_shared<int>(0);
-    auto* eval = app.add_subcommand("eval", "Metrics of a run's model on its test split or a dataset file (JSON)");
+    auto* eval =
+        app.add_subcommand("eval", "Metrics of a run's model on its test split or a dataset file (JSON)");
     eval->add_option("--run", *run, "Run name or directory")->required();
     eval->add_option("--data", *data, "Dataset file of a+b=c lines (default: the run's test split)");
     eval->add_option("--runs-dir", *runs_dir, "Run store");
@@ -203,7 +216,8 @@ void add_train_commands(CLI::App& app) {
     auto prompt = std::make_shared<std::string>();
     auto p_run = std::make_shared<std::string>();
     auto p_dir = std::make_shared<std::string>();
-    auto* predict = app.add_subcommand("predict", "The model's answer to a prompt such as \"123.456+654.321=\" (JSON)");
+    auto* predict =
+        app.add_subcommand("predict", "The model's answer to a prompt such as \"123.456+654.321=\" (JSON)");
     predict->add_option("--run", *p_run, "Run name or directory")->required();
     predict->add_option("prompt", *prompt, "The prompt")->required();
     predict->add_option("--runs-dir", *p_dir, "Run store");

@@ -5,10 +5,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
@@ -38,7 +38,9 @@ constexpr const char* kBestCheckpoint = "checkpoint-best.pt";
 constexpr int64_t kCheckpointFormat = 1;
 constexpr int64_t kEvalBatch = 4096;
 
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 void set_threads(int threads) {
     const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -49,7 +51,8 @@ void set_threads(int threads) {
 
 Splits load_splits(const TrainConfig& c) {
     if (c.task.kind == TaskKind::file)
-        return split_dataset(read_dataset_file(c.task.data_file), c.train_size, c.val_size, c.test_size, c.seed);
+        return split_dataset(read_dataset_file(c.task.data_file), c.train_size, c.val_size, c.test_size,
+                             c.seed);
     return generate_splits(c.task, c.train_size, c.val_size, c.test_size, c.seed);
 }
 
@@ -68,7 +71,8 @@ std::vector<Example> with_swaps(std::vector<Example> train) {
     const std::size_t n = train.size();
     for (std::size_t i = 0; i < n; ++i) {
         const Example& e = train[i];
-        if (e.operands.size() == 2 && (e.ops[0] == "+" || e.ops[0] == "*") && !(e.operands[0] == e.operands[1])) {
+        if (e.operands.size() == 2 && (e.ops[0] == "+" || e.ops[0] == "*") &&
+            !(e.operands[0] == e.operands[1])) {
             Example s = e;
             std::swap(s.operands[0], s.operands[1]);
             train.push_back(s);
@@ -88,7 +92,8 @@ std::vector<int64_t> epoch_order(std::uint64_t seed, int64_t epoch, int64_t n) {
         const std::uint64_t bound = static_cast<std::uint64_t>(i) + 1;
         const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
         std::uint64_t r;
-        do r = rng();
+        do
+            r = rng();
         while (r >= limit);
         std::swap(order[static_cast<std::size_t>(i)], order[r % bound]);
     }
@@ -97,7 +102,7 @@ std::vector<int64_t> epoch_order(std::uint64_t seed, int64_t epoch, int64_t n) {
 
 // bf16 mixed precision on CUDA (matmuls in bf16, reductions and the loss in fp32), off on the CPU.
 class CudaAutocast {
-public:
+  public:
     explicit CudaAutocast(const torch::Device& device) : on_(device.is_cuda()) {
         if (!on_) return;
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
@@ -120,7 +125,7 @@ public:
     CudaAutocast(const CudaAutocast&) = delete;
     CudaAutocast& operator=(const CudaAutocast&) = delete;
 
-private:
+  private:
     bool on_;
 };
 
@@ -158,7 +163,8 @@ Forward run_forward(FoneTransformer& model, const EncodedSplit& b, bool with_los
     const int64_t slots = f.digit_logits.size(1), base = f.digit_logits.size(2);
     // The mean over digit slots of the per-slot cross-entropy (paper Algorithm 3), with the sign as one
     // more term of the mean when there is a sign feature.
-    auto digit_loss = torch::nn::functional::cross_entropy(f.digit_logits.reshape({-1, base}), b.digits.reshape({-1}));
+    auto digit_loss =
+        torch::nn::functional::cross_entropy(f.digit_logits.reshape({-1, base}), b.digits.reshape({-1}));
     torch::Tensor loss = digit_loss;
     if (f.sign_logit.defined()) {
         auto sign_loss = torch::nn::functional::binary_cross_entropy_with_logits(
@@ -177,7 +183,8 @@ std::string weights_digest(FoneTransformer& model) {
     for (const auto& p : model->parameters()) {
         const auto c = p.detach().to(torch::kCPU).contiguous();
         const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
-        for (std::size_t i = 0; i < static_cast<std::size_t>(c.nbytes()); ++i) h = (h ^ bytes[i]) * 1099511628211ULL;
+        for (std::size_t i = 0; i < static_cast<std::size_t>(c.nbytes()); ++i)
+            h = (h ^ bytes[i]) * 1099511628211ULL;
     }
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
@@ -192,21 +199,24 @@ int64_t injected_nan_step() {
 
 // ---- evaluation --------------------------------------------------------------------------------------
 
-json evaluate(FoneTransformer& model, const EncodedSplit& data, const FoneSpec& spec, const torch::Device& device) {
+json evaluate(FoneTransformer& model, const EncodedSplit& data, const FoneSpec& spec,
+              const torch::Device& device) {
     torch::NoGradGuard no_grad;
     model->eval();
     const auto t0 = Clock::now();
     int64_t exact = 0, digits_right = 0;
+    torch::Tensor right_per_slot = torch::zeros({spec.pair_count()}, torch::kInt64);
     double sse = 0.0, sum = 0.0, sum_sq = 0.0;
     const int64_t slots = spec.pair_count();
     std::vector<double> weights(slots);
-    for (int64_t k = 0; k < slots; ++k) weights[k] = std::pow(static_cast<double>(spec.base), k - spec.frac_digits);
+    for (int64_t k = 0; k < slots; ++k)
+        weights[k] = std::pow(static_cast<double>(spec.base), k - spec.frac_digits);
     for (int64_t start = 0; start < data.n; start += kEvalBatch) {
         const int64_t len = std::min(kEvalBatch, data.n - start);
         const auto rows = torch::arange(start, start + len, torch::kInt64);
         const EncodedSplit b = to_device(select_rows(data, rows), device);
         const Forward f = run_forward(model, b, false);
-        auto pred = f.digit_logits.argmax(-1).to(torch::kCPU);        // [len, slots]
+        auto pred = f.digit_logits.argmax(-1).to(torch::kCPU);  // [len, slots]
         auto truth = b.digits.to(torch::kCPU);
         auto right = pred.eq(truth);
         torch::Tensor pred_neg = f.sign_logit.defined() ? f.sign_logit.gt(0).to(torch::kCPU).to(torch::kInt64)
@@ -214,13 +224,15 @@ json evaluate(FoneTransformer& model, const EncodedSplit& data, const FoneSpec& 
         auto all_right = right.all(1).logical_and(pred_neg.eq(b.signs.to(torch::kCPU)));
         exact += all_right.sum().item<int64_t>();
         digits_right += right.sum().item<int64_t>();
+        right_per_slot += right.sum(0);
         auto p = pred.accessor<int64_t, 2>();
         auto neg = pred_neg.accessor<int64_t, 1>();
         const auto answers = b.answers.to(torch::kCPU);
         auto y = answers.accessor<double, 1>();
         for (int64_t i = 0; i < len; ++i) {
             double v = 0.0;
-            for (int64_t k = 0; k < slots; ++k) v += static_cast<double>(p[i][k]) * weights[k];
+            for (int64_t k = 0; k < slots; ++k)
+                v += static_cast<double>(p[i][k]) * weights[k];
             if (neg[i]) v = -v;
             sse += (v - y[i]) * (v - y[i]);
             sum += y[i];
@@ -230,9 +242,14 @@ json evaluate(FoneTransformer& model, const EncodedSplit& data, const FoneSpec& 
     model->train();
     const double n = static_cast<double>(data.n), secs = seconds_since(t0);
     const double sst = sum_sq - sum * sum / n;
+    // Accuracy of each digit position, keyed by its power of the base (0: units, -1: tenths, ...).
+    json per_position = json::object();
+    for (int64_t k = 0; k < slots; ++k)
+        per_position[std::to_string(k - spec.frac_digits)] = right_per_slot[k].item<int64_t>() / n;
     return {{"n", data.n},
             {"exact_match", exact / n},
             {"digit_accuracy", digits_right / (n * slots)},
+            {"digit_accuracy_by_position", per_position},
             {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
             {"rmse", std::sqrt(sse / n)},
             {"tokens_per_number", 1.0},
@@ -258,7 +275,8 @@ torch::Tensor string_tensor(const std::string& s) {
 
 std::string tensor_string(const torch::Tensor& t) {
     auto c = t.contiguous().to(torch::kCPU);
-    return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), static_cast<std::size_t>(c.numel()));
+    return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()),
+                       static_cast<std::size_t>(c.numel()));
 }
 
 void fsync_path(const std::string& path) {
@@ -327,20 +345,21 @@ void load_weights(Checkpoint& c, FoneTransformer& model, const std::string& path
         model->load(c.archive);
     } catch (const std::exception& e) {
         std::string what = e.what();
-        throw RunError(path + ": the weights do not match the model of its config (" + what.substr(0, what.find('\n')) + ")");
+        throw RunError(path + ": the weights do not match the model of its config (" +
+                       what.substr(0, what.find('\n')) + ")");
     }
 }
 
 // ---- the training loop -------------------------------------------------------------------------------
 
 class Trainer {
-public:
+  public:
     Trainer(TrainConfig config, std::string run_dir, const EventSink& sink)
         : cfg_(std::move(config)), dir_(std::move(run_dir)), sink_(sink) {}
 
     TrainOutcome run(Checkpoint* resume_from);
 
-private:
+  private:
     TrainConfig cfg_;
     std::string dir_;
     const EventSink& sink_;
@@ -372,7 +391,8 @@ double Trainer::lr_at(int64_t step, int64_t total) const {
     const int64_t warm = static_cast<int64_t>(std::llround(cfg_.warmup * static_cast<double>(total)));
     if (step < warm) return cfg_.lr * static_cast<double>(step + 1) / static_cast<double>(warm);
     if (cfg_.schedule == "constant") return cfg_.lr;
-    const double progress = static_cast<double>(step - warm) / static_cast<double>(std::max<int64_t>(1, total - warm));
+    const double progress =
+        static_cast<double>(step - warm) / static_cast<double>(std::max<int64_t>(1, total - warm));
     return cfg_.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * std::min(1.0, progress)));
 }
 
@@ -382,7 +402,7 @@ json Trainer::eval_event(double epoch_seconds, double train_examples_per_second)
     e["split"] = "test";
     e["step"] = pos_.step;
     e["epoch"] = pos_.epoch + static_cast<double>(pos_.batch_in_epoch) * static_cast<double>(cfg_.batch) /
-                                   static_cast<double>(std::max<int64_t>(1, train_.n));
+                                  static_cast<double>(std::max<int64_t>(1, train_.n));
     e["epoch_seconds"] = epoch_seconds;
     e["examples_per_second"] = train_examples_per_second;
     if (val_.n > 0) e["val_exact_match"] = evaluate(model_, val_, spec_, device_)["exact_match"];
@@ -412,7 +432,8 @@ TrainOutcome Trainer::finish(const std::string& status, const std::string& messa
     const ParamCount params = count_params(cfg_.model, spec_.width());
     summary["params"] = params.total;
     summary["params_without_embedding"] = params.without_embedding();
-    if (status != kStatusFailed || fs::exists(path(kLastCheckpoint))) write_json_atomic(path("summary.json"), summary);
+    if (status != kStatusFailed || fs::exists(path(kLastCheckpoint)))
+        write_json_atomic(path("summary.json"), summary);
     write_status(dir_, status, message, {{"step", pos_.step}, {"epoch", pos_.epoch}});
     emit({{"event", "end"},
           {"status", status},
@@ -430,7 +451,6 @@ TrainOutcome Trainer::finish(const std::string& status, const std::string& messa
 
 TrainOutcome Trainer::run(Checkpoint* resume_from) {
     session_start_ = Clock::now();
-    g_stop = false;
     set_threads(cfg_.threads);
     device_ = torch::Device(resolve_device(cfg_.device));
     torch::manual_seed(cfg_.seed);
@@ -442,9 +462,8 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     test_ = encode_examples(splits.test, spec_);
     model_ = make_model(cfg_, spec_);
     opt_ = std::make_unique<torch::optim::AdamW>(
-        model_->parameters(), torch::optim::AdamWOptions(cfg_.lr)
-                                  .betas({cfg_.beta1, cfg_.beta2})
-                                  .weight_decay(cfg_.weight_decay));
+        model_->parameters(),
+        torch::optim::AdamWOptions(cfg_.lr).betas({cfg_.beta1, cfg_.beta2}).weight_decay(cfg_.weight_decay));
     if (resume_from) {
         load_weights(*resume_from, model_, path(kLastCheckpoint));
         torch::serialize::InputArchive opt_archive;
@@ -461,7 +480,8 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     const int64_t total_steps = steps_per_epoch * cfg_.epochs;
     const ParamCount params = count_params(cfg_.model, spec_.width());
     const int64_t seq_len = train_.tokens.size(1);
-    write_status(dir_, kStatusRunning, resume_from ? "resumed" : "", {{"step", pos_.step}, {"epoch", pos_.epoch}});
+    write_status(dir_, kStatusRunning, resume_from ? "resumed" : "",
+                 {{"step", pos_.step}, {"epoch", pos_.epoch}});
     if (resume_from) append_jsonl(path("metrics.jsonl"), {{"event", "resume"}, {"step", pos_.step}});
     emit({{"event", "start"},
           {"run", fs::path(dir_).filename().string()},
@@ -472,7 +492,8 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
           {"train_examples", n},
           {"test_examples", test_.n},
           {"sequence_length", seq_len},
-          {"fone", {{"int_digits", spec_.int_digits}, {"frac_digits", spec_.frac_digits}, {"width", spec_.width()}}},
+          {"fone",
+           {{"int_digits", spec_.int_digits}, {"frac_digits", spec_.frac_digits}, {"width", spec_.width()}}},
           {"params", params.total},
           {"params_without_embedding", params.without_embedding()},
           {"flops_per_example", train_flops_per_example(cfg_.model, static_cast<int>(seq_len), 1)},
@@ -501,7 +522,8 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         const int64_t start = pos_.batch_in_epoch * batch, len = std::min(batch, n - start);
         const EncodedSplit b = select_rows(train_dev, order.narrow(0, start, len));
         const double lr = lr_at(pos_.step, total_steps);
-        for (auto& group : opt_->param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
+        for (auto& group : opt_->param_groups())
+            static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
         opt_->zero_grad();
         const Forward f = run_forward(model_, b, true);
         double loss = f.loss.item<double>();
@@ -539,7 +561,8 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
                   {"lr", lr},
                   {"examples_per_second", rate},
                   {"elapsed_seconds", elapsed()},
-                  {"eta_seconds", (total_steps - pos_.step) * static_cast<double>(batch) / std::max(rate, 1e-9)}},
+                  {"eta_seconds",
+                   (total_steps - pos_.step) * static_cast<double>(batch) / std::max(rate, 1e-9)}},
                  true);
             last_progress = Clock::now();
             examples_since = 0;
@@ -548,7 +571,8 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         const bool do_eval =
             cfg_.eval_every > 0 ? pos_.step % cfg_.eval_every == 0 || pos_.step == total_steps : epoch_end;
         if (do_eval) {
-            last_eval_ = eval_event(epoch_train_seconds, epoch_examples / std::max(epoch_train_seconds, 1e-9));
+            last_eval_ =
+                eval_event(epoch_train_seconds, epoch_examples / std::max(epoch_train_seconds, 1e-9));
             last_eval_["epoch"] = epoch_float;
             emit(last_eval_, true);
             const double em = last_eval_["exact_match"];
@@ -559,8 +583,9 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
             if (cfg_.target_acc > 0 && em >= cfg_.target_acc) {
                 pos_.time_to_target = elapsed();
                 checkpoint(kLastCheckpoint);
-                return finish(kStatusFinished, "reached the target exact match " + std::to_string(cfg_.target_acc) +
-                                                   " at step " + std::to_string(pos_.step));
+                return finish(kStatusFinished, "reached the target exact match " +
+                                                   std::to_string(cfg_.target_acc) + " at step " +
+                                                   std::to_string(pos_.step));
             }
         }
         if (epoch_end) {
@@ -588,7 +613,8 @@ Loaded load_for_inference(const std::string& run_dir, int threads, std::string& 
     l.spec = spec_for(l.config, l.splits);
     l.model = make_model(l.config, l.spec);
     load_weights(c, l.model, checkpoint_used);
-    l.device = torch::Device(resolve_device(l.config.device == "cuda" && !cuda_available() ? "cpu" : l.config.device));
+    l.device = torch::Device(
+        resolve_device(l.config.device == "cuda" && !cuda_available() ? "cpu" : l.config.device));
     l.model->to(l.device);
     l.model->eval();
     return l;
@@ -596,19 +622,25 @@ Loaded load_for_inference(const std::string& run_dir, int threads, std::string& 
 
 }  // namespace
 
-void request_stop() { g_stop = true; }
+void request_stop() {
+    g_stop = true;
+}
 
-bool cuda_available() { return torch::cuda::is_available(); }
+bool cuda_available() {
+    return torch::cuda::is_available();
+}
 
-std::string torch_version() { return TORCH_VERSION; }
+std::string torch_version() {
+    return TORCH_VERSION;
+}
 
 std::string resolve_device(const std::string& requested) {
     if (requested == "cpu") return "cpu";
     if (requested == "cuda") {
         if (!cuda_available())
-            throw std::invalid_argument(
-                "device cuda: this build's LibTorch " + torch_version() +
-                " has no CUDA or no GPU is visible (build against LibTorch with CUDA: scripts/check-torch2.sh)");
+            throw std::invalid_argument("device cuda: this build's LibTorch " + torch_version() +
+                                        " has no CUDA or no GPU is visible (build against LibTorch with "
+                                        "CUDA: scripts/check-torch2.sh)");
         return "cuda";
     }
     if (requested == "auto") return cuda_available() ? "cuda" : "cpu";
@@ -619,7 +651,8 @@ TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSi
     config.validate();
     resolve_device(config.device);  // fail before making a run directory
     json record = config.to_json();
-    record["versions"] = {{"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
+    record["versions"] = {
+        {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
     const std::string dir = store.create_run(config.name, record);
     Trainer t(config, dir, sink);
     try {
@@ -633,7 +666,8 @@ TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSi
 TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink) {
     const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
     Checkpoint c = open_checkpoint(last);
-    const std::string status = read_json_file((fs::path(run_dir) / "status.json").string()).value("status", "");
+    const std::string status =
+        read_json_file((fs::path(run_dir) / "status.json").string()).value("status", "");
     if (status == kStatusFinished) throw RunError(run_dir + " has finished; nothing to resume");
     Trainer t(c.config, run_dir, sink);
     try {
@@ -656,7 +690,8 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
     const EncodedSplit train = to_device(encode_examples(splits.train, spec), device);
     FoneTransformer model = make_model(c, spec);
     model->to(device);
-    torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
+    torch::optim::AdamW opt(model->parameters(),
+                            torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
     const int64_t batch = static_cast<int64_t>(c.batch);
     double t_batch = 0, t_fwd = 0, t_bwd = 0, t_opt = 0;
     auto sync = [&] {
@@ -717,7 +752,8 @@ json measure_inference_speed(TrainConfig c, int repeats, std::size_t eval_exampl
     model->to(device);
     model->eval();
     torch::NoGradGuard no_grad;
-    const EncodedSplit one = to_device(encode_prompt(tokenize_prompt(splits.test.front().prompt()), spec), device);
+    const EncodedSplit one =
+        to_device(encode_prompt(tokenize_prompt(splits.test.front().prompt()), spec), device);
     std::vector<double> ms;
     for (int r = 0; r < repeats + 3; ++r) {
         const auto t0 = Clock::now();
@@ -758,13 +794,15 @@ json predict_run(const std::string& run_dir, const std::string& prompt, int thre
     for (int64_t k = 0; k < slots; ++k) {
         std::vector<double> p(probs[k].data_ptr<double>(), probs[k].data_ptr<double>() + base);
         digits[k] = static_cast<int>(std::max_element(p.begin(), p.end()) - p.begin());
-        per_digit.push_back({{"position", k - l.spec.frac_digits}, {"digit", digits[k]}, {"probabilities", p}});
+        per_digit.push_back(
+            {{"position", k - l.spec.frac_digits}, {"digit", digits[k]}, {"probabilities", p}});
     }
     double p_neg = 0.0;
     if (f.sign_logit.defined()) p_neg = torch::sigmoid(f.sign_logit[0]).item<double>();
     const int64_t next = f.lm_logits[0].argmax().item<int64_t>();
     json tokens = json::array();
-    for (int64_t t : tp.tokens) tokens.push_back(vocab_names()[static_cast<std::size_t>(t)]);
+    for (int64_t t : tp.tokens)
+        tokens.push_back(vocab_names()[static_cast<std::size_t>(t)]);
     return {{"prompt", prompt},
             {"tokens", tokens},
             {"next_token", vocab_names()[static_cast<std::size_t>(next)]},

@@ -28,11 +28,12 @@ std::vector<int64_t> example_tokens(const Example& e) {
 }
 
 // Builds the tensors from token rows (left-padded to the longest) and their numbers.
-EncodedSplit build(const std::vector<std::vector<int64_t>>& rows, const std::vector<std::vector<Decimal>>& numbers,
-                   const FoneSpec& spec) {
+EncodedSplit build(const std::vector<std::vector<int64_t>>& rows,
+                   const std::vector<std::vector<Decimal>>& numbers, const FoneSpec& spec) {
     const int64_t n = static_cast<int64_t>(rows.size());
     std::size_t longest = 0;
-    for (const auto& r : rows) longest = std::max(longest, r.size());
+    for (const auto& r : rows)
+        longest = std::max(longest, r.size());
     const int64_t l = static_cast<int64_t>(longest), w = spec.width();
     EncodedSplit s;
     s.n = n;
@@ -64,7 +65,8 @@ EncodedSplit build(const std::vector<std::vector<int64_t>>& rows, const std::vec
 }  // namespace
 
 const std::vector<std::string>& vocab_names() {
-    static const std::vector<std::string> names = {"[PAD]", "[BOS]", "[EOS]", "[NUM]", "+", "-", "*", ",", "mod", "="};
+    static const std::vector<std::string> names = {"[PAD]", "[BOS]", "[EOS]", "[NUM]", "+",
+                                                   "-",     "*",     ",",     "mod",   "="};
     return names;
 }
 
@@ -122,8 +124,10 @@ TokenizedPrompt tokenize_prompt(const std::string& prompt) {
         }
         // Operators, with the Unicode minus (U+2212) and times (U+00D7) as their ASCII forms.
         static const std::pair<std::string, int64_t> kWords[] = {
-            {"mod", kMod}, {"\xE2\x88\x92", kMinus}, {"\xC3\x97", kTimes}, {"+", kPlus},
-            {"-", kMinus}, {"*", kTimes},             {",", kComma},       {"=", kEquals}};
+            {"mod", kMod},        {"\xE2\x88\x92", kMinus},
+            {"\xC3\x97", kTimes}, {"+", kPlus},
+            {"-", kMinus},        {"*", kTimes},
+            {",", kComma},        {"=", kEquals}};
         bool matched = false;
         for (const auto& [word, id] : kWords)
             if (t.compare(i, word.size(), word) == 0) {
@@ -134,9 +138,10 @@ TokenizedPrompt tokenize_prompt(const std::string& prompt) {
             }
         if (!matched) {
             std::size_t end = i;
-            while (end < t.size() && !std::isspace(static_cast<unsigned char>(t[end]))) ++end;
-            throw std::invalid_argument("the model has no token for '" + t.substr(i, end - i) + "' (it knows: " +
-                                        known() + ")");
+            while (end < t.size() && !std::isspace(static_cast<unsigned char>(t[end])))
+                ++end;
+            throw std::invalid_argument("the model has no token for '" + t.substr(i, end - i) +
+                                        "' (it knows: " + known() + ")");
         }
     }
     if (out.numbers.empty()) throw std::invalid_argument("the prompt has no number");

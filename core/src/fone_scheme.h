@@ -36,7 +36,7 @@ EncodedSplit encode_examples(const std::vector<Example>& examples, const FoneSpe
 // rest matched against the vocabulary, spaces ignored). Throws std::invalid_argument naming an unknown
 // word and listing the known ones.
 struct TokenizedPrompt {
-    std::vector<int64_t> tokens;  // starts with kBos
+    std::vector<int64_t> tokens;   // starts with kBos
     std::vector<Decimal> numbers;  // one per kNum, in order
 };
 TokenizedPrompt tokenize_prompt(const std::string& prompt);

@@ -11,7 +11,7 @@
 namespace fone::detail {
 
 class JsonFields {
-public:
+  public:
     JsonFields(const nlohmann::json& j, std::string where) : j_(j), where_(std::move(where)) {
         if (!j_.is_object()) throw std::invalid_argument(where_ + ": expected a JSON object");
     }
@@ -28,7 +28,8 @@ public:
             } else if constexpr (std::is_integral_v<T>) {
                 if (!it->is_number_integer()) throw std::invalid_argument("expected an integer");
                 if constexpr (std::is_unsigned_v<T>)
-                    if (it->template get<long long>() < 0) throw std::invalid_argument("must not be negative");
+                    if (it->template get<long long>() < 0)
+                        throw std::invalid_argument("must not be negative");
             } else if constexpr (std::is_floating_point_v<T>) {
                 if (!it->is_number()) throw std::invalid_argument("expected a number");
             } else if constexpr (std::is_same_v<T, std::string>) {
@@ -45,10 +46,11 @@ public:
     // Throws for keys that no read() asked for.
     void reject_unknown() const {
         for (auto it = j_.begin(); it != j_.end(); ++it)
-            if (!seen_.count(it.key())) throw std::invalid_argument(where_ + ": unknown setting \"" + it.key() + "\"");
+            if (!seen_.count(it.key()))
+                throw std::invalid_argument(where_ + ": unknown setting \"" + it.key() + "\"");
     }
 
-private:
+  private:
     const nlohmann::json& j_;
     std::string where_;
     std::set<std::string> seen_;

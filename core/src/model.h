@@ -30,7 +30,7 @@ TORCH_MODULE(Attention);
 
 struct MlpImpl : torch::nn::Module {
     explicit MlpImpl(const ModelConfig& c);
-    torch::Tensor forward(const torch::Tensor& x);  // SwiGLU: down(silu(gate x) * up x)
+    torch::Tensor forward(const torch::Tensor& x);      // SwiGLU: down(silu(gate x) * up x)
     torch::nn::Linear gate_up{nullptr}, down{nullptr};  // gate and up in one projection
 };
 TORCH_MODULE(Mlp);
@@ -53,8 +53,8 @@ struct FoneTransformerImpl : torch::nn::Module {
 
     // tokens [B, L] int64; fone [B, L, fone_width] float, zero where the token is not a number;
     // num_mask [B, L] bool. Returns the final hidden states [B, L, d] (or [B, 1, d] with last_only).
-    torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& fone, const torch::Tensor& num_mask,
-                          const torch::Tensor& key_mask, bool last_only);
+    torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& fone,
+                          const torch::Tensor& num_mask, const torch::Tensor& key_mask, bool last_only);
 
     torch::Tensor lm_logits(const torch::Tensor& h);     // [..., vocab], tied to the embedding
     torch::Tensor digit_logits(const torch::Tensor& h);  // [..., slots, base], temperature included
@@ -73,7 +73,7 @@ struct FoneTransformerImpl : torch::nn::Module {
     torch::Tensor prototypes;                 // [2, base]: column j is φ(j, base)
     torch::Tensor rope_cos, rope_sin;         // [max_seq, head_dim / 2]
 
-private:
+  private:
     torch::Tensor head_input(const torch::Tensor& h);
 };
 TORCH_MODULE(FoneTransformer);

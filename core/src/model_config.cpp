@@ -12,22 +12,35 @@ void ModelConfig::validate() const {
     if (hidden % 2) bad("hidden must be even (the digit head reads pairs)");
     if (layers < 1 || layers > 256) bad("layers must be in 1..256");
     if (heads < 1 || kv_heads < 1) bad("heads and kv_heads must be at least 1");
-    if (heads % kv_heads) bad("heads (" + std::to_string(heads) + ") must be a multiple of kv_heads (" +
-                              std::to_string(kv_heads) + ")");
+    if (heads % kv_heads)
+        bad("heads (" + std::to_string(heads) + ") must be a multiple of kv_heads (" +
+            std::to_string(kv_heads) + ")");
     if (head_dim < 2 || head_dim % 2) bad("head_dim must be even and at least 2 (rotary pairs)");
     if (intermediate < 1) bad("intermediate must be at least 1");
     if (max_seq < 2) bad("max_seq must be at least 2");
     if (fone_input != "pad" && fone_input != "linear") bad("fone_input must be \"pad\" or \"linear\"");
     if (head_norm != "layernorm" && head_norm != "none") bad("head_norm must be \"layernorm\" or \"none\"");
-    if (!(head_temperature_init > 0 && head_temperature_init < 1e4)) bad("head_temperature_init must be in (0, 10000)");
+    if (!(init_std >= 0 && init_std < 10)) bad("init_std must be in [0, 10)");
+    if (!(head_temperature_init > 0 && head_temperature_init < 1e4))
+        bad("head_temperature_init must be in (0, 10000)");
 }
 
 nlohmann::json ModelConfig::to_json() const {
-    return {{"vocab_size", vocab_size}, {"hidden", hidden},         {"layers", layers},
-            {"heads", heads},           {"kv_heads", kv_heads},     {"intermediate", intermediate},
-            {"head_dim", head_dim},     {"max_seq", max_seq},       {"rope_theta", rope_theta},
-            {"norm_eps", norm_eps},     {"fone_input", fone_input}, {"head_norm", head_norm},
-            {"head_temperature", head_temperature}, {"head_temperature_init", head_temperature_init}};
+    return {{"vocab_size", vocab_size},
+            {"hidden", hidden},
+            {"layers", layers},
+            {"heads", heads},
+            {"kv_heads", kv_heads},
+            {"intermediate", intermediate},
+            {"head_dim", head_dim},
+            {"max_seq", max_seq},
+            {"rope_theta", rope_theta},
+            {"norm_eps", norm_eps},
+            {"fone_input", fone_input},
+            {"head_norm", head_norm},
+            {"head_temperature", head_temperature},
+            {"head_temperature_init", head_temperature_init},
+            {"init_std", init_std}};
 }
 
 ModelConfig ModelConfig::from_json(const nlohmann::json& j) {
@@ -47,12 +60,14 @@ ModelConfig ModelConfig::from_json(const nlohmann::json& j) {
     f.read("head_norm", c.head_norm);
     f.read("head_temperature", c.head_temperature);
     f.read("head_temperature_init", c.head_temperature_init);
+    f.read("init_std", c.init_std);
     f.reject_unknown();
     return c;
 }
 
 ModelConfig size_level(int level) {
-    if (level < 1 || level > 6) throw std::invalid_argument("size level must be 1..6, not " + std::to_string(level));
+    if (level < 1 || level > 6)
+        throw std::invalid_argument("size level must be 1..6, not " + std::to_string(level));
     static constexpr int kHeads[] = {4, 4, 6, 8, 8, 8};
     static constexpr int kKvHeads[] = {2, 2, 3, 4, 4, 4};
     ModelConfig c;
@@ -65,7 +80,8 @@ ModelConfig size_level(int level) {
 }
 
 ParamCount count_params(const ModelConfig& c, int fone_width) {
-    const std::int64_t d = c.hidden, q = std::int64_t(c.heads) * c.head_dim, kv = std::int64_t(c.kv_heads) * c.head_dim;
+    const std::int64_t d = c.hidden, q = std::int64_t(c.heads) * c.head_dim,
+                       kv = std::int64_t(c.kv_heads) * c.head_dim;
     const std::int64_t attention = d * q + 2 * d * kv + q * d;
     const std::int64_t mlp = 3 * d * c.intermediate;
     const std::int64_t norms = 2 * d;

@@ -58,7 +58,8 @@ nlohmann::json measure_training_throughput(TrainConfig config, int steps, int wa
 
 // Inference speed of a config's (untrained) model: {"single_latency_ms" (one prompt, one forward pass,
 // median of `repeats`), "eval_examples_per_second" (batched evaluation of `eval_examples`)}.
-nlohmann::json measure_inference_speed(TrainConfig config, int repeats = 50, std::size_t eval_examples = 20000);
+nlohmann::json measure_inference_speed(TrainConfig config, int repeats = 50,
+                                       std::size_t eval_examples = 20000);
 
 // "cpu" or "cuda" for "auto"; throws std::invalid_argument for "cuda" in a build or on a machine without it.
 std::string resolve_device(const std::string& requested);

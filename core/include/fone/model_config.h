@@ -29,6 +29,9 @@ struct ModelConfig {
     // A learnable scale on the digit logits. Without it, the normalised hidden state caps the logits
     // (|pair| is about 1 after a LayerNorm), so the loss cannot go below ~0.6 even when every digit is right.
     bool head_temperature = true;
+    // Standard deviation of the normal initialisation of the projection weights (Llama: 0.02); 0 keeps
+    // LibTorch's default (uniform, scaled by 1/sqrt(fan_in)), which suits narrow models better.
+    double init_std = 0.02;
     // Its starting value (a fixed scale when head_temperature is off).
     double head_temperature_init = 1.0;
 

@@ -19,7 +19,7 @@
 namespace fone {
 
 class RunError : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 
@@ -54,17 +54,17 @@ struct MetricsFile {
 MetricsFile read_metrics(const std::string& path);
 
 struct RunInfo {
-    std::string name;    // the directory's name
-    std::string dir;     // absolute path
-    std::string status;  // one of the kStatus* values, "interrupted" derived as described above
-    std::string message;  // why it failed / was stopped / is broken
-    nlohmann::json config;   // {} when broken
-    nlohmann::json summary;  // {} until finished
+    std::string name;            // the directory's name
+    std::string dir;             // absolute path
+    std::string status;          // one of the kStatus* values, "interrupted" derived as described above
+    std::string message;         // why it failed / was stopped / is broken
+    nlohmann::json config;       // {} when broken
+    nlohmann::json summary;      // {} until finished
     nlohmann::json last_status;  // status.json as read ({} when missing)
 };
 
 class RunStore {
-public:
+  public:
     // Creates the root directory if needed.
     explicit RunStore(std::string root);
     // With create_root false, a missing root is an empty store (read-only tools such as `fone runs`).
@@ -83,7 +83,7 @@ public:
     std::vector<RunInfo> list() const;
     RunInfo info(const std::string& run_dir) const;
 
-private:
+  private:
     std::string root_;
 };
 

@@ -32,21 +32,21 @@ struct TrainConfig {
     int epochs = 8;
     double lr = 3e-3;
     std::size_t batch = 512;
-    double warmup = 0.1;            // fraction of all steps spent in linear warm-up
+    double warmup = 0.1;              // fraction of all steps spent in linear warm-up
     std::string schedule = "cosine";  // "cosine" (to 0 at the last step) or "constant"
-    double clip = 1.0;              // gradient-norm clip (0: off)
-    double weight_decay = 0.01;     // AdamW's decoupled weight decay
+    double clip = 1.0;                // gradient-norm clip (0: off)
+    double weight_decay = 0.01;       // AdamW's decoupled weight decay
     double beta1 = 0.9, beta2 = 0.999;
-    bool swap_operands = false;     // augment commutative tasks with b+a for every a+b in training
+    bool swap_operands = false;  // augment commutative tasks with b+a for every a+b in training
 
     std::uint64_t seed = 42;
-    std::string device = "auto";    // "auto", "cpu", "cuda"
-    int threads = 0;                // 0: every core
-    double target_acc = 0.0;        // stop once the test exact match reaches this (0: never)
-    int eval_every = 0;             // steps between evaluations (0: once per epoch)
-    int checkpoint_every = 0;       // steps between checkpoints (0: once per epoch)
-    std::string name;               // run name ("" : generated)
-    std::string preset;             // the preset it started from, for the record
+    std::string device = "auto";  // "auto", "cpu", "cuda"
+    int threads = 0;              // 0: every core
+    double target_acc = 0.0;      // stop once the test exact match reaches this (0: never)
+    int eval_every = 0;           // steps between evaluations (0: once per epoch)
+    int checkpoint_every = 0;     // steps between checkpoints (0: once per epoch)
+    std::string name;             // run name ("" : generated)
+    std::string preset;           // the preset it started from, for the record
 
     // FoNE digit slots; empty optionals take the task's own (task_spec).
     int int_digits = -1, frac_digits = -1;

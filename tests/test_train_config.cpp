@@ -1,0 +1,105 @@
+// Run settings: layering (defaults <- preset <- file <- command line), the paper's preset, size levels,
+// validation that names every problem, strict JSON.
+#include <QtTest>
+
+#include "fone/train_config.h"
+
+using fone::resolve_train_config;
+using fone::TrainConfig;
+using nlohmann::json;
+
+class TestTrainConfig : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void defaults_depend_on_size() {
+        const TrainConfig big = resolve_train_config({{{"train_size", 51200}}});
+        QCOMPARE(big.task.kind, fone::TaskKind::dec_add);
+        QCOMPARE(big.model.hidden, 64);
+        QCOMPARE(big.batch, std::size_t(256));
+        QCOMPARE(big.epochs, 5);
+        QVERIFY(!big.swap_operands);
+        QVERIFY(big.model.head_temperature);
+        QCOMPARE(big.eval_every, 50);
+        const TrainConfig small = resolve_train_config({{{"train_size", 6400}}});
+        QVERIFY(small.swap_operands);
+        QVERIFY(!small.model.head_temperature);
+        QCOMPARE(small.epochs, 100);
+    }
+
+    void paper_preset() {
+        const TrainConfig p = resolve_train_config({{{"preset", "paper"}}});
+        QCOMPARE(p.size_level, 4);
+        QCOMPARE(p.model.hidden, 256);
+        QCOMPARE(p.model.layers, 4);
+        QCOMPARE(p.model.heads, 8);
+        QCOMPARE(p.model.kv_heads, 4);
+        QCOMPARE(p.model.intermediate, 1024);
+        QCOMPARE(p.lr, 5e-3);
+        QCOMPARE(p.batch, std::size_t(512));
+        QCOMPARE(p.epochs, 100);
+        QCOMPARE(p.warmup, 0.2);
+        QCOMPARE(p.clip, 1.0);
+        QCOMPARE(p.model.init_std, 0.02);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolve_train_config({{{"preset", "nope"}}}));
+    }
+
+    void later_layers_win() {
+        const json file = {{"lr", 1e-3}, {"epochs", 7}, {"model", {{"hidden", 96}}}};
+        const json cli = {{"epochs", 9}};
+        const TrainConfig c = resolve_train_config({file, cli});
+        QCOMPARE(c.lr, 1e-3);
+        QCOMPARE(c.epochs, 9);
+        QCOMPARE(c.model.hidden, 96);
+        QCOMPARE(c.model.layers, 2);  // untouched default
+    }
+
+    void size_levels_and_custom_shapes() {
+        const TrainConfig l2 = resolve_train_config({{{"size_level", 2}}});
+        QCOMPARE(l2.model.hidden, 128);
+        QCOMPARE(l2.model.layers, 2);
+        const TrainConfig custom = resolve_train_config({{{"size_level", 2}, {"model", {{"layers", 3}}}}});
+        QCOMPARE(custom.size_level, 0);
+        QCOMPARE(custom.model.layers, 3);
+    }
+
+    void validation_lists_every_problem() {
+        try {
+            resolve_train_config(
+                {{{"lr", -1.0}, {"epochs", 0}, {"device", "tpu"}, {"model", {{"heads", 3}}}}});
+            QFAIL("no error");
+        } catch (const std::invalid_argument& e) {
+            const QString m = e.what();
+            QVERIFY2(
+                m.contains("lr:") && m.contains("epochs:") && m.contains("device:") && m.contains("heads"),
+                e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolve_train_config({{{"task", "file"}}}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolve_train_config({{{"task", "division"}}}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolve_train_config({{{"method", "bpe"}}}));
+    }
+
+    void strict_json() {
+        try {
+            TrainConfig::from_json({{"learning_rate", 0.1}});
+            QFAIL("no error");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("learning_rate"), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TrainConfig::from_json({{"epochs", "ten"}}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TrainConfig::from_json({{"batch", -5}}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 TrainConfig::from_json({{"model", {{"hidden", 1.5}}}}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TrainConfig::from_json(json::array()));
+    }
+
+    void json_round_trip() {
+        TrainConfig c =
+            resolve_train_config({{{"task", "mod-add"}, {"modulus", 113}, {"seed", 7}, {"size_level", 3}}});
+        const TrainConfig back = TrainConfig::from_json(c.to_json());
+        QCOMPARE(back.to_json().dump(), c.to_json().dump());
+        QCOMPARE(back.task.modulus, 113);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTrainConfig)
+#include "test_train_config.moc"
