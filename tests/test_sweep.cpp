@@ -15,12 +15,31 @@ struct Result {
 
 // Options that make a run take about a second.
 QStringList tiny(int epochs = 2) {
-    return {"--task",         "dec-add", "--val-size", "32",
-            "--test-size",    "100",     "--hidden",   "32",
-            "--layers",       "1",       "--heads",    "2",
-            "--kv-heads",     "1",       "--head-dim", "16",
-            "--intermediate", "64",      "--epochs",   QString::number(epochs),
-            "--batch",        "64",      "--threads",  "1"};
+    return {"--task",
+            "dec-add",
+            "--val-size",
+            "32",
+            "--test-size",
+            "100",
+            "--hidden",
+            "32",
+            "--layers",
+            "1",
+            "--heads",
+            "2",
+            "--kv-heads",
+            "1",
+            "--head-dim",
+            "16",
+            "--intermediate",
+            "64",
+            "--epochs",
+            QString::number(epochs),
+            "--batch",
+            "64",
+            "--threads",
+            "1",
+            "--no-swap-operands"};
 }
 
 Result run_fone(const QStringList& args, int timeout_ms = 300000) {

@@ -64,8 +64,10 @@ class TestTrainConfig : public QObject {
 
     void validation_lists_every_problem() {
         try {
-            resolve_train_config(
-                {{{"lr", -1.0}, {"epochs", 0}, {"device", "tpu"}, {"model", {{"heads", 3}}}}});
+            resolve_train_config({{{"lr", -1.0},
+                                   {"epochs", 0},
+                                   {"device", "tpu"},
+                                   {"model", {{"heads", 3}, {"kv_heads", 2}}}}});
             QFAIL("no error");
         } catch (const std::invalid_argument& e) {
             const QString m = e.what();

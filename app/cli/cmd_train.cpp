@@ -88,7 +88,9 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<std::string>(cmd, "--schedule", "schedule", "cosine or constant");
     o.add<double>(cmd, "--clip", "clip", "Gradient-norm clip (0: off)");
     o.add<double>(cmd, "--weight-decay", "weight_decay", "AdamW weight decay");
-    o.add_flag(cmd, "--swap-operands", "swap_operands", true, "Also train on b+a for every a+b");
+    o.add_flag(cmd, "--swap-operands", "swap_operands", true,
+               "Also train on b+a for every a+b (default below 25,600)");
+    o.add_flag(cmd, "--no-swap-operands", "swap_operands", false, "Train on the examples as drawn only");
     o.add<std::uint64_t>(cmd, "--seed", "seed", "Seed of data, initialisation and order");
     o.add<std::string>(cmd, "--device", "device", "auto, cpu or cuda");
     o.add<int>(cmd, "--threads", "threads", "CPU threads (0: every core)");
