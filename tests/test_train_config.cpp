@@ -22,6 +22,7 @@ class TestTrainConfig : public QObject {
         QCOMPARE(big.eval_every, 50);
         const TrainConfig small = resolve_train_config({{{"train_size", 6400}}});
         QVERIFY(small.swap_operands);
+        QCOMPARE(small.model.hidden, 128);
         QVERIFY(!small.model.head_temperature);
         QCOMPARE(small.epochs, 100);
     }
