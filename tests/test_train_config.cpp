@@ -58,6 +58,8 @@ class TestTrainConfig : public QObject {
         const TrainConfig l2 = resolve_train_config({{{"size_level", 2}}});
         QCOMPARE(l2.model.hidden, 128);
         QCOMPARE(l2.model.layers, 2);
+        QCOMPARE(l2.model.head_dim, 64);
+        QCOMPARE(l2.model.heads, 4);
         const TrainConfig custom = resolve_train_config({{{"size_level", 2}, {"model", {{"layers", 3}}}}});
         QCOMPARE(custom.size_level, 0);
         QCOMPARE(custom.model.layers, 3);

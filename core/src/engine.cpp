@@ -602,14 +602,16 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
 }
 
 // A run's model for evaluation and prediction: its best checkpoint, else its last.
-Loaded load_for_inference(const std::string& run_dir, int threads, std::string& checkpoint_used) {
+Loaded load_for_inference(const std::string& run_dir, int threads, std::string& checkpoint_used,
+                          bool need_data) {
     set_threads(threads);
     const std::string best = (fs::path(run_dir) / kBestCheckpoint).string();
     checkpoint_used = fs::exists(best) ? best : (fs::path(run_dir) / kLastCheckpoint).string();
     Checkpoint c = open_checkpoint(checkpoint_used);
     Loaded l;
     l.config = c.config;
-    l.splits = load_splits(l.config);
+    // Generated tasks know their digit slots without data; file tasks need the file to derive them.
+    if (need_data || l.config.task.kind == TaskKind::file) l.splits = load_splits(l.config);
     l.spec = spec_for(l.config, l.splits);
     l.model = make_model(l.config, l.spec);
     load_weights(c, l.model, checkpoint_used);
@@ -771,7 +773,7 @@ json measure_inference_speed(TrainConfig c, int repeats, std::size_t eval_exampl
 
 json evaluate_run(const std::string& run_dir, const std::string& data_file, int threads) {
     std::string used;
-    Loaded l = load_for_inference(run_dir, threads, used);
+    Loaded l = load_for_inference(run_dir, threads, used, data_file.empty());
     const std::vector<Example> examples = data_file.empty() ? l.splits.test : read_dataset_file(data_file);
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
     json m = evaluate(l.model, encode_examples(examples, l.spec), l.spec, l.device);
@@ -782,7 +784,7 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
 
 json predict_run(const std::string& run_dir, const std::string& prompt, int threads) {
     std::string used;
-    Loaded l = load_for_inference(run_dir, threads, used);
+    Loaded l = load_for_inference(run_dir, threads, used, false);
     const TokenizedPrompt tp = tokenize_prompt(prompt);
     const EncodedSplit e = to_device(encode_prompt(tp, l.spec), l.device);
     torch::NoGradGuard no_grad;

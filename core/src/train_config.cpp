@@ -242,6 +242,7 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
             m["heads"] = shape.heads;
             m["kv_heads"] = shape.kv_heads;
             m["intermediate"] = shape.intermediate;
+            m["head_dim"] = shape.head_dim;  // the paper's models: Llama-3.2's 64
         } else {
             all["size_level"] = 0;
         }
