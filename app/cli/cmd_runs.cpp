@@ -36,28 +36,6 @@ std::string dump_line(const json& j) {
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-// config[key], or one level down ("config", "train", "settings"); a task given as an object gives its name.
-json config_value(const json& config, const char* key) {
-    if (!config.is_object()) return nullptr;
-    json v;
-    if (auto it = config.find(key); it != config.end()) {
-        v = *it;
-    } else {
-        for (const char* outer : {"config", "train", "settings"}) {
-            const auto o = config.find(outer);
-            if (o == config.end() || !o->is_object()) continue;
-            if (auto it2 = o->find(key); it2 != o->end()) {
-                v = *it2;
-                break;
-            }
-        }
-    }
-    if (v.is_object())
-        for (const char* inner : {"name", "kind"})
-            if (auto it = v.find(inner); it != v.end() && it->is_string()) return *it;
-    return v;
-}
-
 // A JSON value as one cell of text: strings bare, null blank, everything else as compact JSON.
 std::string cell_text(const json& v) {
     if (v.is_null()) return "";

@@ -86,30 +86,6 @@ std::string dump_json(const json& j, int indent) {
     return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
-std::string utc_now_iso() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    ::gmtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    return buf;
-}
-
-std::string local_stamp() {
-    const std::time_t t = std::time(nullptr);
-    std::tm tm{};
-    ::localtime_r(&t, &tm);
-    char buf[32];
-    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-    return buf;
-}
-
-std::string host_name() {
-    char buf[256] = {};
-    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
-    return buf;
-}
-
 constexpr std::size_t kMaxNameLength = 120;
 
 // Empty when the name is fine, else why not.
@@ -142,29 +118,6 @@ std::string name_part(const json& v) {
         out.pop_back();
     if (out.size() > 40) out.resize(40);
     return out;
-}
-
-// config[key], or the same key one level down ("config", "train", "settings"); a task given as an object
-// yields its "name" (or "kind").
-json config_value(const json& config, const char* key) {
-    if (!config.is_object()) return nullptr;
-    json v;
-    if (auto it = config.find(key); it != config.end()) {
-        v = *it;
-    } else {
-        for (const char* outer : {"config", "train", "settings"}) {
-            const auto o = config.find(outer);
-            if (o != config.end() && o->is_object())
-                if (auto it2 = o->find(key); it2 != o->end()) {
-                    v = *it2;
-                    break;
-                }
-        }
-    }
-    if (v.is_object())
-        for (const char* inner : {"name", "kind"})
-            if (auto it = v.find(inner); it != v.end() && it->is_string()) return *it;
-    return v;
 }
 
 bool has_temp_marker(const std::string& name) {
@@ -535,6 +488,51 @@ std::vector<RunInfo> RunStore::list() const {
         }
     }
     return runs;
+}
+
+std::string utc_now_iso() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string local_stamp() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    ::localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+    return buf;
+}
+
+std::string host_name() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+    return buf;
+}
+
+json config_value(const json& config, const char* key) {
+    if (!config.is_object()) return nullptr;
+    json v;
+    if (auto it = config.find(key); it != config.end()) {
+        v = *it;
+    } else {
+        for (const char* outer : {"config", "train", "settings"}) {
+            const auto o = config.find(outer);
+            if (o != config.end() && o->is_object())
+                if (auto it2 = o->find(key); it2 != o->end()) {
+                    v = *it2;
+                    break;
+                }
+        }
+    }
+    if (v.is_object())
+        for (const char* inner : {"name", "kind"})
+            if (auto it = v.find(inner); it != v.end() && it->is_string()) return *it;
+    return v;
 }
 
 }  // namespace fone

@@ -93,4 +93,12 @@ void write_status(const std::string& run_dir, const std::string& status, const s
 // True when pid is a live process (not a zombie).
 bool process_alive(int pid);
 
+// Small helpers the store and the tools share.
+std::string utc_now_iso();  // "2026-11-22T04:15:02Z"
+std::string local_stamp();  // "20261122-041502", for generated names
+std::string host_name();    // "" when unknown
+// config[key] of a run's config.json (or one level down under "config", "train" or "settings"); a value
+// that is an object gives its "name" or "kind". null when absent.
+nlohmann::json config_value(const nlohmann::json& config, const char* key);
+
 }  // namespace fone
