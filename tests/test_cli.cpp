@@ -1,38 +1,9 @@
 // The `fone` command line, run as a user runs it: output contracts (JSON fields) and errors.
 #include <QtTest>
 
-namespace {
+#include "fone_process.h"
 
-struct Result {
-    int code = -1;
-    QByteArray out, err;
-};
-
-Result run_fone(const QStringList& args, const QByteArray& input = {}) {
-    QProcess p;
-    p.start(QStringLiteral(FONE_BIN_DIR "/fone"), args);
-    p.waitForStarted();
-    if (!input.isEmpty()) p.write(input);
-    p.closeWriteChannel();
-    p.waitForFinished(60000);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
-
-QList<QJsonObject> json_lines(const QByteArray& out) {
-    QList<QJsonObject> objs;
-    for (const QByteArray& line : out.split('\n'))
-        if (!line.trimmed().isEmpty()) objs << QJsonDocument::fromJson(line).object();
-    return objs;
-}
-
-// The first JSON line, or an empty object (so that a missing line fails a comparison, not the binary).
-QJsonObject first_line(const QByteArray& out) {
-    const auto lines = json_lines(out);
-    return lines.isEmpty() ? QJsonObject() : lines.first();
-}
-
-}  // namespace
+using namespace fone_test;
 
 class TestCli : public QObject {
     Q_OBJECT

@@ -5,12 +5,11 @@
 
 #include <csignal>
 
-namespace {
+#include "fone_process.h"
 
-struct Result {
-    int code = -1;
-    QByteArray out, err;
-};
+using namespace fone_test;
+
+namespace {
 
 // A tiny model and task: seconds, not minutes. Options after `extra` override these.
 QStringList tiny(const QString& runs, const QString& name, const QStringList& extra = {}) {
@@ -23,19 +22,8 @@ QStringList tiny(const QString& runs, const QString& name, const QStringList& ex
            extra;
 }
 
-Result run_fone(const QStringList& args, int timeout_ms = 120000) {
-    QProcess p;
-    p.start(QStringLiteral(FONE_BIN_DIR "/fone"), args);
-    p.waitForFinished(timeout_ms);
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
-
 QList<QJsonObject> events(const QByteArray& out) {
-    QList<QJsonObject> list;
-    for (const QByteArray& line : out.split('\n'))
-        if (!line.trimmed().isEmpty()) list << QJsonDocument::fromJson(line).object();
-    return list;
+    return json_lines(out);
 }
 
 QJsonObject read_json(const QString& path) {

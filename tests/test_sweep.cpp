@@ -3,15 +3,14 @@
 // states a resume acts on, the doubling range, --dry-run and bad input.
 #include <QtTest>
 
+#include "fone_process.h"
+
+using namespace fone_test;
+
 #include <csignal>
 #include <set>
 
 namespace {
-
-struct Result {
-    int code = -1;
-    QByteArray out, err;
-};
 
 // Options that make a run take about a second.
 QStringList tiny(int epochs = 2) {
@@ -42,23 +41,8 @@ QStringList tiny(int epochs = 2) {
             "--no-swap-operands"};
 }
 
-Result run_fone(const QStringList& args, int timeout_ms = 300000) {
-    QProcess p;
-    p.start(QStringLiteral(FONE_BIN_DIR "/fone"), args);
-    if (!p.waitForFinished(timeout_ms)) {
-        p.kill();
-        p.waitForFinished();
-        return {-2, p.readAllStandardOutput(), p.readAllStandardError()};
-    }
-    return {p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1, p.readAllStandardOutput(),
-            p.readAllStandardError()};
-}
-
 QList<QJsonObject> events(const QByteArray& out) {
-    QList<QJsonObject> list;
-    for (const QByteArray& line : out.split('\n'))
-        if (!line.trimmed().isEmpty()) list << QJsonDocument::fromJson(line).object();
-    return list;
+    return json_lines(out);
 }
 
 QList<QJsonObject> of_kind(const QList<QJsonObject>& ev, const QString& kind) {
