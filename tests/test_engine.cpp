@@ -105,6 +105,14 @@ class TestEngine : public QObject {
         QCOMPARE(events(r.out).last()["weights_digest"].toString(), reference_digest_);
     }
 
+    void rerun_from_a_runs_config() {
+        // A run's own config.json is a valid --config: same settings, a new run ("ref-2"), same weights.
+        const auto r = run_fone({"train", "--config", runs() + "/ref/config.json", "--runs-dir", runs()});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(events(r.out).last()["run"].toString(), QString("ref-2"));
+        QCOMPARE(events(r.out).last()["weights_digest"].toString(), reference_digest_);
+    }
+
     void eval_on_a_data_file() {
         const QString file = dir_.path() + "/data.txt";
         QFile f(file);

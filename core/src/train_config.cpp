@@ -224,7 +224,9 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
                        named["train_size"].get<long long>() >= 0;
     const std::size_t train_size = sized ? named["train_size"].get<std::size_t>() : 51200;
     nlohmann::json all = default_train_settings(task, train_size);
-    if (named.contains("preset") && named["preset"].is_string())
+    // "" is what a run's config.json records when no preset was named.
+    if (named.contains("preset") && named["preset"].is_string() &&
+        !named["preset"].get<std::string>().empty())
         all = merge(all, preset_settings(named["preset"].get<std::string>()));
     all = merge(all, named);
 
