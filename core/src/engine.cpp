@@ -583,9 +583,10 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
             if (cfg_.target_acc > 0 && em >= cfg_.target_acc) {
                 pos_.time_to_target = elapsed();
                 checkpoint(kLastCheckpoint);
-                return finish(kStatusFinished, "reached the target exact match " +
-                                                   std::to_string(cfg_.target_acc) + " at step " +
-                                                   std::to_string(pos_.step));
+                char what[96];
+                std::snprintf(what, sizeof what, "reached the target exact match %.4g%% at step %lld",
+                              100 * cfg_.target_acc, static_cast<long long>(pos_.step));
+                return finish(kStatusFinished, what);
             }
         }
         if (epoch_end) {
