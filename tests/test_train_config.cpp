@@ -25,6 +25,8 @@ class TestTrainConfig : public QObject {
         QCOMPARE(small.model.hidden, 128);
         QVERIFY(!small.model.head_temperature);
         QCOMPARE(small.epochs, 100);
+        // Long addition needs room for 61 digit slots in the hidden state.
+        QVERIFY(resolve_train_config({{{"task", "long-add"}}}).model.hidden >= 2 * 61 + 1);
     }
 
     void paper_preset() {

@@ -184,6 +184,15 @@ nlohmann::json default_train_settings(const std::string& task, std::size_t train
                         // Evaluate four times an epoch on large sets, so a --target-acc run stops soon after.
                         {"eval_every", small ? 0 : std::max<std::size_t>(1, train_size / 256 / 4)}};
     d["epochs"] = train_size >= 25600 ? 5 : train_size >= 12800 ? 40 : 100;
+    if (task == "long-add") {
+        // 60-digit operands: 61 digit slots need 123 entries of the hidden state; the paper used 8 layers.
+        d["model"]["hidden"] = 256;
+        d["model"]["layers"] = 4;
+        d["model"]["heads"] = 4;
+        d["model"]["kv_heads"] = 2;
+        d["model"]["head_dim"] = 64;
+        d["model"]["intermediate"] = 1024;
+    }
     return d;
 }
 
