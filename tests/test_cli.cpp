@@ -105,6 +105,27 @@ class TestCli : public QObject {
         QVERIFY(r.err.contains("[NUM]"));
     }
 
+    void data_writes_the_splits() {
+        QTemporaryDir dir;
+        const auto r = run_fone({"data", "--task", "int-add", "--train-size", "50", "--val-size", "5",
+                                 "--test-size", "10", "--out", dir.path()});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(first_line(r.out)["files"].toObject()["test"].toObject()["examples"].toInt(), 10);
+        QFile f(dir.path() + "/train.txt");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const auto lines = f.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 50);
+        // Each line is a+b=c with the right sum.
+        const auto eq = lines[0].split('=');
+        const auto ab = eq[0].split('+');
+        QCOMPARE(ab[0].toLongLong() + ab[1].toLongLong(), eq[1].toLongLong());
+        QCOMPARE(run_fone({"data", "--task", "mod-add", "--modulus", "11", "--train-size", "100", "--out",
+                           dir.path()})
+                     .code,
+                 1);
+        QCOMPARE(run_fone({"data", "--task", "nope", "--out", dir.path()}).code, 1);
+    }
+
     void usage_errors() {
         QVERIFY(run_fone({}).code != 0);
         QVERIFY(run_fone({"frobnicate"}).code != 0);

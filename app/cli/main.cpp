@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     fone::cli::add_number_commands(app);
     fone::cli::add_run_commands(app);
+    fone::cli::add_data_commands(app);
 #ifdef FONE_WITH_TORCH
     fone::cli::add_train_commands(app);
     fone::cli::add_sweep_commands(app);

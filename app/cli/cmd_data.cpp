@@ -1,0 +1,60 @@
+// fone data: the paper's tasks as plain dataset files ("a+b=c" lines), to inspect, edit or reuse with
+// `fone train --task file --data FILE` and `fone eval --data FILE`.
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "fone/tasks.h"
+#include "json_io.h"
+
+namespace fone::cli {
+
+void add_data_commands(CLI::App& app) {
+    struct Options {
+        std::string task = "dec-add", out;
+        std::size_t train_size = 51200, val_size = 1000, test_size = 2000;
+        std::uint64_t seed = 42;
+        int modulus = 97, classify_d = 10, long_digits = 60;
+    };
+    auto o = std::make_shared<Options>();
+    auto* data = app.add_subcommand("data", "Write a task's train/val/test splits as a+b=c files");
+    data->add_option("--task", o->task, "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add")
+        ->capture_default_str();
+    data->add_option("--train-size", o->train_size, "Training examples")->capture_default_str();
+    data->add_option("--val-size", o->val_size, "Validation examples")->capture_default_str();
+    data->add_option("--test-size", o->test_size, "Test examples")->capture_default_str();
+    data->add_option("--seed", o->seed, "Seed (the same as fone train's gives the same splits)")
+        ->capture_default_str();
+    data->add_option("--modulus", o->modulus, "Modulus of mod-add")->capture_default_str();
+    data->add_option("--classify-d", o->classify_d, "Threshold d of classify")->capture_default_str();
+    data->add_option("--long-digits", o->long_digits, "Longest operand of long-add")->capture_default_str();
+    data->add_option("--out", o->out, "Folder for train.txt, val.txt and test.txt")->required();
+    data->callback([o] {
+        try {
+            TaskOptions task;
+            task.kind = task_from_name(o->task);
+            if (task.kind == TaskKind::file)
+                throw std::invalid_argument("--task file reads data; it makes none");
+            task.modulus = o->modulus;
+            task.classify_d = o->classify_d;
+            task.long_digits = o->long_digits;
+            const Splits s = generate_splits(task, o->train_size, o->val_size, o->test_size, o->seed);
+            std::filesystem::create_directories(o->out);
+            nlohmann::json files = nlohmann::json::object();
+            for (const auto& [name, examples] :
+                 {std::pair{"train", &s.train}, {"val", &s.val}, {"test", &s.test}}) {
+                const std::string path =
+                    (std::filesystem::path(o->out) / (std::string(name) + ".txt")).string();
+                write_dataset_file(path, *examples);
+                files[name] = {{"path", path}, {"examples", examples->size()}};
+            }
+            print_json_line(std::cout, {{"task", o->task}, {"seed", o->seed}, {"files", files}});
+        } catch (const std::exception& e) {
+            print_error("data", e.what());
+            throw CliFailure(e.what(), 1);
+        }
+    });
+}
+
+}  // namespace fone::cli
