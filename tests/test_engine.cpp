@@ -158,7 +158,7 @@ class TestEngine : public QObject {
         QVERIFY(p->waitForFinished(10000));
         const auto list = run_fone({"runs", "--runs-dir", runs(), "list", "--format", "json"});
         QVERIFY2(list.out.contains("interrupted"), list.out.constData());
-        const auto resumed = run_fone({"train", "--resume", run_dir});
+        const auto resumed = run_fone({"train", "--resume", run_dir, "--threads", "1"});
         QVERIFY2(resumed.code == 0, resumed.err.constData());
         const auto full = read_json(runs() + "/term-ref/summary.json");
         QCOMPARE(events(resumed.out).last()["weights_digest"].toString(), full["weights_digest"].toString());
@@ -214,6 +214,9 @@ class TestEngine : public QObject {
         r = run_fone({"predict", "--run", "again", "--runs-dir", runs(), "what is 2+2?"});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.contains("'what'"), r.err.constData());
+        r = run_fone({"train", "--resume", "ref", "--epochs", "9", "--runs-dir", runs()});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("epochs"), r.err.constData());
         r = run_fone({"eval", "--run", "nope", "--runs-dir", runs()});
         QCOMPARE(r.code, 1);
     }

@@ -716,6 +716,7 @@ class Sweep {
         std::vector<std::string> args = {"fone", "train"};
         if (action == "resume") {
             args.insert(args.end(), {"--resume", cells_[i].run, "--runs-dir", store_.root()});
+            if (child_threads_ > 0) args.insert(args.end(), {"--threads", std::to_string(child_threads_)});
             return args;
         }
         args.insert(args.end(), cells_[i].args.begin(), cells_[i].args.end());

@@ -145,8 +145,20 @@ int run_train(TrainOptions& o) {
     const EventSink sink = make_sink();
     TrainOutcome out;
     if (!o.resume.empty()) {
+        // A resumed run is its checkpoint's config; silently ignoring other options would mislead.
+        const int threads = o.given.value("threads", -1);
+        o.given.erase("threads");
+        if (!o.given.empty() || !o.config_file.empty() || !o.periods.empty()) {
+            std::string keys;
+            for (auto it = o.given.begin(); it != o.given.end(); ++it)
+                keys += (keys.empty() ? "" : ", ") + it.key();
+            throw std::invalid_argument(
+                "--resume continues a run with its own settings (only --threads may change); "
+                "drop the other options (" +
+                (keys.empty() ? std::string("--config/--periods") : keys) + ")");
+        }
         RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
-        out = train_resume(store.resolve(o.resume), sink);
+        out = train_resume(store.resolve(o.resume), sink, threads);
     } else {
         std::vector<json> layers;
         if (!o.config_file.empty()) {

@@ -666,9 +666,10 @@ TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSi
     }
 }
 
-TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink) {
+TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads) {
     const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
     Checkpoint c = open_checkpoint(last);
+    if (threads >= 0) c.config.threads = threads;
     const std::string status =
         read_json_file((fs::path(run_dir) / "status.json").string()).value("status", "");
     if (status == kStatusFinished) throw RunError(run_dir + " has finished; nothing to resume");

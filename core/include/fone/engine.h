@@ -35,7 +35,9 @@ struct TrainOutcome {
 TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink);
 // Continues a run from its last checkpoint; with the same seed and device, the final weights are the
 // ones an uninterrupted run reaches.
-TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink);
+// threads >= 0 overrides the run's thread count (the only setting a resume may change: it does not
+// change what is computed, only how fast).
+TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads = -1);
 
 // Asks the training loop to checkpoint and stop at the next step. Async-signal-safe.
 void request_stop();
