@@ -33,23 +33,19 @@ struct TrainOptions {
         auto value = std::make_shared<T>();
         CLI::Option* opt = cmd->add_option(flags, *value, help);
         collect.push_back([this, opt, value, key, model_key] {
-            if (opt->count() == 0) return;
-            if (model_key)
-                given["model"][key] = *value;
-            else
-                given[key] = *value;
+            if (opt->count() > 0) set(key, *value, model_key);
         });
     }
     void add_flag(CLI::App* cmd, const std::string& flags, const std::string& key, bool value,
                   const std::string& help, bool model_key = false) {
         CLI::Option* opt = cmd->add_flag(flags, help);
         collect.push_back([this, opt, key, value, model_key] {
-            if (opt->count() == 0) return;
-            if (model_key)
-                given["model"][key] = value;
-            else
-                given[key] = value;
+            if (opt->count() > 0) set(key, value, model_key);
         });
+    }
+    // A TrainConfig key, or a key of its "model" object.
+    void set(const std::string& key, const json& value, bool model_key) {
+        (model_key ? given["model"][key] : given[key]) = value;
     }
 };
 
