@@ -53,7 +53,13 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<std::string>(cmd, "--task", "task",
                        "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file");
     o.add<std::string>(cmd, "--data", "data", "Dataset file of a+b=c lines (with --task file)");
-    o.add<std::string>(cmd, "--method", "method", "Number method (this build: fone)");
+    o.add<std::string>(cmd, "--method", "method",
+                       "Number method: fone, digit, subword, xval, ntl, abacus, fone+abacus, fone-direct");
+    o.add<double>(cmd, "--ntl-lambda", "ntl_lambda",
+                  "ntl: weight of the Number Token Loss (paper: 0.15, 0.3, 0.8)");
+    o.add<std::string>(cmd, "--ntl-tokens", "ntl_tokens", "ntl: on digit or subword tokens");
+    o.add<int>(cmd, "--abacus-max-offset", "abacus_max_offset",
+               "abacus: random offset of digit positions in training, 0..N");
     o.add<std::size_t>(cmd, "--train-size", "train_size", "Training examples");
     o.add<std::size_t>(cmd, "--val-size", "val_size", "Validation examples");
     o.add<std::size_t>(cmd, "--test-size", "test_size", "Test examples");

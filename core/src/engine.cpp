@@ -21,8 +21,8 @@
 #include <torch/version.h>
 
 #include "fone/build_info.h"
-#include "fone_scheme.h"
 #include "model.h"
+#include "scheme.h"
 
 namespace fone {
 namespace {
@@ -135,45 +135,41 @@ struct Loaded {
     TrainConfig config;
     FoneSpec spec;
     Splits splits;
+    std::unique_ptr<NumberScheme> scheme;
     FoneTransformer model{nullptr};
     torch::Device device{torch::kCPU};
 };
 
-FoneTransformer make_model(TrainConfig& c, const FoneSpec& spec) {
-    c.model.vocab_size = kVocabSize;
+FoneTransformer make_model(TrainConfig& c, const NumberScheme& scheme) {
+    c.model.vocab_size = static_cast<int>(scheme.vocabulary().size());
     c.model.validate();
-    return FoneTransformer(c.model, spec.width(), spec.pair_count(), spec.base, spec.sign_feature);
+    return FoneTransformer(c.model, scheme.heads());
 }
 
-struct Forward {
-    torch::Tensor loss, digit_logits, sign_logit, lm_logits;
-};
+// Rotary tables cover max_seq positions: token schemes write long sequences (prompt + answer digits).
+void fit_sequence_length(TrainConfig& c, const NumberScheme& scheme,
+                         std::initializer_list<const Batch*> splits) {
+    int64_t longest = 0;
+    for (const Batch* b : splits)
+        if (b->n > 0) longest = std::max(longest, scheme.sequence_length(*b));
+    c.model.max_seq = std::max<int>(c.model.max_seq, static_cast<int>(longest));
+}
 
-// One forward pass over a batch: the digit head at the final position (and the LM head, which learns
-// that a number comes next there).
-Forward run_forward(FoneTransformer& model, const EncodedSplit& b, bool with_loss) {
-    const CudaAutocast autocast(b.tokens.device());
-    auto h = model->forward(b.tokens, b.fone, b.num_mask, b.key_mask, /*last_only=*/true).squeeze(1);
-    Forward f;
-    f.digit_logits = model->digit_logits(h).to(torch::kFloat32);
-    f.sign_logit = model->sign_logit(h);
-    if (f.sign_logit.defined()) f.sign_logit = f.sign_logit.to(torch::kFloat32);
-    f.lm_logits = model->lm_logits(h).to(torch::kFloat32);
-    if (!with_loss) return f;
-    const int64_t slots = f.digit_logits.size(1), base = f.digit_logits.size(2);
-    // The mean over digit slots of the per-slot cross-entropy (paper Algorithm 3), with the sign as one
-    // more term of the mean when there is a sign feature.
-    auto digit_loss =
-        torch::nn::functional::cross_entropy(f.digit_logits.reshape({-1, base}), b.digits.reshape({-1}));
-    torch::Tensor loss = digit_loss;
-    if (f.sign_logit.defined()) {
-        auto sign_loss = torch::nn::functional::binary_cross_entropy_with_logits(
-            f.sign_logit, b.signs.to(f.sign_logit.dtype()));
-        loss = (digit_loss * slots + sign_loss) / (slots + 1);
-    }
-    auto next_is_number = torch::full({b.n}, static_cast<int64_t>(kNum), b.tokens.options());
-    f.loss = loss + torch::nn::functional::cross_entropy(f.lm_logits, next_is_number);
-    return f;
+ParamCount module_params(FoneTransformer& model) {
+    ParamCount p;
+    for (const auto& t : model->parameters())
+        p.total += t.numel();
+    p.embedding = model->embed->weight.numel();
+    return p;
+}
+
+// The most tokens one operand takes (the paper's "tokens per number": its largest operand).
+int64_t tokens_per_number(const NumberScheme& scheme, const std::vector<Example>& examples) {
+    int64_t most = 0;
+    for (const Example& e : examples)
+        for (const Decimal& x : e.operands)
+            most = std::max(most, scheme.tokens_for(x));
+    return most;
 }
 
 // FNV-1a over the raw bytes of every parameter, in order: equal digests mean bit-identical weights
@@ -199,60 +195,51 @@ int64_t injected_nan_step() {
 
 // ---- evaluation --------------------------------------------------------------------------------------
 
-json evaluate(FoneTransformer& model, const EncodedSplit& data, const FoneSpec& spec,
+// Exact match, per-digit accuracy (digits of the answer the model wrote against the true ones, keyed by
+// their power of the base), R² and RMSE of the values, and how many outputs were not numbers at all.
+json evaluate(FoneTransformer& model, const NumberScheme& scheme, const Batch& data, const FoneSpec& spec,
               const torch::Device& device) {
     torch::NoGradGuard no_grad;
     model->eval();
     const auto t0 = Clock::now();
-    int64_t exact = 0, digits_right = 0;
-    torch::Tensor right_per_slot = torch::zeros({spec.pair_count()}, torch::kInt64);
-    double sse = 0.0, sum = 0.0, sum_sq = 0.0;
     const int64_t slots = spec.pair_count();
-    std::vector<double> weights(slots);
-    for (int64_t k = 0; k < slots; ++k)
-        weights[k] = std::pow(static_cast<double>(spec.base), k - spec.frac_digits);
+    int64_t exact = 0, digits_right = 0, malformed = 0;
+    std::vector<int64_t> right_per_slot(static_cast<std::size_t>(slots), 0);
+    double sse = 0.0, sum = 0.0, sum_sq = 0.0;
     for (int64_t start = 0; start < data.n; start += kEvalBatch) {
         const int64_t len = std::min(kEvalBatch, data.n - start);
         const auto rows = torch::arange(start, start + len, torch::kInt64);
-        const EncodedSplit b = to_device(select_rows(data, rows), device);
-        const Forward f = run_forward(model, b, false);
-        auto pred = f.digit_logits.argmax(-1).to(torch::kCPU);  // [len, slots]
-        auto truth = b.digits.to(torch::kCPU);
-        auto right = pred.eq(truth);
-        torch::Tensor pred_neg = f.sign_logit.defined() ? f.sign_logit.gt(0).to(torch::kCPU).to(torch::kInt64)
-                                                        : torch::zeros({len}, torch::kInt64);
-        auto all_right = right.all(1).logical_and(pred_neg.eq(b.signs.to(torch::kCPU)));
-        exact += all_right.sum().item<int64_t>();
-        digits_right += right.sum().item<int64_t>();
-        right_per_slot += right.sum(0);
-        auto p = pred.accessor<int64_t, 2>();
-        auto neg = pred_neg.accessor<int64_t, 1>();
-        const auto answers = b.answers.to(torch::kCPU);
-        auto y = answers.accessor<double, 1>();
+        const std::vector<Answer> answers = scheme.answer(model, to_device(select_rows(data, rows), device));
         for (int64_t i = 0; i < len; ++i) {
-            double v = 0.0;
-            for (int64_t k = 0; k < slots; ++k)
-                v += static_cast<double>(p[i][k]) * weights[k];
-            if (neg[i]) v = -v;
-            sse += (v - y[i]) * (v - y[i]);
-            sum += y[i];
-            sum_sq += y[i] * y[i];
+            const Decimal& truth = data.answer_values[static_cast<std::size_t>(start + i)];
+            const Answer& got = answers[static_cast<std::size_t>(i)];
+            if (!got) ++malformed;
+            exact += got && *got == truth;
+            for (int64_t k = 0; k < slots; ++k) {
+                const int p = static_cast<int>(k - spec.frac_digits);
+                const bool right = got && got->digit(p) == truth.digit(p);
+                digits_right += right;
+                right_per_slot[static_cast<std::size_t>(k)] += right;
+            }
+            const double y = truth.to_double(), v = got ? got->to_double() : 0.0;
+            sse += (v - y) * (v - y);
+            sum += y;
+            sum_sq += y * y;
         }
     }
     model->train();
     const double n = static_cast<double>(data.n), secs = seconds_since(t0);
     const double sst = sum_sq - sum * sum / n;
-    // Accuracy of each digit position, keyed by its power of the base (0: units, -1: tenths, ...).
     json per_position = json::object();
     for (int64_t k = 0; k < slots; ++k)
-        per_position[std::to_string(k - spec.frac_digits)] = right_per_slot[k].item<int64_t>() / n;
+        per_position[std::to_string(k - spec.frac_digits)] = right_per_slot[static_cast<std::size_t>(k)] / n;
     return {{"n", data.n},
             {"exact_match", exact / n},
             {"digit_accuracy", digits_right / (n * slots)},
             {"digit_accuracy_by_position", per_position},
+            {"malformed", malformed},
             {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
             {"rmse", std::sqrt(sse / n)},
-            {"tokens_per_number", 1.0},
             {"eval_seconds", secs},
             {"eval_examples_per_second", n / std::max(secs, 1e-9)}};
 }
@@ -365,7 +352,9 @@ class Trainer {
     const EventSink& sink_;
     torch::Device device_{torch::kCPU};
     FoneSpec spec_;
-    EncodedSplit train_, val_, test_;
+    std::unique_ptr<NumberScheme> scheme_;
+    Batch train_, val_, test_;
+    int64_t tokens_per_number_ = 1;
     FoneTransformer model_{nullptr};
     std::unique_ptr<torch::optim::AdamW> opt_;
     Position pos_;
@@ -397,16 +386,18 @@ double Trainer::lr_at(int64_t step, int64_t total) const {
 }
 
 json Trainer::eval_event(double epoch_seconds, double train_examples_per_second) {
-    json e = evaluate(model_, test_, spec_, device_);
+    json e = evaluate(model_, *scheme_, test_, spec_, device_);
     e["event"] = "eval";
+    e["method"] = cfg_.method;
+    e["tokens_per_number"] = tokens_per_number_;
     e["split"] = "test";
     e["step"] = pos_.step;
     e["epoch"] = pos_.epoch + static_cast<double>(pos_.batch_in_epoch) * static_cast<double>(cfg_.batch) /
                                   static_cast<double>(std::max<int64_t>(1, train_.n));
     e["epoch_seconds"] = epoch_seconds;
     e["examples_per_second"] = train_examples_per_second;
-    if (val_.n > 0) e["val_exact_match"] = evaluate(model_, val_, spec_, device_)["exact_match"];
-    e["temperature"] = model_->temperature();
+    if (val_.n > 0) e["val_exact_match"] = evaluate(model_, *scheme_, val_, spec_, device_)["exact_match"];
+    if (model_->slots > 0) e["temperature"] = model_->temperature();
     e["elapsed_seconds"] = elapsed();
     return e;
 }
@@ -429,7 +420,7 @@ TrainOutcome Trainer::finish(const std::string& status, const std::string& messa
                     {"time_to_target_seconds", pos_.time_to_target >= 0 ? json(pos_.time_to_target) : json()},
                     {"final", last_eval_},
                     {"weights_digest", weights_digest(model_)}};
-    const ParamCount params = count_params(cfg_.model, spec_.width());
+    const ParamCount params = module_params(model_);
     summary["params"] = params.total;
     summary["params_without_embedding"] = params.without_embedding();
     if (status != kStatusFailed || fs::exists(path(kLastCheckpoint)))
@@ -457,10 +448,13 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
 
     Splits splits = load_splits(cfg_);
     spec_ = spec_for(cfg_, splits);
-    train_ = encode_examples(cfg_.swap_operands ? with_swaps(splits.train) : splits.train, spec_);
-    val_ = encode_examples(splits.val, spec_);
-    test_ = encode_examples(splits.test, spec_);
-    model_ = make_model(cfg_, spec_);
+    scheme_ = make_scheme(cfg_, spec_);
+    train_ = scheme_->encode(cfg_.swap_operands ? with_swaps(splits.train) : splits.train);
+    val_ = scheme_->encode(splits.val);
+    test_ = scheme_->encode(splits.test);
+    tokens_per_number_ = tokens_per_number(*scheme_, splits.test);
+    if (!resume_from) fit_sequence_length(cfg_, *scheme_, {&train_, &val_, &test_});
+    model_ = make_model(cfg_, *scheme_);
     opt_ = std::make_unique<torch::optim::AdamW>(
         model_->parameters(),
         torch::optim::AdamWOptions(cfg_.lr).betas({cfg_.beta1, cfg_.beta2}).weight_decay(cfg_.weight_decay));
@@ -473,13 +467,15 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         session_base_elapsed_ = pos_.elapsed_seconds;
     }
     model_->to(device_);
-    const EncodedSplit train_dev = to_device(train_, device_);
+    const Batch train_dev = to_device(train_, device_);
 
     const int64_t n = train_.n, batch = static_cast<int64_t>(cfg_.batch);
     const int64_t steps_per_epoch = (n + batch - 1) / batch;
     const int64_t total_steps = steps_per_epoch * cfg_.epochs;
-    const ParamCount params = count_params(cfg_.model, spec_.width());
-    const int64_t seq_len = train_.tokens.size(1);
+    const ParamCount params = module_params(model_);
+    const int64_t seq_len = train_.in.tokens.size(1);
+    // Token schemes compute the LM head at every position; the number-token schemes at the last only.
+    const int64_t head_positions = train_.targets.defined() ? seq_len : 1;
     write_status(dir_, kStatusRunning, resume_from ? "resumed" : "",
                  {{"step", pos_.step}, {"epoch", pos_.epoch}});
     if (resume_from) append_jsonl(path("metrics.jsonl"), {{"event", "resume"}, {"step", pos_.step}});
@@ -496,7 +492,10 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
            {{"int_digits", spec_.int_digits}, {"frac_digits", spec_.frac_digits}, {"width", spec_.width()}}},
           {"params", params.total},
           {"params_without_embedding", params.without_embedding()},
-          {"flops_per_example", train_flops_per_example(cfg_.model, static_cast<int>(seq_len), 1)},
+          {"flops_per_example",
+           train_flops_per_example(cfg_.model, static_cast<int>(seq_len), static_cast<int>(head_positions))},
+          {"method", cfg_.method},
+          {"tokens_per_number", tokens_per_number_},
           {"device", device_.str()},
           {"threads", torch::get_num_threads()},
           {"config", cfg_.to_json()}},
@@ -520,20 +519,22 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         }
         const auto t0 = Clock::now();
         const int64_t start = pos_.batch_in_epoch * batch, len = std::min(batch, n - start);
-        const EncodedSplit b = select_rows(train_dev, order.narrow(0, start, len));
+        const Batch b = select_rows(train_dev, order.narrow(0, start, len));
         const double lr = lr_at(pos_.step, total_steps);
         for (auto& group : opt_->param_groups())
             static_cast<torch::optim::AdamWOptions&>(group.options()).lr(lr);
         opt_->zero_grad();
-        const Forward f = run_forward(model_, b, true);
-        double loss = f.loss.item<double>();
+        // Training noise (Abacus offsets) from a generator seeded by (seed, step): resumable exactly.
+        torch::manual_seed(cfg_.seed * 1000003ULL + static_cast<std::uint64_t>(pos_.step) + 1);
+        const torch::Tensor loss_t = scheme_->loss(model_, b, true);
+        double loss = loss_t.item<double>();
         if (pos_.step == nan_step) loss = std::nan("");
         if (!std::isfinite(loss)) {
             return finish(kStatusFailed, "loss is " + std::string(std::isnan(loss) ? "NaN" : "infinite") +
                                              " at step " + std::to_string(pos_.step) +
                                              " (try a lower --lr, or --clip 1)");
         }
-        f.loss.backward();
+        loss_t.backward();
         if (cfg_.clip > 0) torch::nn::utils::clip_grad_norm_(model_->parameters(), cfg_.clip);
         opt_->step();
 
@@ -614,7 +615,8 @@ Loaded load_for_inference(const std::string& run_dir, int threads, std::string& 
     // Generated tasks know their digit slots without data; file tasks need the file to derive them.
     if (need_data || l.config.task.kind == TaskKind::file) l.splits = load_splits(l.config);
     l.spec = spec_for(l.config, l.splits);
-    l.model = make_model(l.config, l.spec);
+    l.scheme = make_scheme(l.config, l.spec);
+    l.model = make_model(l.config, *l.scheme);
     load_weights(c, l.model, checkpoint_used);
     l.device = torch::Device(
         resolve_device(l.config.device == "cuda" && !cuda_available() ? "cpu" : l.config.device));
@@ -691,8 +693,10 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
     c.test_size = 1;
     const Splits splits = load_splits(c);
     const FoneSpec spec = spec_for(c, splits);
-    const EncodedSplit train = to_device(encode_examples(splits.train, spec), device);
-    FoneTransformer model = make_model(c, spec);
+    const auto scheme = make_scheme(c, spec);
+    const Batch train = to_device(scheme->encode(splits.train), device);
+    fit_sequence_length(c, *scheme, {&train});
+    FoneTransformer model = make_model(c, *scheme);
     model->to(device);
     torch::optim::AdamW opt(model->parameters(),
                             torch::optim::AdamWOptions(c.lr).weight_decay(c.weight_decay));
@@ -705,14 +709,14 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
         const bool timed = s >= warmup_steps;
         auto t0 = Clock::now();
         const auto rows = torch::randint(train.n, {batch}, torch::kInt64).to(device);
-        const EncodedSplit b = select_rows(train, rows);
+        const Batch b = select_rows(train, rows);
         sync();
         auto t1 = Clock::now();
         opt.zero_grad();
-        const Forward f = run_forward(model, b, true);
-        f.loss.item<double>();
+        const torch::Tensor loss = scheme->loss(model, b, true);
+        loss.item<double>();
         auto t2 = Clock::now();
-        f.loss.backward();
+        loss.backward();
         if (c.clip > 0) torch::nn::utils::clip_grad_norm_(model->parameters(), c.clip);
         sync();
         auto t3 = Clock::now();
@@ -726,7 +730,8 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
         t_opt += std::chrono::duration<double>(t4 - t3).count();
     }
     const double total = t_batch + t_fwd + t_bwd + t_opt;
-    const double flops = train_flops_per_example(c.model, static_cast<int>(train.tokens.size(1)), 1);
+    const int seq = static_cast<int>(train.in.tokens.size(1));
+    const double flops = train_flops_per_example(c.model, seq, train.targets.defined() ? seq : 1);
     const double rate = steps * static_cast<double>(batch) / total;
     return {{"examples_per_second", rate},
             {"flops_per_example", flops},
@@ -734,9 +739,9 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
             {"seconds", total},
             {"steps", steps},
             {"batch", batch},
-            {"sequence_length", train.tokens.size(1)},
+            {"sequence_length", seq},
             {"threads", torch::get_num_threads()},
-            {"params", count_params(c.model, spec.width()).total},
+            {"params", module_params(model).total},
             {"batching_seconds", t_batch},
             {"forward_seconds", t_fwd},
             {"backward_seconds", t_bwd},
@@ -752,21 +757,22 @@ json measure_inference_speed(TrainConfig c, int repeats, std::size_t eval_exampl
     c.test_size = eval_examples;
     const Splits splits = load_splits(c);
     const FoneSpec spec = spec_for(c, splits);
-    FoneTransformer model = make_model(c, spec);
+    const auto scheme = make_scheme(c, spec);
+    const Batch test = scheme->encode(splits.test);
+    fit_sequence_length(c, *scheme, {&test});
+    FoneTransformer model = make_model(c, *scheme);
     model->to(device);
     model->eval();
     torch::NoGradGuard no_grad;
-    const EncodedSplit one =
-        to_device(encode_prompt(tokenize_prompt(splits.test.front().prompt()), spec), device);
+    const Batch one = to_device(scheme->encode_prompt(splits.test.front().prompt()), device);
     std::vector<double> ms;
     for (int r = 0; r < repeats + 3; ++r) {
         const auto t0 = Clock::now();
-        const Forward f = run_forward(model, one, false);
-        f.digit_logits.argmax(-1).to(torch::kCPU);
+        scheme->answer(model, one);
         if (r >= 3) ms.push_back(1e3 * seconds_since(t0));
     }
     std::sort(ms.begin(), ms.end());
-    const json e = evaluate(model, encode_examples(splits.test, spec), spec, device);
+    const json e = evaluate(model, *scheme, test, spec, device);
     return {{"single_latency_ms", ms[ms.size() / 2]},
             {"eval_examples_per_second", e["eval_examples_per_second"]},
             {"eval_examples", eval_examples},
@@ -778,7 +784,9 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     Loaded l = load_for_inference(run_dir, threads, used, data_file.empty());
     const std::vector<Example> examples = data_file.empty() ? l.splits.test : read_dataset_file(data_file);
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
-    json m = evaluate(l.model, encode_examples(examples, l.spec), l.spec, l.device);
+    json m = evaluate(l.model, *l.scheme, l.scheme->encode(examples), l.spec, l.device);
+    m["method"] = l.config.method;
+    m["tokens_per_number"] = tokens_per_number(*l.scheme, examples);
     m["checkpoint"] = used;
     m["data"] = data_file.empty() ? "test split" : data_file;
     return m;
@@ -787,33 +795,17 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
 json predict_run(const std::string& run_dir, const std::string& prompt, int threads) {
     std::string used;
     Loaded l = load_for_inference(run_dir, threads, used, false);
-    const TokenizedPrompt tp = tokenize_prompt(prompt);
-    const EncodedSplit e = to_device(encode_prompt(tp, l.spec), l.device);
-    torch::NoGradGuard no_grad;
-    const Forward f = run_forward(l.model, e, false);
-    const auto probs = torch::softmax(f.digit_logits[0], -1).to(torch::kCPU).to(torch::kFloat64);
-    const int64_t slots = probs.size(0), base = probs.size(1);
-    std::vector<int> digits(slots);
-    json per_digit = json::array();
-    for (int64_t k = 0; k < slots; ++k) {
-        std::vector<double> p(probs[k].data_ptr<double>(), probs[k].data_ptr<double>() + base);
-        digits[k] = static_cast<int>(std::max_element(p.begin(), p.end()) - p.begin());
-        per_digit.push_back(
-            {{"position", k - l.spec.frac_digits}, {"digit", digits[k]}, {"probabilities", p}});
-    }
-    double p_neg = 0.0;
-    if (f.sign_logit.defined()) p_neg = torch::sigmoid(f.sign_logit[0]).item<double>();
-    const int64_t next = f.lm_logits[0].argmax().item<int64_t>();
+    const Batch b = l.scheme->encode_prompt(prompt);
+    json out = l.scheme->explain(l.model, to_device(b, l.device));
     json tokens = json::array();
-    for (int64_t t : tp.tokens)
-        tokens.push_back(vocab_names()[static_cast<std::size_t>(t)]);
-    return {{"prompt", prompt},
-            {"tokens", tokens},
-            {"next_token", vocab_names()[static_cast<std::size_t>(next)]},
-            {"value", assemble_digits(digits, p_neg > 0.5, l.spec).to_string()},
-            {"digits", per_digit},
-            {"negative_probability", p_neg},
-            {"checkpoint", used}};
+    const auto row = (b.prompt.defined() ? b.prompt : b.in.tokens)[0];
+    for (int64_t k = 0; k < row.size(0); ++k)
+        tokens.push_back(l.scheme->vocabulary()[static_cast<std::size_t>(row[k].item<int64_t>())]);
+    out["prompt"] = prompt;
+    out["tokens"] = tokens;
+    out["method"] = l.config.method;
+    out["checkpoint"] = used;
+    return out;
 }
 
 }  // namespace fone

@@ -121,9 +121,12 @@ torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& co
     return h + mlp(mlp_norm(h));
 }
 
-FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, int64_t fone_width_, int64_t digit_slots,
-                                         int64_t digit_base, bool sign_feature_)
-    : config(c), fone_width(fone_width_), slots(digit_slots), base(digit_base), sign_feature(sign_feature_) {
+FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, const ModelHeads& h)
+    : config(c),
+      fone_width(h.fone_width),
+      slots(h.digit_slots),
+      base(h.digit_base),
+      sign_feature(h.sign_feature) {
     c.validate();
     if (c.vocab_size < 1) throw std::invalid_argument("model: vocab_size is not set");
     const int64_t head_entries = 2 * slots + (sign_feature ? 1 : 0);
@@ -138,7 +141,14 @@ FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, int64_t fone_widt
     embed = register_module("embed", torch::nn::Embedding(c.vocab_size, c.hidden));
     // Llama-style initialisation: small normal weights (std 0.02) for the embedding and projections.
     torch::nn::init::normal_(embed->weight, 0.0, c.init_std > 0 ? c.init_std : 0.02);
-    if (c.fone_input == "linear") fone_map = register_module("fone_map", linear(fone_width, c.hidden, true));
+    if (c.fone_input == "linear" && fone_width > 0)
+        fone_map = register_module("fone_map", linear(fone_width, c.hidden, true));
+    if (h.abacus_positions > 0) {
+        abacus = register_module("abacus", torch::nn::Embedding(h.abacus_positions, c.hidden));
+        torch::nn::init::normal_(abacus->weight, 0.0, c.init_std > 0 ? c.init_std : 0.02);
+    }
+    if (h.regression > 0)
+        regression_head = register_module("regression", linear(c.hidden, h.regression, true));
     for (int i = 0; i < c.layers; ++i)
         blocks->push_back(Block(c));
     register_module("blocks", blocks);
@@ -167,23 +177,27 @@ FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, int64_t fone_widt
     rope_sin = register_buffer("rope_sin", pos.sin().to(torch::kFloat32));
 }
 
-torch::Tensor FoneTransformerImpl::forward(const torch::Tensor& tokens, const torch::Tensor& fone,
-                                           const torch::Tensor& num_mask, const torch::Tensor& key_mask,
-                                           bool last_only) {
-    if (tokens.size(1) > config.max_seq)
-        throw std::invalid_argument("sequence of " + std::to_string(tokens.size(1)) +
+torch::Tensor FoneTransformerImpl::forward(const ModelInputs& in, bool last_only,
+                                           std::vector<torch::Tensor>* layers) {
+    if (in.tokens.size(1) > config.max_seq)
+        throw std::invalid_argument("sequence of " + std::to_string(in.tokens.size(1)) +
                                     " tokens is longer than max_seq " + std::to_string(config.max_seq));
-    auto x = embed(tokens);
-    if (fone.defined()) {
+    auto x = embed(in.tokens);
+    if (in.scale.defined()) x = x * in.scale.unsqueeze(-1).to(x.dtype());  // xVal: the value scales [NUM]
+    if (in.fone.defined() && fone_width > 0) {
         if (fone_map) {
-            x = x + fone_map(fone) * num_mask.unsqueeze(-1).to(x.dtype());  // the map's bias only at numbers
+            x = x + fone_map(in.fone) * in.num_mask.unsqueeze(-1).to(x.dtype());  // the bias only at numbers
         } else {
-            x = x + F::pad(fone, F::PadFuncOptions({0, config.hidden - fone_width}));  // zero-padded
+            x = x + F::pad(in.fone, F::PadFuncOptions({0, config.hidden - fone_width}));  // zero-padded
         }
     }
+    if (abacus && in.positions.defined())  // row 0 is "not a digit": masked out rather than learned
+        x = x + abacus(in.positions) * in.positions.gt(0).unsqueeze(-1).to(x.dtype());
+    if (layers) layers->push_back(x);
     for (std::size_t i = 0; i < blocks->size(); ++i) {
         const bool last = last_only && i + 1 == blocks->size();
-        x = blocks[i]->as<Block>()->forward(x, rope_cos, rope_sin, key_mask, last);
+        x = blocks[i]->as<Block>()->forward(x, rope_cos, rope_sin, in.key_mask, last);
+        if (layers) layers->push_back(x);
     }
     if (last_only && blocks->size() == 0) x = x.narrow(1, x.size(1) - 1, 1);
     return final_norm(x);
@@ -210,6 +224,10 @@ torch::Tensor FoneTransformerImpl::sign_logit(const torch::Tensor& h) {
     if (!sign_feature) return {};
     auto z = head_input(h).select(-1, 2 * slots);
     return log_temperature.defined() ? z * log_temperature.exp() : z;
+}
+
+torch::Tensor FoneTransformerImpl::regress(const torch::Tensor& h) {
+    return regression_head(h);
 }
 
 double FoneTransformerImpl::temperature() {

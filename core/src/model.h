@@ -2,6 +2,8 @@
 // input and the Fourier digit head at the output. Private to core: torch types stay behind engine.h.
 #pragma once
 
+#include <vector>
+
 #include <torch/torch.h>
 
 #include "fone/model_config.h"
@@ -45,27 +47,58 @@ struct BlockImpl : torch::nn::Module {
 };
 TORCH_MODULE(Block);
 
-struct FoneTransformerImpl : torch::nn::Module {
-    // fone_width: entries of one FoNE vector (FoneSpec::width()); digit_slots, digit_base and
-    // sign_feature shape the digit head.
-    FoneTransformerImpl(const ModelConfig& c, int64_t fone_width, int64_t digit_slots, int64_t digit_base,
-                        bool sign_feature);
+// What a number scheme adds to the plain token transformer: number features at the input, an Abacus
+// position embedding, a digit head or a regression head at the output.
+struct ModelHeads {
+    int64_t fone_width = 0;   // entries of one number-feature vector (FoneSpec::width()); 0: none
+    int64_t digit_slots = 0;  // Fourier digit head: slots (0: no digit head), base and a sign entry
+    int64_t digit_base = 10;
+    bool sign_feature = false;
+    int64_t regression = 0;        // outputs of a linear regression head (xVal: 1); 0: none
+    int64_t abacus_positions = 0;  // rows of the Abacus position embedding (0: none)
+};
 
+// One batch of model inputs; undefined tensors are absent.
+struct ModelInputs {
+    torch::Tensor tokens;     // [B, L] int64
+    torch::Tensor key_mask;   // [B, L] bool, false at padding
+    torch::Tensor fone;       // [B, L, fone_width] float, zero where there is no number
+    torch::Tensor num_mask;   // [B, L] bool, where fone applies
+    torch::Tensor scale;      // [B, L] float: xVal multiplies the embedding by it (1 off numbers)
+    torch::Tensor positions;  // [B, L] int64: Abacus digit positions (0: not a digit)
+};
+
+struct FoneTransformerImpl : torch::nn::Module {
+    FoneTransformerImpl(const ModelConfig& c, const ModelHeads& heads);
+    // The FoNE model: number features of fone_width entries and the digit head.
+    FoneTransformerImpl(const ModelConfig& c, int64_t fone_width, int64_t digit_slots, int64_t digit_base,
+                        bool sign_feature)
+        : FoneTransformerImpl(c, ModelHeads{fone_width, digit_slots, digit_base, sign_feature, 0, 0}) {}
+
+    // Returns the final hidden states [B, L, d] (or [B, 1, d] with last_only). With `layers`, also
+    // the residual stream after the embedding and after every block (the last one before the final norm).
+    torch::Tensor forward(const ModelInputs& in, bool last_only,
+                          std::vector<torch::Tensor>* layers = nullptr);
     // tokens [B, L] int64; fone [B, L, fone_width] float, zero where the token is not a number;
-    // num_mask [B, L] bool. Returns the final hidden states [B, L, d] (or [B, 1, d] with last_only).
+    // num_mask [B, L] bool.
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& fone,
-                          const torch::Tensor& num_mask, const torch::Tensor& key_mask, bool last_only);
+                          const torch::Tensor& num_mask, const torch::Tensor& key_mask, bool last_only) {
+        return forward(ModelInputs{tokens, key_mask, fone, num_mask, {}, {}}, last_only);
+    }
 
     torch::Tensor lm_logits(const torch::Tensor& h);     // [..., vocab], tied to the embedding
     torch::Tensor digit_logits(const torch::Tensor& h);  // [..., slots, base], temperature included
     torch::Tensor sign_logit(const torch::Tensor& h);    // [...]; undefined without a sign feature
+    torch::Tensor regress(const torch::Tensor& h);       // [..., regression]
     double temperature();
 
     ModelConfig config;
     int64_t fone_width, slots, base;
     bool sign_feature;
     torch::nn::Embedding embed{nullptr};
-    torch::nn::Linear fone_map{nullptr};  // only with fone_input == "linear"
+    torch::nn::Linear fone_map{nullptr};   // only with fone_input == "linear"
+    torch::nn::Embedding abacus{nullptr};  // only with abacus_positions
+    torch::nn::Linear regression_head{nullptr};
     torch::nn::ModuleList blocks;
     RMSNorm final_norm{nullptr};
     torch::nn::LayerNorm head_norm{nullptr};  // only with head_norm == "layernorm"

@@ -24,7 +24,23 @@ nlohmann::json merge(nlohmann::json base, const nlohmann::json& layer) {
 }  // namespace
 
 std::vector<std::string> method_names() {
-    return {"fone"};
+    return {"fone", "digit", "subword", "xval", "ntl", "abacus", "fone+abacus", "fone-direct"};
+}
+
+std::string method_description(const std::string& method) {
+    if (method == "fone")
+        return "one token per number: [NUM] + its Fourier features; digits read from two entries each";
+    if (method == "digit") return "one token per digit and point; the answer generated token by token";
+    if (method == "subword")
+        return "chunks of up to three digits, left to right (as Llama-3); generated token by token";
+    if (method == "xval") return "one [NUM] token scaled by the number's value; a regression head, rounded";
+    if (method == "ntl") return "digit (or subword) tokens with the Number Token Loss (Wasserstein-1) added";
+    if (method == "abacus")
+        return "digit tokens least significant first with Abacus digit-position embeddings";
+    if (method == "fone+abacus") return "Abacus with every digit token embedded by its FoNE";
+    if (method == "fone-direct")
+        return "ablation: each digit as a raw value in one dimension, regression per digit";
+    return "";
 }
 
 void TrainConfig::validate() const {
@@ -54,6 +70,9 @@ void TrainConfig::validate() const {
     check(task.modulus >= 2, "modulus: must be at least 2");
     check(task.long_digits >= 1 && task.long_digits <= 1000, "long_digits: must be in 1..1000");
     check(period_base >= 2 && period_base <= 36, "period_base: must be in 2..36");
+    check(ntl_lambda >= 0 && ntl_lambda <= 100, "ntl_lambda: must be in [0, 100]");
+    check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
+    check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");
     try {
         model.validate();
     } catch (const std::invalid_argument& e) {
@@ -100,7 +119,10 @@ nlohmann::json TrainConfig::to_json() const {
             {"int_digits", int_digits},
             {"frac_digits", frac_digits},
             {"period_base", period_base},
-            {"period_multipliers", period_multipliers}};
+            {"period_multipliers", period_multipliers},
+            {"ntl_lambda", ntl_lambda},
+            {"ntl_tokens", ntl_tokens},
+            {"abacus_max_offset", abacus_max_offset}};
 }
 
 TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
@@ -146,6 +168,9 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
     f.read("frac_digits", c.frac_digits);
     f.read("period_base", c.period_base);
     f.read("period_multipliers", c.period_multipliers);
+    f.read("ntl_lambda", c.ntl_lambda);
+    f.read("ntl_tokens", c.ntl_tokens);
+    f.read("abacus_max_offset", c.abacus_max_offset);
     f.reject_unknown();
     return c;
 }

@@ -53,6 +53,14 @@ struct TrainConfig {
     int period_base = 10;
     std::vector<int> period_multipliers;
 
+    // Number Token Loss (method "ntl"): the weight of the Wasserstein-1 term and the tokens it sits on
+    // ("digit" or "subword").
+    double ntl_lambda = 0.3;
+    std::string ntl_tokens = "digit";
+    // Abacus (methods "abacus", "fone+abacus"): training adds a random offset in 0..abacus_max_offset to
+    // every number's digit positions, so that positions past the training lengths get trained too.
+    int abacus_max_offset = 20;
+
     // Throws std::invalid_argument with every problem found, one per line, naming the option.
     void validate() const;
     nlohmann::json to_json() const;
@@ -71,7 +79,10 @@ std::vector<std::string> preset_names();
 // size that the layers themselves name, and validates.
 TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers);
 
-// The method names `fone train --method` accepts in this build.
+// The method names `fone train --method` accepts: fone, fone-direct, xval, digit, subword, ntl, abacus,
+// fone+abacus (core/src/scheme.h says what each is).
 std::vector<std::string> method_names();
+// One line on what a method is, for help texts and tooltips ("" for an unknown name).
+std::string method_description(const std::string& method);
 
 }  // namespace fone

@@ -1,0 +1,149 @@
+#include "scheme.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "fone/number_parser.h"
+#include "scheme_parts.h"
+
+namespace fone {
+
+// Defined in fone_scheme.cpp and token_schemes.cpp.
+std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config, const FoneSpec& spec);
+std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const FoneSpec& spec);
+
+namespace {
+
+int64_t op_token(const std::string& op) {
+    if (op == "+") return kPlus;
+    if (op == "-") return kMinus;
+    if (op == "*") return kTimes;
+    if (op == ",") return kComma;
+    if (op == "mod") return kMod;
+    throw std::invalid_argument("no token for the operator '" + op + "'");
+}
+
+}  // namespace
+
+const std::vector<std::string>& base_vocabulary() {
+    static const std::vector<std::string> names = {"[PAD]", "[BOS]", "[EOS]", "[NUM]", "+",
+                                                   "-",     "*",     ",",     "mod",   "="};
+    return names;
+}
+
+std::vector<PromptItem> example_items(const Example& e) {
+    std::vector<PromptItem> items = {{kBos, {}}};
+    for (std::size_t i = 0; i < e.operands.size(); ++i) {
+        if (i > 0) items.push_back({op_token(e.ops[i - 1]), {}});
+        items.push_back({kNum, e.operands[i]});
+    }
+    items.push_back({kEquals, {}});
+    return items;
+}
+
+std::vector<PromptItem> prompt_items(const std::string& prompt) {
+    const ParsedText parsed = parse_numbers(prompt);
+    std::vector<PromptItem> items = {{kBos, {}}};
+    std::size_t next_number = 0;
+    const std::string& t = parsed.templ;
+    auto known = [] {
+        std::string list;
+        for (const auto& v : base_vocabulary())
+            if (v[0] != '[') list += (list.empty() ? "" : " ") + v;
+        return list + " and numbers";
+    };
+    for (std::size_t i = 0; i < t.size();) {
+        if (std::isspace(static_cast<unsigned char>(t[i]))) {
+            ++i;
+            continue;
+        }
+        if (t.compare(i, kNumPlaceholder.size(), kNumPlaceholder) == 0) {
+            items.push_back({kNum, parsed.numbers[next_number++].value});
+            i += kNumPlaceholder.size();
+            continue;
+        }
+        // Operators, with the Unicode minus (U+2212) and times (U+00D7) as their ASCII forms.
+        static const std::pair<std::string, int64_t> kWords[] = {
+            {"mod", kMod},        {"\xE2\x88\x92", kMinus},
+            {"\xC3\x97", kTimes}, {"+", kPlus},
+            {"-", kMinus},        {"*", kTimes},
+            {",", kComma},        {"=", kEquals}};
+        bool matched = false;
+        for (const auto& [word, id] : kWords)
+            if (t.compare(i, word.size(), word) == 0) {
+                items.push_back({id, {}});
+                i += word.size();
+                matched = true;
+                break;
+            }
+        if (!matched) {
+            std::size_t end = i;
+            while (end < t.size() && !std::isspace(static_cast<unsigned char>(t[end])))
+                ++end;
+            throw std::invalid_argument("the model has no token for '" + t.substr(i, end - i) +
+                                        "' (it knows: " + known() + ")");
+        }
+    }
+    if (next_number == 0) throw std::invalid_argument("the prompt has no number");
+    return items;
+}
+
+torch::Tensor left_padded(const std::vector<std::vector<int64_t>>& rows) {
+    std::size_t longest = 0;
+    for (const auto& r : rows)
+        longest = std::max(longest, r.size());
+    const int64_t n = static_cast<int64_t>(rows.size()), l = static_cast<int64_t>(longest);
+    auto t = torch::full({n, l}, static_cast<int64_t>(kPad), torch::kInt64);
+    auto* p = t.data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i)
+        std::copy(rows[i].begin(), rows[i].end(), p + i * l + (l - static_cast<int64_t>(rows[i].size())));
+    return t;
+}
+
+torch::Tensor key_mask_of(const torch::Tensor& tokens) {
+    auto mask = tokens.ne(kPad);
+    return mask.all().item<bool>() ? torch::Tensor() : mask;
+}
+
+int64_t NumberScheme::sequence_length(const Batch& split) const {
+    return split.in.tokens.defined() ? split.in.tokens.size(1) : 0;
+}
+
+Batch select_rows(const Batch& s, const torch::Tensor& rows) {
+    auto pick = [&](const torch::Tensor& t) { return t.defined() ? t.index_select(0, rows) : t; };
+    Batch b;
+    b.n = rows.size(0);
+    b.in = {pick(s.in.tokens),   pick(s.in.key_mask), pick(s.in.fone),
+            pick(s.in.num_mask), pick(s.in.scale),    pick(s.in.positions)};
+    b.targets = pick(s.targets);
+    b.prompt = pick(s.prompt);
+    b.digits = pick(s.digits);
+    b.signs = pick(s.signs);
+    b.answers = pick(s.answers);
+    return b;
+}
+
+Batch to_device(const Batch& s, const torch::Device& device) {
+    auto move = [&](const torch::Tensor& t) { return t.defined() ? t.to(device) : t; };
+    Batch d;
+    d.n = s.n;
+    d.in = {move(s.in.tokens),   move(s.in.key_mask), move(s.in.fone),
+            move(s.in.num_mask), move(s.in.scale),    move(s.in.positions)};
+    d.targets = move(s.targets);
+    d.prompt = move(s.prompt);
+    d.digits = move(s.digits);
+    d.signs = move(s.signs);
+    d.answers = move(s.answers);
+    d.answer_values = s.answer_values;
+    return d;
+}
+
+std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneSpec& spec) {
+    const std::string& m = config.method;
+    if (m == "fone" || m == "fone-direct" || m == "xval") return make_number_token_scheme(config, spec);
+    if (m == "digit" || m == "subword" || m == "ntl" || m == "abacus" || m == "fone+abacus")
+        return make_token_scheme(config, spec);
+    throw std::invalid_argument("method: unknown method '" + m + "'");
+}
+
+}  // namespace fone

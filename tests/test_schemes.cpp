@@ -1,0 +1,178 @@
+// The number schemes (core/src/scheme.h) against tokenizations and values worked out by hand: digit,
+// subword (Llama-3 chunks), Abacus order and positions, FoNE on digit tokens, xVal scaling, teacher-forced
+// targets, tokens per number, and the Number Token Loss recomputed independently from the logits.
+#include <QtTest>
+
+#include <cmath>
+
+#include "scheme.h"
+
+using namespace fone;
+
+namespace {
+
+FoneSpec spec(int m, int n) {
+    FoneSpec s;
+    s.int_digits = m;
+    s.frac_digits = n;
+    return s;
+}
+
+std::unique_ptr<NumberScheme> scheme(const std::string& method, const FoneSpec& s = spec(7, 3)) {
+    TrainConfig c;
+    c.method = method;
+    return make_scheme(c, s);
+}
+
+QStringList names(const NumberScheme& sc, const torch::Tensor& row) {
+    QStringList out;
+    for (int64_t k = 0; k < row.size(0); ++k)
+        out << QString::fromStdString(sc.vocabulary()[static_cast<std::size_t>(row[k].item<int64_t>())]);
+    return out;
+}
+
+QStringList words(const char* text) {
+    return QString(text).split(' ');
+}
+
+ModelConfig tiny_model(int vocab) {
+    ModelConfig c;
+    c.vocab_size = vocab;
+    c.hidden = 32;
+    c.layers = 1;
+    c.heads = 2;
+    c.kv_heads = 1;
+    c.head_dim = 16;
+    c.intermediate = 64;
+    return c;
+}
+
+}  // namespace
+
+class TestSchemes : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void digit_tokens_one_per_character() {
+        auto s = scheme("digit");
+        const Batch b = s->encode_prompt("123.456+654.321=");
+        QCOMPARE(names(*s, b.prompt[0]), words("[BOS] 1 2 3 . 4 5 6 + 6 5 4 . 3 2 1 ="));
+        QCOMPARE(s->tokens_for(Decimal::parse("999.999")), int64_t(7));  // the paper's 7
+        QCOMPARE(s->tokens_for(Decimal::parse("-5")), int64_t(2));
+    }
+
+    void subword_chunks_left_to_right() {
+        auto s = scheme("subword");
+        QCOMPARE(names(*s, s->encode_prompt("1234567.891+1=").prompt[0]),
+                 words("[BOS] 123 456 7 . 891 + 1 ="));
+        // Leading zeros of an inner chunk are kept: "007" is its own token, so 1000070 reads back exactly.
+        QCOMPARE(names(*s, s->encode_prompt("1000070*0.25=").prompt[0]), words("[BOS] 100 007 0 * 0 . 25 ="));
+        QCOMPARE(s->tokens_for(Decimal::parse("999.999")), int64_t(3));  // the paper's 3
+        QCOMPARE(s->vocabulary().size(), std::size_t(10 + 1 + 10 + 100 + 1000));
+    }
+
+    void number_token_schemes_one_token() {
+        for (const char* m : {"fone", "xval", "fone-direct"}) {
+            auto s = scheme(m);
+            QCOMPARE(s->tokens_for(Decimal::parse("999.999")), int64_t(1));
+            QCOMPARE(names(*s, s->encode_prompt("12.5+3=").in.tokens[0]), words("[BOS] [NUM] + [NUM] ="));
+        }
+    }
+
+    void abacus_reverses_digits_and_counts_positions() {
+        auto s = scheme("abacus");
+        const Batch b = s->encode_prompt("12.5+3=");
+        QCOMPARE(names(*s, b.prompt[0]), words("[BOS] 5 . 2 1 + 3 ="));
+        const auto pos = b.in.positions[0];
+        const std::vector<int64_t> expected = {0, 1, 2, 3, 4, 0, 1, 0};
+        for (int64_t k = 0; k < 8; ++k)
+            QCOMPARE(pos[k].item<int64_t>(), expected[static_cast<std::size_t>(k)]);
+    }
+
+    void fone_abacus_embeds_digits_by_their_fone() {
+        auto s = scheme("fone+abacus");
+        const Batch b = s->encode_prompt("3+10=");  // [BOS] 3 + 0 1 =
+        QCOMPARE(names(*s, b.in.tokens[0]), words("[BOS] [NUM] + [NUM] [NUM] ="));
+        // FoNE(3) with period 10: angle 108 degrees; FoNE(0) = (1, 0); FoNE(1): 36 degrees.
+        QVERIFY(std::fabs(b.in.fone[0][1][0].item<float>() - (-0.30901699f)) < 1e-6);
+        QVERIFY(std::fabs(b.in.fone[0][1][1].item<float>() - 0.95105652f) < 1e-6);
+        QCOMPARE(b.in.fone[0][3][0].item<float>(), 1.0f);
+        QCOMPARE(b.in.fone[0][3][1].item<float>(), 0.0f);
+        QVERIFY(std::fabs(b.in.fone[0][4][0].item<float>() - 0.80901699f) < 1e-6);
+        QCOMPARE(b.in.fone[0][2][0].item<float>(), 0.0f);  // "+" has no features
+    }
+
+    void xval_scales_the_number_embedding() {
+        auto s = scheme("xval", spec(2, 0));
+        const Batch b = s->encode_prompt("12+5=");
+        const auto scale = b.in.scale[0];  // value / 10^m, 1 elsewhere
+        QCOMPARE(scale[0].item<float>(), 1.0f);
+        QCOMPARE(scale[1].item<float>(), 0.12f);
+        QCOMPARE(scale[3].item<float>(), 0.05f);
+    }
+
+    void teacher_forced_targets_are_the_answer_tokens() {
+        auto s = scheme("digit", spec(2, 0));
+        Example e{{Decimal::from_int(1), Decimal::from_int(2)}, {"+"}, Decimal::from_int(3)};
+        Example f{{Decimal::from_int(10), Decimal::from_int(20)}, {"+"}, Decimal::from_int(30)};
+        const Batch b = s->encode({e, f});
+        // Row 0, left-padded by three to the length of row 1 ([BOS] 1 0 + 2 0 = 3 0 [EOS]).
+        QCOMPARE(names(*s, b.in.tokens[0]), words("[PAD] [PAD] [PAD] [BOS] 1 + 2 = 3 [EOS]"));
+        const auto t = b.targets[0];
+        for (int64_t k = 0; k < 10; ++k) {
+            const int64_t want = k == 7   ? s->encode_prompt("3=").prompt[0][1].item<int64_t>()
+                                 : k == 8 ? 2
+                                          : -100;
+            QCOMPARE(t[k].item<int64_t>(), want);  // "=" predicts 3, 3 predicts [EOS] (id 2)
+        }
+        QCOMPARE(names(*s, b.prompt[1]), words("[BOS] 1 0 + 2 0 ="));
+        QCOMPARE(names(*s, b.prompt[0]), words("[PAD] [PAD] [BOS] 1 + 2 ="));
+    }
+
+    void number_token_loss_matches_a_hand_computation() {
+        TrainConfig c;
+        c.method = "ntl";
+        c.ntl_lambda = 1.0;
+        auto ntl = make_scheme(c, spec(2, 0));
+        c.ntl_lambda = 0.0;
+        auto plain = make_scheme(c, spec(2, 0));
+        torch::manual_seed(3);
+        FoneTransformer model(tiny_model(static_cast<int>(ntl->vocabulary().size())), ntl->heads());
+        Example e{{Decimal::from_int(17), Decimal::from_int(25)}, {"+"}, Decimal::from_int(42)};
+        const Batch b = ntl->encode({e});
+        torch::NoGradGuard no_grad;
+        const double with = ntl->loss(model, b, false).item<double>();
+        const double without = plain->loss(model, b, false).item<double>();
+        // W1 by hand: at each answer position whose target is a digit y, sum_j softmax_j |j - y| over the
+        // ten digit tokens (ids 11..20).
+        const auto logits = model->lm_logits(model->forward(b.in, false))[0].to(torch::kFloat64);
+        double w1 = 0.0;
+        int count = 0;
+        for (int64_t k = 0; k < b.targets.size(1); ++k) {
+            const int64_t y = b.targets[0][k].item<int64_t>();
+            if (y < 11) continue;  // not a digit ([EOS], or no target)
+            double z = 0.0, acc = 0.0;
+            for (int j = 0; j < 10; ++j)
+                z += std::exp(logits[k][11 + j].item<double>());
+            for (int j = 0; j < 10; ++j)
+                acc += std::exp(logits[k][11 + j].item<double>()) / z * std::abs(j - (y - 11));
+            w1 += acc;
+            ++count;
+        }
+        QCOMPARE(count, 2);  // "4" and "2"
+        QVERIFY(std::fabs((with - without) - w1 / count) < 1e-4);
+    }
+
+    void unknown_words_and_misfits_are_clear_errors() {
+        auto s = scheme("digit", spec(2, 0));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s->encode_prompt("12 plus 5 ="));
+        QVERIFY_THROWS_EXCEPTION(NumberError, s->encode_prompt("123+5="));  // 3 digits, 2 slots
+        TrainConfig c;
+        c.method = "digit";
+        FoneSpec b7 = spec(3, 0);
+        b7.base = 7;
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, make_scheme(c, b7));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestSchemes)
+#include "test_schemes.moc"
