@@ -169,6 +169,37 @@ class TestEngine : public QObject {
             if (!line.isEmpty()) QVERIFY(!QJsonDocument::fromJson(line).isNull());
     }
 
+    // A token scheme with training noise (random Abacus offsets, drawn from a generator seeded by seed and
+    // step) resumes bit-exactly too; eval scores it by free generation and lists mispredictions.
+    void abacus_resume_matches_and_eval_generates() {
+        const QStringList abacus = {"--method", "abacus", "--task", "int-add", "--epochs", "12"};
+        const QString run_dir = runs() + "/abacus";
+        auto p = start_until_checkpoint(tiny(runs(), "abacus", abacus), run_dir);
+        ::kill(static_cast<pid_t>(p->processId()), SIGTERM);
+        QVERIFY(p->waitForFinished(60000));
+        const auto full = run_fone(tiny(runs(), "abacus-ref", abacus));
+        QVERIFY2(full.code == 0, full.err.constData());
+        const auto resumed = run_fone({"train", "--resume", "abacus", "--runs-dir", runs()});
+        QVERIFY2(resumed.code == 0, resumed.err.constData());
+        QCOMPARE(events(resumed.out).last()["weights_digest"].toString(),
+                 events(full.out).last()["weights_digest"].toString());
+
+        const auto e =
+            run_fone({"eval", "--run", "abacus-ref", "--runs-dir", runs(), "--mispredictions", "3"});
+        QVERIFY2(e.code == 0, e.err.constData());
+        const QJsonObject m = first_line(e.out);
+        QCOMPARE(m["method"].toString(), QString("abacus"));
+        QCOMPARE(m["tokens_per_number"].toInt(), 6);  // six digits, one token each
+        const int wrong = qRound((1.0 - m["exact_match"].toDouble()) * m["n"].toInt());
+        QCOMPARE(m["mispredictions"].toArray().size(), std::min(3, wrong));
+        const auto pr = run_fone({"predict", "--run", "abacus-ref", "--runs-dir", runs(), "12+34="});
+        QVERIFY2(pr.code == 0, pr.err.constData());
+        const QJsonObject a = first_line(pr.out);
+        QCOMPARE(a["tokens"].toArray().size(), 7);  // [BOS] 2 1 + 4 3 =, least significant digit first
+        QCOMPARE(a["tokens"].toArray()[1].toString(), QString("2"));
+        QVERIFY(a["generated"].toArray().size() >= 1);
+    }
+
     void nan_loss_fails_with_step() {
         qputenv("FONE_INJECT_NAN_STEP", "3");
         const auto r = run_fone(tiny(runs(), "nan"));

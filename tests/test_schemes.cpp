@@ -162,6 +162,40 @@ class TestSchemes : public QObject {
         QVERIFY(std::fabs((with - without) - w1 / count) < 1e-4);
     }
 
+    // Periods 5·10^k only (the paper's mod-5 ablation): a slot scores digit j by <pair, φ(j, 5)>, so j
+    // and j + 5 tie: the head cannot tell 3 from 8. With {2, 5, 10} the three pairs' scores add up.
+    void mixed_period_head_scores_by_hand() {
+        ModelConfig c = tiny_model(10);
+        c.head_norm = "none";
+        c.head_temperature = false;
+        ModelHeads h;
+        h.digit_slots = 1;
+        h.digit_multipliers = {5};
+        FoneTransformer m(c, h);
+        auto hidden = torch::zeros({1, 32});
+        const double a = 2 * M_PI * 3 / 5;
+        hidden[0][0] = std::cos(a);
+        hidden[0][1] = std::sin(a);
+        const auto logits = m->digit_logits(hidden)[0][0];
+        QVERIFY(std::fabs(logits[3].item<float>() - 1.0f) < 1e-6);
+        QVERIFY(std::fabs(logits[8].item<float>() - 1.0f) < 1e-6);
+        QVERIFY(std::fabs(logits[0].item<float>() - (-0.80901699f)) < 1e-6);  // cos 216°
+
+        h.digit_multipliers = {2, 5, 10};
+        FoneTransformer mixed(c, h);
+        auto x = torch::zeros({1, 32});
+        // Pairs in the order of the multipliers: (1, 0) for c = 2, (0, 1) for c = 5, (1, 0) for c = 10.
+        x[0][0] = 1;
+        x[0][3] = 1;
+        x[0][4] = 1;
+        const auto l = mixed->digit_logits(x)[0][0];
+        for (int j = 0; j < 10; ++j) {
+            const double want =
+                std::cos(2 * M_PI * j / 2) + std::sin(2 * M_PI * j / 5) + std::cos(2 * M_PI * j / 10);
+            QVERIFY(std::fabs(l[j].item<float>() - want) < 1e-5);
+        }
+    }
+
     void unknown_words_and_misfits_are_clear_errors() {
         auto s = scheme("digit", spec(2, 0));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s->encode_prompt("12 plus 5 ="));

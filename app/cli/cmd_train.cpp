@@ -213,16 +213,18 @@ void add_train_commands(CLI::App& app) {
     auto data = std::make_shared<std::string>();
     auto runs_dir = std::make_shared<std::string>();
     auto threads = std::make_shared<int>(0);
+    auto wrong = std::make_shared<std::size_t>(0);
     auto* eval =
         app.add_subcommand("eval", "Metrics of a run's model on its test split or a dataset file (JSON)");
     eval->add_option("--run", *run, "Run name or directory")->required();
     eval->add_option("--data", *data, "Dataset file of a+b=c lines (default: the run's test split)");
     eval->add_option("--runs-dir", *runs_dir, "Run store");
     eval->add_option("--threads", *threads, "CPU threads (0: every core)");
-    eval->callback([run, data, runs_dir, threads] {
+    eval->add_option("--mispredictions", *wrong, "Also list the first N wrong answers");
+    eval->callback([run, data, runs_dir, threads, wrong] {
         try {
             RunStore store(runs_dir->empty() ? RunStore::default_root() : *runs_dir);
-            print_json_line(std::cout, evaluate_run(store.resolve(*run), *data, *threads));
+            print_json_line(std::cout, evaluate_run(store.resolve(*run), *data, *threads, *wrong));
         } catch (const std::exception& e) {
             print_error("eval", e.what());
             throw CliFailure(e.what());

@@ -20,5 +20,6 @@ void add_run_commands(CLI::App& app);     // runs list | show | export
 void add_data_commands(CLI::App& app);    // data (a task's splits as a+b=c files)
 void add_train_commands(CLI::App& app);   // train, eval, predict (needs LibTorch)
 void add_sweep_commands(CLI::App& app);   // sweep: a grid of train runs (needs LibTorch)
+void add_reproduce_commands(CLI::App& app);  // reproduce: the paper's experiments (needs LibTorch)
 
 }  // namespace fone::cli

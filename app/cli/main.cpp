@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
 #ifdef FONE_WITH_TORCH
     fone::cli::add_train_commands(app);
     fone::cli::add_sweep_commands(app);
+    fone::cli::add_reproduce_commands(app);
 #endif
     try {
         app.parse(argc, argv);

@@ -197,12 +197,16 @@ int64_t injected_nan_step() {
 
 // Exact match, per-digit accuracy (digits of the answer the model wrote against the true ones, keyed by
 // their power of the base), R² and RMSE of the values, and how many outputs were not numbers at all.
+// With `examples` and max_wrong > 0, also the first max_wrong mispredictions as
+// {"prompt", "expected", "predicted"} ("" for an output that is not a number).
 json evaluate(FoneTransformer& model, const NumberScheme& scheme, const Batch& data, const FoneSpec& spec,
-              const torch::Device& device) {
+              const torch::Device& device, const std::vector<Example>* examples = nullptr,
+              std::size_t max_wrong = 0) {
+    json wrong = json::array();
     torch::NoGradGuard no_grad;
     model->eval();
     const auto t0 = Clock::now();
-    const int64_t slots = spec.pair_count();
+    const int64_t slots = spec.int_digits + spec.frac_digits;  // digit positions, whatever the periods
     int64_t exact = 0, digits_right = 0, malformed = 0;
     std::vector<int64_t> right_per_slot(static_cast<std::size_t>(slots), 0);
     double sse = 0.0, sum = 0.0, sum_sq = 0.0;
@@ -214,7 +218,12 @@ json evaluate(FoneTransformer& model, const NumberScheme& scheme, const Batch& d
             const Decimal& truth = data.answer_values[static_cast<std::size_t>(start + i)];
             const Answer& got = answers[static_cast<std::size_t>(i)];
             if (!got) ++malformed;
-            exact += got && *got == truth;
+            const bool right = got && *got == truth;
+            exact += right;
+            if (!right && examples && wrong.size() < max_wrong)
+                wrong.push_back({{"prompt", (*examples)[static_cast<std::size_t>(start + i)].prompt()},
+                                 {"expected", truth.to_string()},
+                                 {"predicted", got ? got->to_string() : ""}});
             for (int64_t k = 0; k < slots; ++k) {
                 const int p = static_cast<int>(k - spec.frac_digits);
                 const bool right = got && got->digit(p) == truth.digit(p);
@@ -233,15 +242,17 @@ json evaluate(FoneTransformer& model, const NumberScheme& scheme, const Batch& d
     json per_position = json::object();
     for (int64_t k = 0; k < slots; ++k)
         per_position[std::to_string(k - spec.frac_digits)] = right_per_slot[static_cast<std::size_t>(k)] / n;
-    return {{"n", data.n},
-            {"exact_match", exact / n},
-            {"digit_accuracy", digits_right / (n * slots)},
-            {"digit_accuracy_by_position", per_position},
-            {"malformed", malformed},
-            {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
-            {"rmse", std::sqrt(sse / n)},
-            {"eval_seconds", secs},
-            {"eval_examples_per_second", n / std::max(secs, 1e-9)}};
+    json out = {{"n", data.n},
+                {"exact_match", exact / n},
+                {"digit_accuracy", digits_right / (n * slots)},
+                {"digit_accuracy_by_position", per_position},
+                {"malformed", malformed},
+                {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
+                {"rmse", std::sqrt(sse / n)},
+                {"eval_seconds", secs},
+                {"eval_examples_per_second", n / std::max(secs, 1e-9)}};
+    if (examples && max_wrong > 0) out["mispredictions"] = wrong;
+    return out;
 }
 
 // ---- checkpoints -------------------------------------------------------------------------------------
@@ -779,12 +790,14 @@ json measure_inference_speed(TrainConfig c, int repeats, std::size_t eval_exampl
             {"threads", torch::get_num_threads()}};
 }
 
-json evaluate_run(const std::string& run_dir, const std::string& data_file, int threads) {
+json evaluate_run(const std::string& run_dir, const std::string& data_file, int threads,
+                  std::size_t max_mispredictions) {
     std::string used;
     Loaded l = load_for_inference(run_dir, threads, used, data_file.empty());
     const std::vector<Example> examples = data_file.empty() ? l.splits.test : read_dataset_file(data_file);
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
-    json m = evaluate(l.model, *l.scheme, l.scheme->encode(examples), l.spec, l.device);
+    json m = evaluate(l.model, *l.scheme, l.scheme->encode(examples), l.spec, l.device, &examples,
+                      max_mispredictions);
     m["method"] = l.config.method;
     m["tokens_per_number"] = tokens_per_number(*l.scheme, examples);
     m["checkpoint"] = used;

@@ -17,7 +17,9 @@ enum class Features { fourier, direct, xval };
 
 class NumberTokenScheme : public NumberScheme {
   public:
-    NumberTokenScheme(Features features, const FoneSpec& spec) : features_(features), spec_(spec) {
+    NumberTokenScheme(Features features, const FoneSpec& spec)
+        : features_(features), spec_(spec), plain_(spec) {
+        plain_.multipliers.clear();  // digits and labels are per slot whatever the periods
         // xVal's values are divided by the largest magnitude the task's digit slots hold, so the scaled
         // embeddings and the regression target stay within [-1, 1].
         scale_ = std::pow(static_cast<double>(spec.base), spec.int_digits);
@@ -35,7 +37,8 @@ class NumberTokenScheme : public NumberScheme {
         h.digit_base = spec_.base;
         if (features_ == Features::fourier) {
             h.fone_width = spec_.width();
-            h.digit_slots = spec_.pair_count();
+            h.digit_slots = plain_.pair_count();
+            h.digit_multipliers = spec_.multipliers;
             h.sign_feature = spec_.sign_feature;
         } else if (features_ == Features::direct) {
             h.fone_width = direct_width();
@@ -51,7 +54,7 @@ class NumberTokenScheme : public NumberScheme {
         for (const Example& e : examples)
             rows.push_back(example_items(e));
         Batch b = build(rows);
-        const int64_t n = b.n, slots = spec_.pair_count();
+        const int64_t n = b.n, slots = plain_.pair_count();
         b.digits = torch::empty({n, slots}, torch::kInt64);
         b.signs = torch::empty({n}, torch::kInt64);
         b.answers = torch::empty({n}, torch::kFloat64);
@@ -61,7 +64,8 @@ class NumberTokenScheme : public NumberScheme {
         b.answer_values.reserve(examples.size());
         for (int64_t i = 0; i < n; ++i) {
             const Decimal& y = examples[i].answer;
-            const auto digits = label_digits(y, spec_);  // checks that the answer fits
+            check_fits(y, spec_);
+            const auto digits = label_digits(y, plain_);
             std::copy(digits.begin(), digits.end(), d + i * slots);
             sg[i] = y.negative() ? 1 : 0;
             a[i] = y.to_double();
@@ -99,7 +103,7 @@ class NumberTokenScheme : public NumberScheme {
             std::vector<int> row(static_cast<std::size_t>(digits.size(1)));
             for (int64_t k = 0; k < digits.size(1); ++k)
                 row[static_cast<std::size_t>(k)] = static_cast<int>(d[i][k]);
-            out.push_back(assemble_digits(row, negative[i].item<bool>(), spec_));
+            out.push_back(assemble_digits(row, negative[i].item<bool>(), plain_));
         }
         return out;
     }
@@ -131,7 +135,7 @@ class NumberTokenScheme : public NumberScheme {
             }
         } else {
             const auto raw = direct_outputs(model, h)[0].to(torch::kCPU).to(torch::kFloat64).contiguous();
-            for (int64_t k = 0; k < spec_.pair_count(); ++k)
+            for (int64_t k = 0; k < plain_.pair_count(); ++k)
                 per_digit.push_back(
                     {{"position", k - spec_.frac_digits},
                      {"digit", std::clamp<int64_t>(std::llround(raw[k].item<double>()), 0, spec_.base - 1)},
@@ -146,14 +150,15 @@ class NumberTokenScheme : public NumberScheme {
   private:
     Features features_;
     FoneSpec spec_;
+    FoneSpec plain_;  // spec_ with plain periods: the digit slots
     double scale_ = 1.0;
 
     // fone-direct: one entry per digit slot (its raw value 0..base-1), then the sign entry.
-    int64_t direct_width() const { return spec_.pair_count() + (spec_.sign_feature ? 1 : 0); }
+    int64_t direct_width() const { return plain_.pair_count() + (spec_.sign_feature ? 1 : 0); }
 
     void direct_into(const Decimal& x, float* out) const {
         check_fits(x, spec_);
-        const auto digits = label_digits(x, spec_);
+        const auto digits = label_digits(x, plain_);
         for (std::size_t k = 0; k < digits.size(); ++k)
             out[k] = static_cast<float>(digits[k]);
         if (spec_.sign_feature) out[digits.size()] = x.negative() ? 1.0f : 0.0f;
@@ -218,14 +223,14 @@ class NumberTokenScheme : public NumberScheme {
         // The head's first `slots` entries regress the digit values (the LayerNorm before it has an affine
         // scale, so 0..9 is reachable).
         const auto x = model->head_norm ? model->head_norm(h) : h;
-        return x.narrow(-1, 0, spec_.pair_count()).to(torch::kFloat32);
+        return x.narrow(-1, 0, plain_.pair_count()).to(torch::kFloat32);
     }
 
     torch::Tensor sign_logit(FoneTransformer& model, const torch::Tensor& h) const {
         if (!spec_.sign_feature) return {};
         if (features_ == Features::fourier) return model->sign_logit(h).to(torch::kFloat32);
         const auto x = model->head_norm ? model->head_norm(h) : h;
-        return x.select(-1, spec_.pair_count()).to(torch::kFloat32);
+        return x.select(-1, plain_.pair_count()).to(torch::kFloat32);
     }
 
     torch::Tensor predicted_digits(FoneTransformer& model, const torch::Tensor& h) const {
@@ -244,7 +249,7 @@ class NumberTokenScheme : public NumberScheme {
             const auto target = (b.answers / scale_).to(torch::kFloat32);
             return F::mse_loss(model->regress(h).squeeze(-1).to(torch::kFloat32), target);
         }
-        const int64_t slots = spec_.pair_count();
+        const int64_t slots = plain_.pair_count();
         torch::Tensor digit_loss;
         if (features_ == Features::fourier) {
             // The mean over digit slots of the per-slot cross-entropy (paper Algorithm 3).

@@ -126,10 +126,11 @@ FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, const ModelHeads&
       fone_width(h.fone_width),
       slots(h.digit_slots),
       base(h.digit_base),
+      pairs_per_slot(h.digit_multipliers.empty() ? 1 : static_cast<int64_t>(h.digit_multipliers.size())),
       sign_feature(h.sign_feature) {
     c.validate();
     if (c.vocab_size < 1) throw std::invalid_argument("model: vocab_size is not set");
-    const int64_t head_entries = 2 * slots + (sign_feature ? 1 : 0);
+    const int64_t head_entries = 2 * slots * pairs_per_slot + (sign_feature ? 1 : 0);
     if (head_entries > c.hidden)
         throw std::invalid_argument("model: hidden " + std::to_string(c.hidden) + " is too small for " +
                                     std::to_string(slots) + " digit slots (needs at least " +
@@ -167,9 +168,18 @@ FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, const ModelHeads&
                 torch::nn::init::normal_(p.value(), 0.0, c.init_std);
     }
 
-    auto angles = torch::arange(base, torch::kFloat64) * (2.0 * std::numbers::pi / base);
-    prototypes =
-        register_buffer("prototypes", torch::stack({angles.cos(), angles.sin()}).to(torch::kFloat32));
+    if (h.digit_multipliers.empty()) {
+        auto angles = torch::arange(base, torch::kFloat64) * (2.0 * std::numbers::pi / base);
+        prototypes =
+            register_buffer("prototypes", torch::stack({angles.cos(), angles.sin()}).to(torch::kFloat32));
+    } else {
+        std::vector<torch::Tensor> per_c;
+        for (int c_r : h.digit_multipliers) {
+            auto angles = torch::arange(base, torch::kFloat64) * (2.0 * std::numbers::pi / c_r);
+            per_c.push_back(torch::stack({angles.cos(), angles.sin()}));
+        }
+        prototypes = register_buffer("prototypes", torch::stack(per_c).to(torch::kFloat32));
+    }
     const int64_t half = c.head_dim / 2;
     auto inv_freq = torch::pow(c.rope_theta, -torch::arange(half, torch::kFloat64) * 2.0 / c.head_dim);
     auto pos = torch::arange(c.max_seq, torch::kFloat64).unsqueeze(1) * inv_freq.unsqueeze(0);
@@ -212,6 +222,16 @@ torch::Tensor FoneTransformerImpl::head_input(const torch::Tensor& h) {
 }
 
 torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
+    if (pairs_per_slot > 1) {
+        auto pairs = head_input(h).narrow(-1, 0, 2 * slots * pairs_per_slot);
+        auto shape = pairs.sizes().vec();
+        shape.back() = slots;
+        shape.push_back(pairs_per_slot);
+        shape.push_back(2);
+        // [..., slots, r, 2, 1] * [r, 2, base], summed over the pair entries and the multipliers.
+        auto logits = (pairs.reshape(shape).unsqueeze(-1) * prototypes).sum(-2).sum(-2);
+        return log_temperature.defined() ? logits * log_temperature.exp() : logits;
+    }
     auto pairs = head_input(h).narrow(-1, 0, 2 * slots);
     auto shape = pairs.sizes().vec();
     shape.back() = slots;
@@ -222,7 +242,7 @@ torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
 
 torch::Tensor FoneTransformerImpl::sign_logit(const torch::Tensor& h) {
     if (!sign_feature) return {};
-    auto z = head_input(h).select(-1, 2 * slots);
+    auto z = head_input(h).select(-1, 2 * slots * pairs_per_slot);
     return log_temperature.defined() ? z * log_temperature.exp() : z;
 }
 

@@ -54,6 +54,9 @@ struct ModelHeads {
     int64_t digit_slots = 0;  // Fourier digit head: slots (0: no digit head), base and a sign entry
     int64_t digit_base = 10;
     bool sign_feature = false;
+    // Mixed periods c·10^k (FoneSpec::multipliers): each slot reads one pair per multiplier c and scores
+    // digit j by the sum over c of <pair_c, φ(j, c)>. Empty: one pair per slot, periods base^i.
+    std::vector<int> digit_multipliers;
     int64_t regression = 0;        // outputs of a linear regression head (xVal: 1); 0: none
     int64_t abacus_positions = 0;  // rows of the Abacus position embedding (0: none)
 };
@@ -73,7 +76,7 @@ struct FoneTransformerImpl : torch::nn::Module {
     // The FoNE model: number features of fone_width entries and the digit head.
     FoneTransformerImpl(const ModelConfig& c, int64_t fone_width, int64_t digit_slots, int64_t digit_base,
                         bool sign_feature)
-        : FoneTransformerImpl(c, ModelHeads{fone_width, digit_slots, digit_base, sign_feature, 0, 0}) {}
+        : FoneTransformerImpl(c, ModelHeads{fone_width, digit_slots, digit_base, sign_feature, {}, 0, 0}) {}
 
     // Returns the final hidden states [B, L, d] (or [B, 1, d] with last_only). With `layers`, also
     // the residual stream after the embedding and after every block (the last one before the final norm).
@@ -94,6 +97,7 @@ struct FoneTransformerImpl : torch::nn::Module {
 
     ModelConfig config;
     int64_t fone_width, slots, base;
+    int64_t pairs_per_slot = 1;  // multipliers, or 1
     bool sign_feature;
     torch::nn::Embedding embed{nullptr};
     torch::nn::Linear fone_map{nullptr};   // only with fone_input == "linear"
@@ -103,8 +107,8 @@ struct FoneTransformerImpl : torch::nn::Module {
     RMSNorm final_norm{nullptr};
     torch::nn::LayerNorm head_norm{nullptr};  // only with head_norm == "layernorm"
     torch::Tensor log_temperature;            // only with head_temperature
-    torch::Tensor prototypes;                 // [2, base]: column j is φ(j, base)
-    torch::Tensor rope_cos, rope_sin;         // [max_seq, head_dim / 2]
+    torch::Tensor prototypes;  // [2, base]: column j is φ(j, base); with multipliers [r, 2, base]: φ(j, c_r)
+    torch::Tensor rope_cos, rope_sin;  // [max_seq, head_dim / 2]
 
   private:
     torch::Tensor head_input(const torch::Tensor& h);

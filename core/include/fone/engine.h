@@ -5,9 +5,9 @@
 //   {"event":"start",    "run", "dir", "config", "params", "params_without_embedding", "device", ...}
 //   {"event":"progress", "step", "total_steps", "epoch", "loss", "lr", "examples_per_second",
 //                        "elapsed_seconds", "eta_seconds"}
-//   {"event":"eval",     "step", "epoch", "split", "n", "exact_match", "digit_accuracy", "r2", "rmse",
-//                        "epoch_seconds", "eval_seconds", "tokens_per_number", "examples_per_second",
-//                        "val_exact_match", "elapsed_seconds"}
+//   {"event":"eval",     "step", "epoch", "split", "method", "n", "exact_match", "digit_accuracy",
+//                        "malformed", "r2", "rmse", "epoch_seconds", "eval_seconds", "tokens_per_number",
+//                        "examples_per_second", "val_exact_match", "elapsed_seconds"}
 //   {"event":"end",      "status", "run", "dir", "message", "step", "best_exact_match", "elapsed_seconds"}
 // metrics.jsonl holds the progress and eval events of the run, in order.
 #pragma once
@@ -43,9 +43,13 @@ TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int
 void request_stop();
 
 // Metrics of a run's model (its best checkpoint, else the last) on its test split, or on a dataset file
-// of "a+b=c" lines: {"n", "exact_match", "digit_accuracy", "r2", "rmse", "tokens_per_number",
-// "eval_seconds", "examples_per_second", "checkpoint", "data"}.
-nlohmann::json evaluate_run(const std::string& run_dir, const std::string& data_file = "", int threads = 0);
+// of "a+b=c" lines: {"n", "exact_match", "digit_accuracy", "digit_accuracy_by_position", "malformed"
+// (outputs that are not numbers), "r2", "rmse", "method", "tokens_per_number", "eval_seconds",
+// "eval_examples_per_second", "checkpoint", "data"}; with max_mispredictions > 0 also "mispredictions":
+// the first ones as {"prompt", "expected", "predicted"}. Token schemes are scored by free greedy
+// generation, never teacher-forced.
+nlohmann::json evaluate_run(const std::string& run_dir, const std::string& data_file = "", int threads = 0,
+                            std::size_t max_mispredictions = 0);
 
 // The model's answer to a prompt ("123.456+654.321=" or text made of the task's tokens and numbers):
 // {"prompt", "tokens", "next_token", "value" (exact decimal string), "digits": [{"position", "digit",

@@ -1,0 +1,502 @@
+// fone reproduce EXPERIMENT [--preset quick|cpu|full]: the paper's experiments, scaled to a machine.
+// Every cell is an ordinary run in the store (named repro-EXPERIMENT-PRESET-CELL, so the workbench shows
+// them and an interrupted reproduction picks up where it stopped: finished runs are reused, interrupted
+// ones resumed). The results go to --out (default results/EXPERIMENT-PRESET): results.csv, results.md
+// and the plots; the markdown table is printed on stdout.
+//
+//   efficiency  train time per epoch, test time, tokens per number, accuracy: fone/digit/subword/xval on
+//               decimal addition, subtraction and multiplication (paper Table "Training and inference
+//               efficiency")
+//   data-size   exact match against training-set size (doubling), 6-digit decimal addition
+//   model-size  exact match against the paper's size levels at one data size
+//   ablations   FoNE periods 10 / {2,5,10} / 5 / 7 and zero-pad vs linear input; for mod-5 the share of
+//               mispredictions whose wrong digits are off by exactly 5 (paper Table of mispredictions)
+//   ntl         Number Token Loss (on digit and subword tokens, lambda 0.15/0.3/0.8) against FoNE
+//   modular     (a + b) mod p for p = 97, 100, 113, 121, 256, 257
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "commands.h"
+#include "fone/engine.h"
+#include "fone/run_store.h"
+#include "fone/train_config.h"
+#include "json_io.h"
+
+namespace fone::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Cell {
+    std::string id;  // unique within the experiment, part of the run name
+    json labels;     // what the tables group by: task, method, variant, train_size, size_level, seed
+    json settings;   // TrainConfig keys
+};
+
+struct Experiment {
+    std::string name, title;
+    std::vector<Cell> cells;
+};
+
+struct Scale {
+    std::size_t test_size;
+    std::vector<std::size_t> sizes;  // data-size grid
+    std::size_t fixed_size;          // efficiency, model-size, ablations, ntl, modular
+    int epochs;                      // 0: the defaults for the size (docs/training.md)
+    std::vector<int> levels;
+    std::vector<std::uint64_t> seeds;
+};
+
+// quick: the pipeline in a minute or two per experiment (the test suite runs it; its numbers mean
+// little); cpu: this 2-core machine's scale (docs/reproduction.md); full: sized for a GPU, the paper's.
+Scale scale_of(const std::string& preset) {
+    if (preset == "quick") return {100, {200, 400, 800}, 400, 1, {1, 2}, {1}};
+    if (preset == "cpu") return {1000, {800, 1600, 3200, 6400, 12800}, 12800, 0, {1, 2, 3, 4}, {1, 2}};
+    if (preset == "full")
+        return {2000,
+                {400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800},
+                51200,
+                0,
+                {1, 2, 3, 4, 5, 6},
+                {1, 2, 3}};
+    throw std::invalid_argument("unknown preset '" + preset + "' (presets: quick, cpu, full)");
+}
+
+const std::vector<std::string> kBaselines = {"fone", "digit", "subword", "xval"};
+
+json base_settings(const Scale& s, const std::string& task, std::size_t train_size, std::uint64_t seed) {
+    json j = {{"task", task}, {"train_size", train_size}, {"test_size", s.test_size}, {"val_size", 0},
+              {"seed", seed}, {"eval_every", 0}};
+    if (s.epochs > 0) j["epochs"] = s.epochs;
+    return j;
+}
+
+Experiment build(const std::string& name, const Scale& s) {
+    Experiment e{name, "", {}};
+    auto add = [&](const std::string& id, json labels, json settings) {
+        e.cells.push_back({id, std::move(labels), std::move(settings)});
+    };
+    if (name == "efficiency") {
+        e.title = "Training and inference efficiency (one training run per task and method)";
+        for (const std::string task : {"dec-add", "sub", "mul3"})
+            for (const auto& m : kBaselines) {
+                json st = base_settings(s, task, s.fixed_size, s.seeds.front());
+                st["method"] = m;
+                add(task + "-" + m, {{"task", task}, {"method", m}}, st);
+            }
+    } else if (name == "data-size") {
+        e.title = "Exact match against training-set size, 6-digit decimal addition";
+        for (const auto& m : kBaselines)
+            for (std::size_t n : s.sizes)
+                for (auto seed : s.seeds) {
+                    json st = base_settings(s, "dec-add", n, seed);
+                    st["method"] = m;
+                    add(m + "-n" + std::to_string(n) + "-s" + std::to_string(seed),
+                        {{"method", m}, {"train_size", n}, {"seed", seed}}, st);
+                }
+    } else if (name == "model-size") {
+        e.title = "Exact match against model size (the paper's levels), 6-digit decimal addition";
+        for (const auto& m : kBaselines)
+            for (int level : s.levels)
+                for (auto seed : s.seeds) {
+                    json st = base_settings(s, "dec-add", s.fixed_size, seed);
+                    st["method"] = m;
+                    st["size_level"] = level;
+                    add(m + "-l" + std::to_string(level) + "-s" + std::to_string(seed),
+                        {{"method", m}, {"size_level", level}, {"seed", seed}}, st);
+                }
+    } else if (name == "ablations") {
+        e.title = "FoNE ablations: periods and how FoNE enters the model, 6-digit decimal addition";
+        const std::vector<std::pair<std::string, json>> variants = {
+            {"periods 10", json::object()},
+            {"periods 2,5,10", {{"period_multipliers", {2, 5, 10}}}},
+            {"periods 5", {{"period_multipliers", {5}}}},
+            {"periods 7", {{"period_multipliers", {7}}}},
+            {"linear input", {{"model", {{"fone_input", "linear"}}}}},
+            {"direct encoding", {{"method", "fone-direct"}}}};
+        int k = 0;
+        for (const auto& [variant, extra] : variants) {
+            json st = base_settings(s, "dec-add", s.fixed_size, s.seeds.front());
+            st["method"] = "fone";
+            st.merge_patch(extra);
+            add("v" + std::to_string(k++), {{"variant", variant}}, st);
+        }
+    } else if (name == "ntl") {
+        e.title = "Number Token Loss against FoNE, 3-digit multiplication";
+        for (const std::string tokens : {"digit", "subword"})
+            for (double lambda : {0.0, 0.15, 0.3, 0.8}) {
+                json st = base_settings(s, "mul3", s.fixed_size, s.seeds.front());
+                st["method"] = lambda > 0 ? "ntl" : tokens;
+                st["ntl_tokens"] = tokens;
+                st["ntl_lambda"] = lambda;
+                char id[48];
+                std::snprintf(id, sizeof id, "%s-l%g", tokens.c_str(), lambda);
+                add(id, {{"method", lambda > 0 ? "ntl-" + tokens : tokens}, {"ntl_lambda", lambda}}, st);
+            }
+        json st = base_settings(s, "mul3", s.fixed_size, s.seeds.front());
+        st["method"] = "fone";
+        add("fone", {{"method", "fone"}, {"ntl_lambda", 0.0}}, st);
+    } else if (name == "modular") {
+        e.title = "Modular addition (a + b) mod p";
+        for (int p : {97, 100, 113, 121, 256, 257})
+            for (const std::string m : {"fone", "digit", "subword"}) {
+                // Every pair a <= b < p is a distinct example: at most p(p+1)/2 - test - val of them.
+                const std::size_t domain = static_cast<std::size_t>(p) * (p + 1) / 2;
+                const std::size_t train = std::min(s.fixed_size, domain - s.test_size - 1);
+                json st = base_settings(s, "mod-add", train, s.seeds.front());
+                st["modulus"] = p;
+                st["method"] = m;
+                add("p" + std::to_string(p) + "-" + m, {{"modulus", p}, {"method", m}}, st);
+            }
+    } else {
+        throw std::invalid_argument(
+            "unknown experiment '" + name +
+            "' (experiments: efficiency, data-size, model-size, ablations, ntl, modular)");
+    }
+    return e;
+}
+
+// What one finished cell contributes to the tables.
+json result_of(const std::string& run_dir, const Cell& cell) {
+    const json summary = read_json_file((fs::path(run_dir) / "summary.json").string());
+    const json final_eval = summary.value("final", json::object());
+    json r = cell.labels;
+    r["run"] = fs::path(run_dir).filename().string();
+    r["status"] = summary.value("status", "");
+    r["params"] = summary.value("params", 0);
+    r["train_seconds"] = summary.value("train_seconds", 0.0);
+    r["epochs"] = summary.value("epoch", 0);
+    for (const char* k : {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds",
+                          "tokens_per_number", "malformed"})
+        r[k] = final_eval.value(k, json());
+    r["best_exact_match"] = summary.value("best_exact_match", 0.0);
+    return r;
+}
+
+// A run to completion: reused when finished, resumed when interrupted, else started.
+json run_cell(RunStore& store, const Experiment& e, const std::string& preset, const Cell& cell,
+              int threads) {
+    const std::string name = "repro-" + e.name + "-" + preset + "-" + cell.id;
+    const fs::path dir = fs::path(store.root()) / name;
+    const EventSink quiet;  // the run's own files hold its events
+    if (fs::exists(dir / "summary.json")) {
+        const json summary = read_json_file((dir / "summary.json").string());
+        if (summary.value("status", "") == kStatusFinished) return result_of(dir.string(), cell);
+    }
+    if (fs::exists(dir / "checkpoint-last.pt")) {
+        try {
+            train_resume(dir.string(), quiet, threads);
+            return result_of(dir.string(), cell);
+        } catch (const RunError&) {
+            // Finished without a summary, or unreadable: train it again under a fresh directory below.
+            fs::remove_all(dir);
+        }
+    } else if (fs::exists(dir)) {
+        fs::remove_all(dir);  // created but never checkpointed: nothing to keep
+    }
+    json st = cell.settings;
+    st["name"] = name;
+    st["threads"] = threads;
+    const TrainConfig config = resolve_train_config({st});
+    const TrainOutcome out = train_new(config, store, quiet);
+    return result_of(out.run_dir, cell);
+}
+
+// Mispredictions whose wrong digits all differ from the true ones by exactly 5 (what periods 5 alone
+// cannot tell apart: 2 and 7 share x mod 5).
+json off_by_five(const std::string& run_dir) {
+    const json m = evaluate_run(run_dir, "", 0, 1000000);
+    std::size_t wrong = 0, by_five = 0;
+    json examples = json::array();
+    for (const auto& w : m["mispredictions"]) {
+        ++wrong;
+        Decimal a, b;
+        if (!Decimal::try_parse(w.value("expected", ""), a) ||
+            !Decimal::try_parse(w.value("predicted", ""), b))
+            continue;
+        bool all_five = true;
+        for (int p = -12; p < 12; ++p)
+            if (a.digit(p) != b.digit(p) && std::abs(a.digit(p) - b.digit(p)) != 5) all_five = false;
+        if (all_five && a.negative() == b.negative()) {
+            ++by_five;
+            if (examples.size() < 8) examples.push_back(w);
+        }
+    }
+    return {{"mispredictions", wrong}, {"off_by_exactly_5", by_five}, {"examples", examples}};
+}
+
+std::string pct(const json& v) {
+    if (!v.is_number()) return "–";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f%%", 100.0 * v.get<double>());
+    return b;
+}
+
+std::string secs(const json& v) {
+    if (!v.is_number()) return "–";
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2f s", v.get<double>());
+    return b;
+}
+
+std::string num(const json& v) {
+    if (!v.is_number()) return "–";
+    std::ostringstream o;
+    o << v.get<double>();
+    return o.str();
+}
+
+// Mean and spread (min..max) of exact match over seeds, for one group of rows.
+std::string mean_spread(const std::vector<double>& v) {
+    if (v.empty()) return "–";
+    double sum = 0;
+    for (double x : v)
+        sum += x;
+    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+    char b[64];
+    if (v.size() == 1)
+        std::snprintf(b, sizeof b, "%.1f%%", 100 * sum);
+    else
+        std::snprintf(b, sizeof b, "%.1f%% (%.1f–%.1f)", 100 * sum / v.size(), 100 * *lo, 100 * *hi);
+    return b;
+}
+
+// Rows of a pivot: row key -> column key -> exact matches over seeds.
+using Pivot = std::map<double, std::map<std::string, std::vector<double>>>;
+
+std::string pivot_table(const Pivot& p, const std::string& row_title, const std::vector<std::string>& cols) {
+    std::ostringstream md;
+    md << "| " << row_title;
+    for (const auto& c : cols)
+        md << " | " << c;
+    md << " |\n|---";
+    for (std::size_t i = 0; i < cols.size(); ++i)
+        md << "|---";
+    md << "|\n";
+    for (const auto& [row, by_col] : p) {
+        md << "| " << num(row);
+        for (const auto& c : cols) {
+            auto it = by_col.find(c);
+            md << " | " << (it == by_col.end() ? "–" : mean_spread(it->second));
+        }
+        md << " |\n";
+    }
+    return md.str();
+}
+
+// The smallest training set on which a method's mean exact match reaches 99%.
+json smallest_size_to(const Pivot& p, const std::vector<std::string>& methods, double target) {
+    json out = json::object();
+    for (const auto& m : methods) {
+        out[m] = nullptr;
+        for (const auto& [size, by_col] : p) {
+            auto it = by_col.find(m);
+            if (it == by_col.end() || it->second.empty()) continue;
+            double sum = 0;
+            for (double x : it->second)
+                sum += x;
+            if (sum / it->second.size() >= target) {
+                out[m] = size;
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+std::string markdown(const Experiment& e, const std::vector<json>& rows, json& extra) {
+    std::ostringstream md;
+    md << "### " << e.title << "\n\n";
+    auto em = [](const json& r) {
+        return r.value("exact_match", json(0.0)).is_number() ? r["exact_match"].get<double>() : 0.0;
+    };
+    if (e.name == "efficiency") {
+        md << "| task | method | train time / epoch | test time | tokens / number | exact match | params |\n"
+              "|---|---|---|---|---|---|---|\n";
+        for (const auto& r : rows)
+            md << "| " << r["task"].get<std::string>() << " | " << r["method"].get<std::string>() << " | "
+               << secs(r["epoch_seconds"]) << " | " << secs(r["eval_seconds"]) << " | "
+               << num(r["tokens_per_number"]) << " | " << pct(r["exact_match"]) << " | " << num(r["params"])
+               << " |\n";
+        // Ratios against FoNE, task by task: what the issue's "3x / 10x" figures are about.
+        json ratios = json::object();
+        for (const auto& r : rows) {
+            if (r["method"] == "fone") continue;
+            for (const auto& f : rows)
+                if (f["method"] == "fone" && f["task"] == r["task"] && f["epoch_seconds"].is_number() &&
+                    r["epoch_seconds"].is_number())
+                    ratios[r["task"].get<std::string>()][r["method"].get<std::string>()] = {
+                        {"train_epoch_ratio",
+                         r["epoch_seconds"].get<double>() / f["epoch_seconds"].get<double>()},
+                        {"test_time_ratio",
+                         r["eval_seconds"].get<double>() / f["eval_seconds"].get<double>()}};
+        }
+        extra["slower_than_fone"] = ratios;
+        md << "\nTime relative to FoNE (× slower):\n\n| task | method | train epoch | test "
+              "|\n|---|---|---|---|\n";
+        for (auto t = ratios.begin(); t != ratios.end(); ++t)
+            for (auto m = t->begin(); m != t->end(); ++m) {
+                char b[96];
+                std::snprintf(b, sizeof b, "%.1f× | %.1f×", (*m)["train_epoch_ratio"].get<double>(),
+                              (*m)["test_time_ratio"].get<double>());
+                md << "| " << t.key() << " | " << m.key() << " | " << b << " |\n";
+            }
+    } else if (e.name == "data-size" || e.name == "model-size") {
+        const bool by_size = e.name == "data-size";
+        Pivot p;
+        std::map<double, json> params_of;
+        for (const auto& r : rows) {
+            const double key = by_size ? r["train_size"].get<double>() : r["size_level"].get<double>();
+            p[key][r["method"].get<std::string>()].push_back(em(r));
+            params_of[key][r["method"].get<std::string>()] = r["params"];
+        }
+        md << pivot_table(p, by_size ? "training examples" : "size level", kBaselines);
+        if (by_size) {
+            const json smallest = smallest_size_to(p, kBaselines, 0.99);
+            extra["smallest_train_size_to_99"] = smallest;
+            md << "\nSmallest training set reaching 99% (mean over seeds): ";
+            for (const auto& m : kBaselines)
+                md << m << " " << (smallest[m].is_null() ? std::string("not reached") : num(smallest[m]))
+                   << "; ";
+            md << "\n";
+        } else {
+            md << "\nParameters per level and method: ";
+            for (const auto& [level, by_m] : params_of)
+                md << "level " << num(level) << " " << by_m.dump() << "; ";
+            md << "\n";
+        }
+    } else if (e.name == "ntl") {
+        md << "| method | λ | exact match | digit accuracy | R² |\n|---|---|---|---|---|\n";
+        for (const auto& r : rows)
+            md << "| " << r["method"].get<std::string>() << " | " << num(r["ntl_lambda"]) << " | "
+               << pct(r["exact_match"]) << " | " << pct(r["digit_accuracy"]) << " | " << num(r["r2"])
+               << " |\n";
+    } else if (e.name == "modular") {
+        Pivot p;
+        for (const auto& r : rows)
+            p[r["modulus"].get<double>()][r["method"].get<std::string>()].push_back(em(r));
+        md << pivot_table(p, "modulus", {"fone", "digit", "subword"});
+    } else {  // ablations
+        md << "| variant | exact match | digit accuracy |\n|---|---|---|\n";
+        for (const auto& r : rows)
+            md << "| " << r["variant"].get<std::string>() << " | " << pct(r["exact_match"]) << " | "
+               << pct(r["digit_accuracy"]) << " |\n";
+        if (extra.contains("mod5")) {
+            const json& m5 = extra["mod5"];
+            md << "\nPeriods 5 only: " << m5["off_by_exactly_5"].get<std::size_t>() << " of "
+               << m5["mispredictions"].get<std::size_t>()
+               << " mispredictions have every wrong digit off by exactly 5. Examples:\n\n"
+                  "| prompt | expected | predicted |\n|---|---|---|\n";
+            for (const auto& w : m5["examples"])
+                md << "| " << w["prompt"].get<std::string>() << " | " << w["expected"].get<std::string>()
+                   << " | " << w["predicted"].get<std::string>() << " |\n";
+        }
+    }
+    return md.str();
+}
+
+void write_text_atomic(const fs::path& path, const std::string& text) {
+    const fs::path tmp = path.string() + ".tmp";
+    {
+        std::ofstream f(tmp);
+        f << text;
+        if (!f) throw std::runtime_error("cannot write " + tmp.string());
+    }
+    fs::rename(tmp, path);
+}
+
+std::string csv(const std::vector<json>& rows) {
+    std::set<std::string> keys;
+    for (const auto& r : rows)
+        for (auto it = r.begin(); it != r.end(); ++it)
+            keys.insert(it.key());
+    std::ostringstream out;
+    bool first = true;
+    for (const auto& k : keys) {
+        out << (first ? "" : ",") << k;
+        first = false;
+    }
+    out << "\n";
+    for (const auto& r : rows) {
+        first = true;
+        for (const auto& k : keys) {
+            out << (first ? "" : ",");
+            first = false;
+            if (!r.contains(k) || r[k].is_null()) continue;
+            out << (r[k].is_string() ? r[k].get<std::string>() : r[k].dump());
+        }
+        out << "\n";
+    }
+    return out.str();
+}
+
+struct Options {
+    std::string experiment, preset = "quick", out, runs_dir;
+    int threads = 0;
+    bool dry_run = false;
+};
+
+void run_reproduce(const Options& o) {
+    const Scale scale = scale_of(o.preset);
+    const Experiment e = build(o.experiment, scale);
+    if (o.dry_run) {
+        for (const auto& c : e.cells)
+            print_json_line(std::cout, {{"run", "repro-" + e.name + "-" + o.preset + "-" + c.id},
+                                        {"settings", c.settings}});
+        return;
+    }
+    RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
+    const fs::path out = o.out.empty() ? fs::path("results") / (e.name + "-" + o.preset) : fs::path(o.out);
+    fs::create_directories(out);
+    std::vector<json> rows;
+    json extra = json::object();
+    for (std::size_t i = 0; i < e.cells.size(); ++i) {
+        const Cell& c = e.cells[i];
+        json r = run_cell(store, e, o.preset, c, o.threads);
+        std::fprintf(stderr, "[%zu/%zu] %s: %s exact match, %s per epoch\n", i + 1, e.cells.size(),
+                     c.id.c_str(), pct(r["exact_match"]).c_str(), secs(r["epoch_seconds"]).c_str());
+        if (e.name == "ablations" && c.labels["variant"] == "periods 5")
+            extra["mod5"] = off_by_five((fs::path(store.root()) / r["run"].get<std::string>()).string());
+        rows.push_back(std::move(r));
+    }
+    const std::string md = markdown(e, rows, extra);
+    write_text_atomic(out / "results.csv", csv(rows));
+    write_text_atomic(out / "results.md", md);
+    write_json_atomic((out / "results.json").string(),
+                      {{"experiment", e.name}, {"preset", o.preset}, {"rows", rows}, {"summary", extra}});
+    std::cout << md << std::flush;
+}
+
+}  // namespace
+
+void add_reproduce_commands(CLI::App& app) {
+    auto o = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand("reproduce", "Run one of the paper's experiments at this machine's scale");
+    cmd->add_option("experiment", o->experiment,
+                    "efficiency, data-size, model-size, ablations, ntl or modular")
+        ->required();
+    cmd->add_option("--preset", o->preset,
+                    "quick (minutes; checks the pipeline), cpu (this machine), full (GPU)");
+    cmd->add_option("--out", o->out, "Results folder (default: results/EXPERIMENT-PRESET)");
+    cmd->add_option("--runs-dir", o->runs_dir, "Run store");
+    cmd->add_option("--threads", o->threads, "CPU threads per run (0: every core)");
+    cmd->add_flag("--dry-run", o->dry_run, "List the runs as JSON lines, train nothing");
+    cmd->callback([o] {
+        try {
+            run_reproduce(*o);
+        } catch (const std::exception& e) {
+            print_error("reproduce", e.what());
+            throw CliFailure(e.what(), 1);
+        }
+    });
+}
+
+}  // namespace fone::cli

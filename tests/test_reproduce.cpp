@@ -1,0 +1,95 @@
+// `fone reproduce`: every experiment's quick preset runs end to end and writes its CSV, markdown and JSON;
+// a second invocation reuses the finished runs instead of training them again. (The quick presets check
+// the pipeline, not the paper's numbers: docs/reproduction.md has those.)
+#include <QtTest>
+
+#include "fone_process.h"
+
+using namespace fone_test;
+
+class TestReproduce : public QObject {
+    Q_OBJECT
+  private:
+    QTemporaryDir dir_;
+    QString runs() const { return dir_.path() + "/runs"; }
+
+    QJsonObject run_quick(const QString& experiment) {
+        const QString out = dir_.path() + "/" + experiment;
+        const auto r = run_fone({"reproduce", experiment, "--preset", "quick", "--runs-dir", runs(), "--out",
+                                 out, "--threads", "1"},
+                                {}, 900000);
+        if (r.code != 0) qWarning("%s", r.err.constData());
+        if (r.code != 0) return {};
+        QFile json(out + "/results.json"), md(out + "/results.md"), csv(out + "/results.csv");
+        if (!json.open(QIODevice::ReadOnly) || !md.open(QIODevice::ReadOnly) ||
+            !csv.open(QIODevice::ReadOnly))
+            return {};
+        const QByteArray table = md.readAll();
+        if (!r.out.contains(table.left(40))) return {};  // the table is also printed
+        const QJsonObject results = QJsonDocument::fromJson(json.readAll()).object();
+        const int lines = csv.readAll().trimmed().split('\n').size();
+        if (lines != results["rows"].toArray().size() + 1) return {};  // header + one row per run
+        return results;
+    }
+
+    int cells(const QString& experiment) {
+        const auto r = run_fone({"reproduce", experiment, "--preset", "quick", "--dry-run"});
+        return r.code == 0 ? json_lines(r.out).size() : -1;
+    }
+
+  private Q_SLOTS:
+    void efficiency_table_has_every_task_and_method() {
+        const QJsonObject res = run_quick("efficiency");
+        QCOMPARE(res["rows"].toArray().size(), 12);  // 3 tasks x 4 methods
+        for (const auto& row : res["rows"].toArray()) {
+            const QJsonObject r = row.toObject();
+            QVERIFY(r["epoch_seconds"].toDouble() > 0);
+            QVERIFY(r["eval_seconds"].toDouble() > 0);
+            // Tokens per number as the paper counts them (the largest operand).
+            const QString m = r["method"].toString(), t = r["task"].toString();
+            const int tokens = r["tokens_per_number"].toInt();
+            if (m == "fone" || m == "xval") QCOMPARE(tokens, 1);
+            if (t == "dec-add" && m == "digit") QCOMPARE(tokens, 7);
+            if (t == "dec-add" && m == "subword") QCOMPARE(tokens, 3);
+            if (t == "sub" && m == "digit") QCOMPARE(tokens, 5);
+        }
+        QVERIFY(res["summary"].toObject()["slower_than_fone"].toObject().contains("dec-add"));
+    }
+
+    void a_second_run_reuses_finished_runs() {
+        QElapsedTimer t;
+        t.start();
+        const QJsonObject again = run_quick("efficiency");
+        QCOMPARE(again["rows"].toArray().size(), 12);
+        QVERIFY2(t.elapsed() < 20000, "finished runs should be read, not trained again");
+    }
+
+    void data_and_model_size_grids() {
+        const QJsonObject data = run_quick("data-size");
+        QCOMPARE(data["rows"].toArray().size(), cells("data-size"));
+        QVERIFY(data["summary"].toObject().contains("smallest_train_size_to_99"));
+        QCOMPARE(run_quick("model-size")["rows"].toArray().size(), cells("model-size"));
+    }
+
+    void ablations_count_off_by_five() {
+        const QJsonObject res = run_quick("ablations");
+        QCOMPARE(res["rows"].toArray().size(), 6);
+        const QJsonObject m5 = res["summary"].toObject()["mod5"].toObject();
+        QVERIFY(m5.contains("off_by_exactly_5"));
+        QVERIFY(m5["off_by_exactly_5"].toInt() <= m5["mispredictions"].toInt());
+    }
+
+    void ntl_and_modular() {
+        QCOMPARE(run_quick("ntl")["rows"].toArray().size(), 9);
+        QCOMPARE(run_quick("modular")["rows"].toArray().size(), 18);
+    }
+
+    void unknown_experiment_is_a_clear_error() {
+        const auto r = run_fone({"reproduce", "everything", "--runs-dir", runs()});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("experiments: efficiency"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestReproduce)
+#include "test_reproduce.moc"
