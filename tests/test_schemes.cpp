@@ -196,6 +196,35 @@ class TestSchemes : public QObject {
         }
     }
 
+    // Generation feeds one token at a time through a key-value cache: the hidden state must be the one a
+    // full forward pass over the whole sequence gives (padding included).
+    void cached_generation_matches_full_forward() {
+        torch::manual_seed(7);
+        ModelHeads h;
+        h.abacus_positions = 8;
+        FoneTransformer m(tiny_model(20), h);
+        m->eval();
+        torch::NoGradGuard no_grad;
+        const auto tokens =
+            torch::tensor({0, 0, 1, 5, 6, 7, 9, 1, 4, 5, 6, 7, 8, 9}, torch::kInt64).view({2, 7});
+        const auto positions =
+            torch::tensor({0, 0, 0, 1, 2, 3, 0, 0, 1, 0, 1, 2, 3, 4}, torch::kInt64).view({2, 7});
+        const auto mask = tokens.ne(0);
+        const auto full = m->forward(ModelInputs{tokens, mask, {}, {}, {}, positions}, true);
+        KvCache cache;
+        m->forward(
+            ModelInputs{tokens.narrow(1, 0, 5), mask.narrow(1, 0, 5), {}, {}, {}, positions.narrow(1, 0, 5)},
+            true, nullptr, &cache);
+        m->forward(
+            ModelInputs{tokens.narrow(1, 5, 1), mask.narrow(1, 0, 6), {}, {}, {}, positions.narrow(1, 5, 1)},
+            true, nullptr, &cache);
+        const auto step =
+            m->forward(ModelInputs{tokens.narrow(1, 6, 1), mask, {}, {}, {}, positions.narrow(1, 6, 1)}, true,
+                       nullptr, &cache);
+        QCOMPARE(cache[0].k.size(2), int64_t(7));
+        QVERIFY2(torch::allclose(full, step, 1e-5, 1e-5), "cached and full forward differ");
+    }
+
     void unknown_words_and_misfits_are_clear_errors() {
         auto s = scheme("digit", spec(2, 0));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s->encode_prompt("12 plus 5 ="));

@@ -41,26 +41,37 @@ AttentionImpl::AttentionImpl(const ModelConfig& c)
 }
 
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
-                                     const torch::Tensor& sin, const torch::Tensor& key_mask,
-                                     bool last_only) {
-    const int64_t b = x.size(0), l = x.size(1);
-    const int64_t lq = last_only ? 1 : l, qw = heads * head_dim, kvw = kv_heads * head_dim;
+                                     const torch::Tensor& sin, const torch::Tensor& key_mask, bool last_only,
+                                     LayerCache* cache) {
+    const int64_t b = x.size(0), new_positions = x.size(1);
+    const int64_t past = cache && cache->k.defined() ? cache->k.size(2) : 0;
+    const int64_t l = past + new_positions;  // keys: every position so far
+    const int64_t lq = last_only ? 1 : new_positions, qw = heads * head_dim, kvw = kv_heads * head_dim;
     torch::Tensor q_proj, kv_proj;  // [B, Lq, H hd] and [B, L, 2 KV hd]
     if (last_only) {                // keys and values everywhere, the query only where it is needed
         const auto& w = qkv->weight;
-        q_proj = F::linear(x.narrow(1, l - 1, 1), w.narrow(0, 0, qw));
+        q_proj = F::linear(x.narrow(1, new_positions - 1, 1), w.narrow(0, 0, qw));
         kv_proj = F::linear(x, w.narrow(0, qw, 2 * kvw));
     } else {
         const auto proj = qkv(x);
         q_proj = proj.narrow(-1, 0, qw);
         kv_proj = proj.narrow(-1, qw, 2 * kvw);
     }
+    const int64_t n = new_positions;
     auto qh = q_proj.reshape({b, lq, heads, head_dim}).transpose(1, 2);  // [B, H, Lq, hd]
     auto kh =
-        kv_proj.narrow(-1, 0, kvw).reshape({b, l, kv_heads, head_dim}).transpose(1, 2);  // [B, KV, L, hd]
-    auto vh = kv_proj.narrow(-1, kvw, kvw).reshape({b, l, kv_heads, head_dim}).transpose(1, 2);
+        kv_proj.narrow(-1, 0, kvw).reshape({b, n, kv_heads, head_dim}).transpose(1, 2);  // [B, KV, n, hd]
+    auto vh = kv_proj.narrow(-1, kvw, kvw).reshape({b, n, kv_heads, head_dim}).transpose(1, 2);
     qh = rotate(qh, cos.narrow(0, l - lq, lq), sin.narrow(0, l - lq, lq));
-    kh = rotate(kh, cos.narrow(0, 0, l), sin.narrow(0, 0, l));
+    kh = rotate(kh, cos.narrow(0, past, n), sin.narrow(0, past, n));
+    if (cache) {
+        if (past > 0) {
+            kh = torch::cat({cache->k, kh}, 2);
+            vh = torch::cat({cache->v, vh}, 2);
+        }
+        cache->k = kh;
+        cache->v = vh;
+    }
     if (kv_heads != heads) {  // grouped-query attention: each key/value head serves heads/kv_heads queries
         const int64_t group = heads / kv_heads;
         kh = kh.unsqueeze(2).expand({b, kv_heads, group, l, head_dim}).reshape({b, heads, l, head_dim});
@@ -115,9 +126,9 @@ BlockImpl::BlockImpl(const ModelConfig& c) {
 }
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
-                                 const torch::Tensor& key_mask, bool last_only) {
+                                 const torch::Tensor& key_mask, bool last_only, LayerCache* cache) {
     const auto residual = last_only ? x.narrow(1, x.size(1) - 1, 1) : x;
-    auto h = residual + attn(attn_norm(x), cos, sin, key_mask, last_only);
+    auto h = residual + attn(attn_norm(x), cos, sin, key_mask, last_only, cache);
     return h + mlp(mlp_norm(h));
 }
 
@@ -188,9 +199,11 @@ FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, const ModelHeads&
 }
 
 torch::Tensor FoneTransformerImpl::forward(const ModelInputs& in, bool last_only,
-                                           std::vector<torch::Tensor>* layers) {
-    if (in.tokens.size(1) > config.max_seq)
-        throw std::invalid_argument("sequence of " + std::to_string(in.tokens.size(1)) +
+                                           std::vector<torch::Tensor>* layers, KvCache* cache) {
+    if (cache) cache->resize(blocks->size());
+    const int64_t past = cache && !cache->empty() && (*cache)[0].k.defined() ? (*cache)[0].k.size(2) : 0;
+    if (past + in.tokens.size(1) > config.max_seq)
+        throw std::invalid_argument("sequence of " + std::to_string(past + in.tokens.size(1)) +
                                     " tokens is longer than max_seq " + std::to_string(config.max_seq));
     auto x = embed(in.tokens);
     if (in.scale.defined()) x = x * in.scale.unsqueeze(-1).to(x.dtype());  // xVal: the value scales [NUM]
@@ -206,7 +219,8 @@ torch::Tensor FoneTransformerImpl::forward(const ModelInputs& in, bool last_only
     if (layers) layers->push_back(x);
     for (std::size_t i = 0; i < blocks->size(); ++i) {
         const bool last = last_only && i + 1 == blocks->size();
-        x = blocks[i]->as<Block>()->forward(x, rope_cos, rope_sin, in.key_mask, last);
+        x = blocks[i]->as<Block>()->forward(x, rope_cos, rope_sin, in.key_mask, last,
+                                            cache ? &(*cache)[i] : nullptr);
         if (layers) layers->push_back(x);
     }
     if (last_only && blocks->size() == 0) x = x.narrow(1, x.size(1) - 1, 1);

@@ -18,12 +18,21 @@ struct RMSNormImpl : torch::nn::Module {
 };
 TORCH_MODULE(RMSNorm);
 
+// Keys and values of the positions seen so far, per layer (rotated, before grouped-query expansion), so
+// that generation feeds only the new token at each step.
+struct LayerCache {
+    torch::Tensor k, v;  // [B, kv_heads, past, head_dim]
+};
+using KvCache = std::vector<LayerCache>;
+
 struct AttentionImpl : torch::nn::Module {
     explicit AttentionImpl(const ModelConfig& c);
     // x: [B, L, d]. With last_only, queries (and the output) are the final position's alone.
     // key_mask: [B, L] bool, true where a key may be attended to (undefined: all).
+    // With a cache, x holds only the new positions (after cache->k's), key_mask covers all of them,
+    // and the new keys and values are appended to the cache.
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
-                          const torch::Tensor& key_mask, bool last_only);
+                          const torch::Tensor& key_mask, bool last_only, LayerCache* cache = nullptr);
     // Queries, keys and values in one projection (one matmul instead of three), then the output.
     torch::nn::Linear qkv{nullptr}, o{nullptr};
     int64_t heads, kv_heads, head_dim;
@@ -40,7 +49,7 @@ TORCH_MODULE(Mlp);
 struct BlockImpl : torch::nn::Module {
     explicit BlockImpl(const ModelConfig& c);
     torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
-                          const torch::Tensor& key_mask, bool last_only);
+                          const torch::Tensor& key_mask, bool last_only, LayerCache* cache = nullptr);
     RMSNorm attn_norm{nullptr}, mlp_norm{nullptr};
     Attention attn{nullptr};
     Mlp mlp{nullptr};
@@ -80,8 +89,10 @@ struct FoneTransformerImpl : torch::nn::Module {
 
     // Returns the final hidden states [B, L, d] (or [B, 1, d] with last_only). With `layers`, also
     // the residual stream after the embedding and after every block (the last one before the final norm).
-    torch::Tensor forward(const ModelInputs& in, bool last_only,
-                          std::vector<torch::Tensor>* layers = nullptr);
+    // With a cache (generation): `in` holds only the positions after those already cached (the key mask
+    // all of them), and the cache grows by them.
+    torch::Tensor forward(const ModelInputs& in, bool last_only, std::vector<torch::Tensor>* layers = nullptr,
+                          KvCache* cache = nullptr);
     // tokens [B, L] int64; fone [B, L, fone_width] float, zero where the token is not a number;
     // num_mask [B, L] bool.
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& fone,

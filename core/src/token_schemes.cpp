@@ -239,6 +239,13 @@ class TokenScheme : public NumberScheme {
         return in;
     }
 
+    // The final position's inputs (the key mask keeps every position: the cache holds the others).
+    static ModelInputs last_position(const ModelInputs& in) {
+        auto last = [](const torch::Tensor& t) { return t.defined() ? t.narrow(1, t.size(1) - 1, 1) : t; };
+        return {last(in.tokens),   in.key_mask,    last(in.fone),
+                last(in.num_mask), last(in.scale), last(in.positions)};
+    }
+
     // 1, 2, 3, ... along each run of number characters (digits and the point), 0 elsewhere.
     torch::Tensor digit_positions(const torch::Tensor& tokens) const {
         const auto cpu = tokens.to(torch::kCPU).contiguous();
@@ -296,8 +303,11 @@ class TokenScheme : public NumberScheme {
         g.tokens.assign(static_cast<std::size_t>(n), {});
         auto seq = prompt;
         auto done = torch::zeros({n}, torch::TensorOptions().dtype(torch::kBool).device(prompt.device()));
+        KvCache cache;  // the prompt once, then one new token per step
         for (int64_t step = 0; step < max_answer_tokens(); ++step) {
-            const auto h = model->forward(inputs(seq), /*last_only=*/true).squeeze(1);
+            ModelInputs in = inputs(seq);
+            if (step > 0) in = last_position(in);
+            const auto h = model->forward(in, /*last_only=*/true, nullptr, &cache).squeeze(1);
             const auto logits = model->lm_logits(h).to(torch::kFloat32);
             auto next = logits.argmax(-1);
             if (probabilities)
