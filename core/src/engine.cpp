@@ -195,66 +195,6 @@ int64_t injected_nan_step() {
 
 // ---- evaluation --------------------------------------------------------------------------------------
 
-// Exact match, per-digit accuracy (digits of the answer the model wrote against the true ones, keyed by
-// their power of the base), R² and RMSE of the values, and how many outputs were not numbers at all.
-// With `examples` and max_wrong > 0, also the first max_wrong mispredictions as
-// {"prompt", "expected", "predicted"} ("" for an output that is not a number).
-json evaluate(FoneTransformer& model, const NumberScheme& scheme, const Batch& data, const FoneSpec& spec,
-              const torch::Device& device, const std::vector<Example>* examples = nullptr,
-              std::size_t max_wrong = 0) {
-    json wrong = json::array();
-    torch::NoGradGuard no_grad;
-    model->eval();
-    const auto t0 = Clock::now();
-    const int64_t slots = spec.int_digits + spec.frac_digits;  // digit positions, whatever the periods
-    int64_t exact = 0, digits_right = 0, malformed = 0;
-    std::vector<int64_t> right_per_slot(static_cast<std::size_t>(slots), 0);
-    double sse = 0.0, sum = 0.0, sum_sq = 0.0;
-    for (int64_t start = 0; start < data.n; start += kEvalBatch) {
-        const int64_t len = std::min(kEvalBatch, data.n - start);
-        const auto rows = torch::arange(start, start + len, torch::kInt64);
-        const std::vector<Answer> answers = scheme.answer(model, to_device(select_rows(data, rows), device));
-        for (int64_t i = 0; i < len; ++i) {
-            const Decimal& truth = data.answer_values[static_cast<std::size_t>(start + i)];
-            const Answer& got = answers[static_cast<std::size_t>(i)];
-            if (!got) ++malformed;
-            const bool right = got && *got == truth;
-            exact += right;
-            if (!right && examples && wrong.size() < max_wrong)
-                wrong.push_back({{"prompt", (*examples)[static_cast<std::size_t>(start + i)].prompt()},
-                                 {"expected", truth.to_string()},
-                                 {"predicted", got ? got->to_string() : ""}});
-            for (int64_t k = 0; k < slots; ++k) {
-                const int p = static_cast<int>(k - spec.frac_digits);
-                const bool right = got && got->digit(p) == truth.digit(p);
-                digits_right += right;
-                right_per_slot[static_cast<std::size_t>(k)] += right;
-            }
-            const double y = truth.to_double(), v = got ? got->to_double() : 0.0;
-            sse += (v - y) * (v - y);
-            sum += y;
-            sum_sq += y * y;
-        }
-    }
-    model->train();
-    const double n = static_cast<double>(data.n), secs = seconds_since(t0);
-    const double sst = sum_sq - sum * sum / n;
-    json per_position = json::object();
-    for (int64_t k = 0; k < slots; ++k)
-        per_position[std::to_string(k - spec.frac_digits)] = right_per_slot[static_cast<std::size_t>(k)] / n;
-    json out = {{"n", data.n},
-                {"exact_match", exact / n},
-                {"digit_accuracy", digits_right / (n * slots)},
-                {"digit_accuracy_by_position", per_position},
-                {"malformed", malformed},
-                {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
-                {"rmse", std::sqrt(sse / n)},
-                {"eval_seconds", secs},
-                {"eval_examples_per_second", n / std::max(secs, 1e-9)}};
-    if (examples && max_wrong > 0) out["mispredictions"] = wrong;
-    return out;
-}
-
 // ---- checkpoints -------------------------------------------------------------------------------------
 
 struct Position {
@@ -397,7 +337,7 @@ double Trainer::lr_at(int64_t step, int64_t total) const {
 }
 
 json Trainer::eval_event(double epoch_seconds, double train_examples_per_second) {
-    json e = evaluate(model_, *scheme_, test_, spec_, device_);
+    json e = scheme_->evaluate(model_, test_, device_);
     e["event"] = "eval";
     e["method"] = cfg_.method;
     e["tokens_per_number"] = tokens_per_number_;
@@ -407,7 +347,7 @@ json Trainer::eval_event(double epoch_seconds, double train_examples_per_second)
                                   static_cast<double>(std::max<int64_t>(1, train_.n));
     e["epoch_seconds"] = epoch_seconds;
     e["examples_per_second"] = train_examples_per_second;
-    if (val_.n > 0) e["val_exact_match"] = evaluate(model_, *scheme_, val_, spec_, device_)["exact_match"];
+    if (val_.n > 0) e["val_exact_match"] = scheme_->evaluate(model_, val_, device_)["exact_match"];
     if (model_->slots > 0) e["temperature"] = model_->temperature();
     e["elapsed_seconds"] = elapsed();
     return e;
@@ -783,7 +723,7 @@ json measure_inference_speed(TrainConfig c, int repeats, std::size_t eval_exampl
         if (r >= 3) ms.push_back(1e3 * seconds_since(t0));
     }
     std::sort(ms.begin(), ms.end());
-    const json e = evaluate(model, *scheme, test, spec, device);
+    const json e = scheme->evaluate(model, test, device);
     return {{"single_latency_ms", ms[ms.size() / 2]},
             {"eval_examples_per_second", e["eval_examples_per_second"]},
             {"eval_examples", eval_examples},
@@ -796,8 +736,7 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     Loaded l = load_for_inference(run_dir, threads, used, data_file.empty());
     const std::vector<Example> examples = data_file.empty() ? l.splits.test : read_dataset_file(data_file);
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
-    json m = evaluate(l.model, *l.scheme, l.scheme->encode(examples), l.spec, l.device, &examples,
-                      max_mispredictions);
+    json m = l.scheme->evaluate(l.model, l.scheme->encode(examples), l.device, max_mispredictions);
     m["method"] = l.config.method;
     m["tokens_per_number"] = tokens_per_number(*l.scheme, examples);
     m["checkpoint"] = used;

@@ -25,6 +25,8 @@ class NumberTokenScheme : public NumberScheme {
         scale_ = std::pow(static_cast<double>(spec.base), spec.int_digits);
     }
 
+    const FoneSpec& digit_spec() const override { return spec_; }
+
     std::string name() const override {
         return features_ == Features::fourier  ? "fone"
                : features_ == Features::direct ? "fone-direct"
@@ -70,6 +72,7 @@ class NumberTokenScheme : public NumberScheme {
             sg[i] = y.negative() ? 1 : 0;
             a[i] = y.to_double();
             b.answer_values.push_back(y);
+            b.prompt_texts.push_back(examples[i].prompt());
         }
         return b;
     }

@@ -1,6 +1,8 @@
 #include "scheme.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <stdexcept>
 
 #include "fone/number_parser.h"
@@ -13,6 +15,9 @@ std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config
 std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const FoneSpec& spec);
 
 namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int64_t kEvalBatchSize = 4096;  // examples per evaluation batch (generation included)
 
 int64_t op_token(const std::string& op) {
     if (op == "+") return kPlus;
@@ -105,6 +110,64 @@ torch::Tensor key_mask_of(const torch::Tensor& tokens) {
     return mask.all().item<bool>() ? torch::Tensor() : mask;
 }
 
+nlohmann::json NumberScheme::evaluate(FoneTransformer& model, const Batch& data, const torch::Device& device,
+                                      std::size_t max_wrong) const {
+    using nlohmann::json;
+    const FoneSpec& spec = digit_spec();
+    json wrong = json::array();
+    torch::NoGradGuard no_grad;
+    model->eval();
+    const auto t0 = Clock::now();
+    const int64_t slots = spec.int_digits + spec.frac_digits;  // digit positions, whatever the periods
+    int64_t exact = 0, digits_right = 0, malformed = 0;
+    std::vector<int64_t> right_per_slot(static_cast<std::size_t>(slots), 0);
+    double sse = 0.0, sum = 0.0, sum_sq = 0.0;
+    for (int64_t start = 0; start < data.n; start += kEvalBatchSize) {
+        const int64_t len = std::min(kEvalBatchSize, data.n - start);
+        const auto rows = torch::arange(start, start + len, torch::kInt64);
+        const std::vector<Answer> answers = answer(model, to_device(select_rows(data, rows), device));
+        for (int64_t i = 0; i < len; ++i) {
+            const Decimal& truth = data.answer_values[static_cast<std::size_t>(start + i)];
+            const Answer& got = answers[static_cast<std::size_t>(i)];
+            if (!got) ++malformed;
+            const bool right = got && *got == truth;
+            exact += right;
+            if (!right && wrong.size() < max_wrong)
+                wrong.push_back({{"prompt", data.prompt_texts[static_cast<std::size_t>(start + i)]},
+                                 {"expected", truth.to_string()},
+                                 {"predicted", got ? got->to_string() : ""}});
+            for (int64_t k = 0; k < slots; ++k) {
+                const int p = static_cast<int>(k - spec.frac_digits);
+                const bool right = got && got->digit(p) == truth.digit(p);
+                digits_right += right;
+                right_per_slot[static_cast<std::size_t>(k)] += right;
+            }
+            const double y = truth.to_double(), v = got ? got->to_double() : 0.0;
+            sse += (v - y) * (v - y);
+            sum += y;
+            sum_sq += y * y;
+        }
+    }
+    model->train();
+    const double n = static_cast<double>(data.n),
+                 secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double sst = sum_sq - sum * sum / n;
+    json per_position = json::object();
+    for (int64_t k = 0; k < slots; ++k)
+        per_position[std::to_string(k - spec.frac_digits)] = right_per_slot[static_cast<std::size_t>(k)] / n;
+    json out = {{"n", data.n},
+                {"exact_match", exact / n},
+                {"digit_accuracy", digits_right / (n * slots)},
+                {"digit_accuracy_by_position", per_position},
+                {"malformed", malformed},
+                {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
+                {"rmse", std::sqrt(sse / n)},
+                {"eval_seconds", secs},
+                {"eval_examples_per_second", n / std::max(secs, 1e-9)}};
+    if (max_wrong > 0) out["mispredictions"] = wrong;
+    return out;
+}
+
 int64_t NumberScheme::sequence_length(const Batch& split) const {
     return split.in.tokens.defined() ? split.in.tokens.size(1) : 0;
 }
@@ -135,6 +198,7 @@ Batch to_device(const Batch& s, const torch::Device& device) {
     d.signs = move(s.signs);
     d.answers = move(s.answers);
     d.answer_values = s.answer_values;
+    d.prompt_texts = s.prompt_texts;
     return d;
 }
 

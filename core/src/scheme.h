@@ -36,7 +36,8 @@ struct Batch {
     torch::Tensor digits;   // [N, slots] label digits, least significant first (digit-head schemes)
     torch::Tensor signs;    // [N] 1 for a negative answer
     torch::Tensor answers;  // [N] float64 answer values (regression targets, R², RMSE)
-    std::vector<Decimal> answer_values;  // exact answers (CPU splits only; batches leave it empty)
+    std::vector<Decimal> answer_values;     // exact answers (CPU splits only; batches leave it empty)
+    std::vector<std::string> prompt_texts;  // the prompts as text, for mispredictions (CPU splits only)
 };
 
 Batch select_rows(const Batch& s, const torch::Tensor& rows);
@@ -72,6 +73,16 @@ class NumberScheme {
     // The answer to one prompt with what the scheme can say about it (digit probabilities for the
     // digit head, the generated tokens and their probabilities for token schemes).
     virtual nlohmann::json explain(FoneTransformer& model, const Batch& prompt) const = 0;
+
+    // The digit slots answers are scored on.
+    virtual const FoneSpec& digit_spec() const = 0;
+    // Metrics of the model on a split, the "eval" event's fields: exact match, per-digit accuracy (the
+    // digits of the answer the model wrote against the true ones, keyed by their power of the base), R²
+    // and RMSE of the values, "malformed" outputs, timing; with max_wrong > 0 also the first max_wrong
+    // "mispredictions" as {"prompt", "expected", "predicted"} ("" for an output that is not a number).
+    // Schemes with other data (text) override it.
+    virtual nlohmann::json evaluate(FoneTransformer& model, const Batch& split, const torch::Device& device,
+                                    std::size_t max_wrong = 0) const;
 };
 
 // The scheme of a run's config for its task's digit slots. Throws std::invalid_argument for an unknown

@@ -48,6 +48,8 @@ class TokenScheme : public NumberScheme {
         longest_number_ = spec.int_digits + spec.frac_digits + 2;
     }
 
+    const FoneSpec& digit_spec() const override { return spec_; }
+
     std::string name() const override { return name_; }
     const std::vector<std::string>& vocabulary() const override { return vocab_; }
 
@@ -78,6 +80,7 @@ class TokenScheme : public NumberScheme {
             prompts.push_back(std::move(p));
             a[i] = examples[i].answer.to_double();
             b.answer_values.push_back(examples[i].answer);
+            b.prompt_texts.push_back(examples[i].prompt());
         }
         b.in = inputs(left_padded(full));
         b.prompt = left_padded(prompts);
