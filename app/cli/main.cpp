@@ -24,7 +24,7 @@ std::string version_text() {
     v += std::string(" (LibTorch ") + TORCH_VERSION + ", " +
          (torch::cuda::is_available() ? "CUDA available" : "CPU only") + ")";
 #else
-    v += " (built without LibTorch: number tools only)";
+    v += " (built without LibTorch: number and text tools only)";
 #endif
     return v;
 }
