@@ -458,10 +458,19 @@ class TestText : public QObject {
     void round_trip_of_other_text() {
         const TextTokenizer& base = shared_tokenizer();
         const std::string odd = "Version 1.2.3 of 2024.01.05:\tnaïve 😀 {x}  ~ 日本 \x01 costs 12%";
+        // U+2581 is SentencePiece's space mark; written literally it must come back as itself.
+        const std::string mark = "\xE2\x96\x81",
+                          marks = mark + "a" + mark + mark + " b " + mark + "$5" + mark;
+        const std::string with_nul("x\0y 5", 5);
         for (const NumberScheme scheme : fone::all_schemes()) {
             const TextTokenizer t = base.with_scheme(scheme);
             auto e = t.encode(odd);
             QCOMPARE(t.decode(e.ids, e.numbers), odd);  // digits kept as text go through byte pieces
+            for (const std::string& text :
+                 {marks, with_nul, std::string(" lead and trail "), std::string("")}) {
+                e = t.encode(text);
+                QCOMPARE(t.decode(e.ids, e.numbers), text);
+            }
             e = t.encode("A $5.5 fee, 1,234 or 007 items");
             QCOMPARE(t.decode(e.ids, e.numbers), std::string("A $5.50 fee, 1234 or 7 items"));
             const auto doc = t.encode(TextExample{"", "Just 3 words"});

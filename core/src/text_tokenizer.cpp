@@ -24,6 +24,7 @@ namespace {
 
 using namespace text_token;
 
+constexpr int kFirstByte = 6;  // ids 6..261 are the byte pieces <0x00>..<0xFF>
 constexpr std::array<const char*, 6> kSpecialPieces{"[PAD]", "[BOS]", "[EOS]", "[UNK]", "[ANS]", "[NUM]"};
 
 // Exact round trip: no normalization (identity), no space added in front, spaces kept as they are;
@@ -176,6 +177,9 @@ TextTokenizer::TextTokenizer(std::string model, NumberScheme scheme)
         if (text_piece_count() <= id || spm.id_to_piece(processor_.get(), id) != kSpecialPieces[id])
             throw TokenizerError(std::string("not a FoNE text tokenizer model: id ") + std::to_string(id) +
                                  " is not " + kSpecialPieces[id]);
+    if (text_piece_count() <= kFirstByte + 255 || spm.id_to_piece(processor_.get(), kFirstByte) != "<0x00>" ||
+        spm.id_to_piece(processor_.get(), kFirstByte + 255) != "<0xFF>")
+        throw TokenizerError("not a FoNE text tokenizer model: ids 6 to 261 are not the byte pieces");
 }
 
 TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, NumberScheme scheme,
@@ -254,13 +258,31 @@ void TextTokenizer::append_number(const std::string& written, EncodedText& out) 
     out.number_spans.push_back({begin, static_cast<int>(out.ids.size())});
 }
 
+std::vector<int> TextTokenizer::encode_pieces(std::string_view templ) const {
+    // SentencePiece writes spaces as U+2581 and would decode a literal U+2581 as a space: the text is
+    // cut at each one and the character goes in as its three byte pieces, which decode to itself.
+    constexpr std::string_view kSpaceMark = "\xE2\x96\x81";
+    std::vector<int> ids;
+    std::size_t from = 0;
+    while (true) {
+        const std::size_t at = std::min(templ.find(kSpaceMark, from), templ.size());
+        std::vector<int> part;
+        std::string error;
+        if (at > from &&
+            !spm_bridge().encode(processor_.get(), std::string(templ.substr(from, at - from)), part, error))
+            throw TokenizerError("SentencePiece could not encode the text: " + error);
+        ids.insert(ids.end(), part.begin(), part.end());
+        if (at == templ.size()) return ids;
+        for (const char byte : kSpaceMark)
+            ids.push_back(kFirstByte + static_cast<unsigned char>(byte));
+        from = at + kSpaceMark.size();
+    }
+}
+
 EncodedText TextTokenizer::encode(std::string_view text) const {
     if (!is_valid_utf8(text)) throw TokenizerError("text is not valid UTF-8");
     const ParsedText parsed = parse_numbers(text);
-    std::vector<int> pieces;
-    std::string error;
-    if (!spm_bridge().encode(processor_.get(), parsed.templ, pieces, error))
-        throw TokenizerError("SentencePiece could not encode the text: " + error);
+    const std::vector<int> pieces = encode_pieces(parsed.templ);
     EncodedText out;
     std::string written_so_far;  // the text as decode() will write it, for write_number's context
     std::size_t copied = 0;      // bytes of the template in written_so_far

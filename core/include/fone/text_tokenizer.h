@@ -107,6 +107,7 @@ class TextTokenizer {
 
   private:
     TextTokenizer(std::string model, NumberScheme scheme);
+    std::vector<int> encode_pieces(std::string_view templ) const;
     void append_number(const std::string& written, EncodedText& out) const;
 
     std::string model_;
