@@ -515,6 +515,18 @@ class TestText : public QObject {
         QCOMPARE(fone_counts.tokens_per_example(), double(fone_counts.tokens) / 2.0);
     }
 
+    void long_documents_train() {
+        // One 120,000-byte document (over SentencePiece's sentence limit) still trains pieces from it.
+        std::string doc;
+        for (int i = 0; i < 10000; ++i)
+            doc += "zebra ";
+        doc += std::string(20000, 'q');  // a run without spaces is cut too
+        const auto t = TextTokenizer::train({{"", doc}}, NumberScheme::fone, {.vocab_size = 300});
+        QVERIFY(t.encode(std::string("zebra")).ids.size() < 5);  // learned, not 5 byte or letter pieces
+        const auto e = t.encode(doc);
+        QCOMPARE(t.decode(e.ids, e.numbers), doc);
+    }
+
     void save_load_and_determinism() {
         const auto corpus = fone::generate_text_splits(TextTask::units, 300, 0, 0, 5).train;
         const auto a = TextTokenizer::train(corpus, NumberScheme::digit, {.vocab_size = 400});
@@ -543,6 +555,9 @@ class TestText : public QObject {
         QVERIFY_THROWS_EXCEPTION(
             fone::TokenizerError,
             TextTokenizer::train({{"", "text"}}, NumberScheme::fone, {.vocab_size = 10}));
+        QVERIFY_THROWS_EXCEPTION(
+            fone::TokenizerError,
+            TextTokenizer::train({{"", "text"}}, NumberScheme::fone, {.character_coverage = 0.0}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fone::scheme_from_name("bytes"));
         QCOMPARE(fone::scheme_name(fone::scheme_from_name("subword")), std::string("subword"));
     }

@@ -29,6 +29,7 @@ struct TokenizeOptions {
     std::size_t train_size = 5000;
     std::uint64_t seed = 42;
     int vocab_size = 1000;
+    double character_coverage = 0.9995;
 };
 
 std::vector<NumberScheme> chosen_schemes(const std::string& name) {
@@ -104,8 +105,10 @@ void run_tokenize(const TokenizeOptions& o) {
         corpus = generate_text_splits(text_task_from_name(corpus_name), o.train_size, 0, 0, o.seed).train;
     }
     const TextTokenizer tokenizer =
-        o.tokenizer.empty() ? TextTokenizer::train(corpus, schemes.front(), {.vocab_size = o.vocab_size})
-                            : TextTokenizer::load(o.tokenizer, schemes.front());
+        o.tokenizer.empty()
+            ? TextTokenizer::train(corpus, schemes.front(),
+                                   {.vocab_size = o.vocab_size, .character_coverage = o.character_coverage})
+            : TextTokenizer::load(o.tokenizer, schemes.front());
     if (!o.save_tokenizer.empty()) tokenizer.save(o.save_tokenizer);
     if (!o.text.empty()) {
         for (const NumberScheme s : schemes)
@@ -134,6 +137,9 @@ void add_text_commands(CLI::App& app) {
     cmd->add_option("--seed", o->seed, "Seed of the generated corpus")->capture_default_str();
     cmd->add_option("--vocab-size", o->vocab_size,
                     "SentencePiece vocabulary (specials, bytes and text pieces)")
+        ->capture_default_str();
+    cmd->add_option("--character-coverage", o->character_coverage,
+                    "Share of characters with pieces of their own, 0.98 to 1 (the rest go in as bytes)")
         ->capture_default_str();
     cmd->add_option("--tokenizer", o->tokenizer, "Load the text pieces from this SentencePiece model file");
     cmd->add_option("--save-tokenizer", o->save_tokenizer, "Write the trained SentencePiece model here");

@@ -34,7 +34,7 @@ std::vector<std::pair<std::string, std::string>> trainer_options(const Tokenizer
             {"vocab_size", std::to_string(options.vocab_size)},
             {"hard_vocab_limit", "false"},
             {"byte_fallback", "true"},
-            {"character_coverage", "0.9995"},
+            {"character_coverage", std::to_string(options.character_coverage)},
             {"normalization_rule_name", "identity"},
             {"add_dummy_prefix", "false"},
             {"remove_extra_whitespaces", "false"},
@@ -61,6 +61,24 @@ std::string training_sentence(std::string_view text) {
     std::string templ = parse_numbers(text).templ;
     std::erase_if(templ, [](char c) { return c >= '0' && c <= '9'; });
     return templ;
+}
+
+// SentencePiece skips training sentences longer than max_sentence_length, so a long document is cut
+// into parts of at most kTrainingPartBytes, each ending before a space where there is one (pieces never
+// cross a space, so the parts train the same pieces) and never inside a UTF-8 sequence.
+constexpr std::size_t kTrainingPartBytes = 8192;
+void add_training_parts(std::string_view sentence, std::vector<std::string>& out) {
+    while (sentence.size() > kTrainingPartBytes) {
+        std::size_t cut = sentence.rfind(' ', kTrainingPartBytes);
+        if (cut == std::string_view::npos || cut == 0) {
+            cut = kTrainingPartBytes;
+            while (cut > 1 && (static_cast<unsigned char>(sentence[cut]) & 0xC0) == 0x80)
+                --cut;  // back to the start of a code point
+        }
+        out.emplace_back(sentence.substr(0, cut));
+        sentence.remove_prefix(cut);
+    }
+    if (!sentence.empty()) out.emplace_back(sentence);
 }
 
 bool is_valid_utf8(std::string_view text) {
@@ -188,10 +206,12 @@ TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, Numbe
     for (const TextExample& e : corpus)
         for (const std::string* text : {&e.prompt, &e.answer}) {
             if (!is_valid_utf8(*text)) throw TokenizerError("training text is not valid UTF-8");
-            std::string sentence = training_sentence(*text);
-            if (!sentence.empty()) sentences.push_back(std::move(sentence));
+            add_training_parts(training_sentence(*text), sentences);
         }
     if (sentences.empty()) throw TokenizerError("no text to train the tokenizer on");
+    if (!(options.character_coverage >= 0.98 && options.character_coverage <= 1.0))
+        throw TokenizerError("character coverage " + std::to_string(options.character_coverage) +
+                             " out of range (SentencePiece takes 0.98 to 1)");
     if (options.vocab_size < 300 || options.vocab_size > 1000000)
         throw TokenizerError("vocabulary size " + std::to_string(options.vocab_size) +
                              " out of range (300 to 1000000: 262 ids are specials and bytes)");

@@ -52,6 +52,10 @@ struct TokenizerOptions {
     // Size of the SentencePiece vocabulary: the 6 special tokens, the 256 byte pieces and the learned
     // pieces. A small corpus may give fewer (the limit is soft).
     int vocab_size = 1000;
+    // Share of the corpus's characters that get pieces of their own; the rarest others are written as
+    // bytes. SentencePiece takes 0.98 to 1; text with thousands of distinct characters (CJK) needs a
+    // vocabulary larger than the characters that this share covers.
+    double character_coverage = 0.9995;
 };
 
 struct TokenSpan {
