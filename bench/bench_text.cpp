@@ -22,10 +22,10 @@ double seconds_since(Clock::time_point t0) {
 void bench_task(fone::TextTask task, std::size_t count) {
     const auto corpus = fone::generate_text_splits(task, count, 0, 0, 42).train;
     auto t0 = Clock::now();
-    const auto base = fone::TextTokenizer::train(corpus, fone::NumberScheme::fone);
+    const auto base = fone::TextTokenizer::train(corpus, fone::TextScheme::fone);
     std::printf("%-13s train SentencePiece on %zu examples: %.2f s (%d text pieces)\n",
                 fone::text_task_name(task).c_str(), count, seconds_since(t0), base.text_piece_count());
-    for (const fone::NumberScheme scheme : fone::all_schemes()) {
+    for (const fone::TextScheme scheme : fone::all_text_schemes()) {
         const fone::TextTokenizer t = base.with_scheme(scheme);
         std::vector<fone::EncodedText> encoded;
         encoded.reserve(corpus.size());
@@ -43,7 +43,7 @@ void bench_task(fone::TextTask task, std::size_t count) {
         const double decode_s = seconds_since(t0);
         std::printf(
             "%-13s %-8s encode %8.0f examples/s (%5.2f M tokens/s), decode %8.0f examples/s (%zu bytes)\n",
-            fone::text_task_name(task).c_str(), fone::scheme_name(scheme).c_str(), count / encode_s,
+            fone::text_task_name(task).c_str(), fone::text_scheme_name(scheme).c_str(), count / encode_s,
             tokens / encode_s / 1e6, count / decode_s, bytes);
     }
 }

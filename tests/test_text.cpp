@@ -20,8 +20,8 @@
 #include "fone/text_tokenizer.h"
 
 using fone::Decimal;
-using fone::NumberScheme;
 using fone::TextExample;
+using fone::TextScheme;
 using fone::TextTask;
 using fone::TextTokenizer;
 
@@ -138,7 +138,7 @@ const TextTokenizer& shared_tokenizer() {
             const auto s = fone::generate_text_splits(task, 600, 0, 0, 7);
             corpus.insert(corpus.end(), s.train.begin(), s.train.end());
         }
-        return TextTokenizer::train(corpus, NumberScheme::fone, {.vocab_size = 800});
+        return TextTokenizer::train(corpus, TextScheme::fone, {.vocab_size = 800});
     }();
     return t;
 }
@@ -389,7 +389,7 @@ class TestText : public QObject {
                                           Decimal::parse("10007"), Decimal::parse("-0.05")};
         const std::vector<std::vector<std::string>> expected{
             {"[NUM]"}, {"4", "1", ".", "4", "0"}, {"41", ".", "40"}};
-        for (const NumberScheme scheme : fone::all_schemes()) {
+        for (const TextScheme scheme : fone::all_text_schemes()) {
             const TextTokenizer t = base.with_scheme(scheme);
             const auto e = t.encode(text);
             QVERIFY(e.numbers == values);
@@ -399,7 +399,7 @@ class TestText : public QObject {
                 first.push_back(t.piece(e.ids[static_cast<std::size_t>(i)]));
             QCOMPARE(first, expected[static_cast<std::size_t>(scheme)]);
             // The written number is the concatenation of its tokens (digit, subword).
-            if (scheme != NumberScheme::fone) {
+            if (scheme != TextScheme::fone) {
                 std::vector<std::string> written;
                 for (const auto& span : e.number_spans) {
                     std::string s;
@@ -412,7 +412,7 @@ class TestText : public QObject {
             QCOMPARE(t.decode(e.ids, e.numbers), text);
         }
         // Layout: '.', '-', "0".."9", "00".."99", "000".."999" after the text pieces.
-        const TextTokenizer sub = base.with_scheme(NumberScheme::subword);
+        const TextTokenizer sub = base.with_scheme(TextScheme::subword);
         QCOMPARE(sub.piece(p), std::string("."));
         QCOMPARE(sub.piece(p + 1), std::string("-"));
         QCOMPARE(sub.piece(p + 2 + 7), std::string("7"));
@@ -420,7 +420,7 @@ class TestText : public QObject {
         QCOMPARE(sub.piece(p + 112 + 7), std::string("007"));
         QCOMPARE(sub.piece(p + 1111), std::string("999"));
         QCOMPARE(sub.vocab_size(), p + 1112);
-        QCOMPARE(base.with_scheme(NumberScheme::digit).vocab_size(), p + 12);
+        QCOMPARE(base.with_scheme(TextScheme::digit).vocab_size(), p + 12);
         QCOMPARE(base.vocab_size(), p);
         const auto e = sub.encode("x 10007 y 7 z 1007");
         std::vector<int> numbers;
@@ -433,7 +433,7 @@ class TestText : public QObject {
         const TextTokenizer& base = shared_tokenizer();
         for (const TextTask task : {TextTask::word_problems, TextTask::units, TextTask::tables}) {
             const auto test = fone::generate_text_splits(task, 0, 0, 300, 99).test;  // unseen by training
-            for (const NumberScheme scheme : fone::all_schemes()) {
+            for (const TextScheme scheme : fone::all_text_schemes()) {
                 const TextTokenizer t = base.with_scheme(scheme);
                 for (const TextExample& ex : test) {
                     const auto e = t.encode(ex);
@@ -462,7 +462,7 @@ class TestText : public QObject {
         const std::string mark = "\xE2\x96\x81",
                           marks = mark + "a" + mark + mark + " b " + mark + "$5" + mark;
         const std::string with_nul("x\0y 5", 5);
-        for (const NumberScheme scheme : fone::all_schemes()) {
+        for (const TextScheme scheme : fone::all_text_schemes()) {
             const TextTokenizer t = base.with_scheme(scheme);
             auto e = t.encode(odd);
             QCOMPARE(t.decode(e.ids, e.numbers), odd);  // digits kept as text go through byte pieces
@@ -496,8 +496,8 @@ class TestText : public QObject {
         QCOMPARE(fone::table_text(corpus[1]), std::string("| Day | Rain |\n| Mon | 0.5 |\n| Tue | 120 |"));
         QCOMPARE(fone::table_text(corpus[0]), std::string());
         const auto fone_counts = fone::count_tokens(base, corpus);
-        const auto digit = fone::count_tokens(base.with_scheme(NumberScheme::digit), corpus);
-        const auto subword = fone::count_tokens(base.with_scheme(NumberScheme::subword), corpus);
+        const auto digit = fone::count_tokens(base.with_scheme(TextScheme::digit), corpus);
+        const auto subword = fone::count_tokens(base.with_scheme(TextScheme::subword), corpus);
         // Numbers: 12, 3.45, 41.40 and 0.5, 120.
         QCOMPARE(fone_counts.numbers, std::size_t{5});
         QCOMPARE(fone_counts.number_tokens, std::size_t{5});
@@ -521,7 +521,7 @@ class TestText : public QObject {
         for (int i = 0; i < 10000; ++i)
             doc += "zebra ";
         doc += std::string(20000, 'q');  // a run without spaces is cut too
-        const auto t = TextTokenizer::train({{"", doc}}, NumberScheme::fone, {.vocab_size = 300});
+        const auto t = TextTokenizer::train({{"", doc}}, TextScheme::fone, {.vocab_size = 300});
         QVERIFY(t.encode(std::string("zebra")).ids.size() < 5);  // learned, not 5 byte or letter pieces
         const auto e = t.encode(doc);
         QCOMPARE(t.decode(e.ids, e.numbers), doc);
@@ -529,15 +529,15 @@ class TestText : public QObject {
 
     void save_load_and_determinism() {
         const auto corpus = fone::generate_text_splits(TextTask::units, 300, 0, 0, 5).train;
-        const auto a = TextTokenizer::train(corpus, NumberScheme::digit, {.vocab_size = 400});
-        const auto b = TextTokenizer::train(corpus, NumberScheme::digit, {.vocab_size = 400});
+        const auto a = TextTokenizer::train(corpus, TextScheme::digit, {.vocab_size = 400});
+        const auto b = TextTokenizer::train(corpus, TextScheme::digit, {.vocab_size = 400});
         QVERIFY(a.model_bytes() == b.model_bytes());
         const std::string path = temp_path("tok.model");
         a.save(path);
-        const auto loaded = TextTokenizer::load(path, NumberScheme::digit);
+        const auto loaded = TextTokenizer::load(path, TextScheme::digit);
         QCOMPARE(loaded.encode(corpus[0]).ids, a.encode(corpus[0]).ids);
         write_bytes(path, "not a model");
-        QVERIFY_THROWS_EXCEPTION(fone::TokenizerError, TextTokenizer::load(path, NumberScheme::fone));
+        QVERIFY_THROWS_EXCEPTION(fone::TokenizerError, TextTokenizer::load(path, TextScheme::fone));
         std::filesystem::remove(path);
     }
 
@@ -551,15 +551,13 @@ class TestText : public QObject {
                                  t.decode(e.ids, {Decimal::parse("1"), Decimal::parse("2")}));
         QVERIFY_THROWS_EXCEPTION(fone::TokenizerError, t.decode({t.vocab_size()}));
         QVERIFY_THROWS_EXCEPTION(fone::TokenizerError, t.piece(-1));
-        QVERIFY_THROWS_EXCEPTION(fone::TokenizerError, TextTokenizer::train({}, NumberScheme::fone));
-        QVERIFY_THROWS_EXCEPTION(
-            fone::TokenizerError,
-            TextTokenizer::train({{"", "text"}}, NumberScheme::fone, {.vocab_size = 10}));
-        QVERIFY_THROWS_EXCEPTION(
-            fone::TokenizerError,
-            TextTokenizer::train({{"", "text"}}, NumberScheme::fone, {.character_coverage = 0.0}));
-        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fone::scheme_from_name("bytes"));
-        QCOMPARE(fone::scheme_name(fone::scheme_from_name("subword")), std::string("subword"));
+        QVERIFY_THROWS_EXCEPTION(fone::TokenizerError, TextTokenizer::train({}, TextScheme::fone));
+        QVERIFY_THROWS_EXCEPTION(fone::TokenizerError,
+                                 TextTokenizer::train({{"", "text"}}, TextScheme::fone, {.vocab_size = 10}));
+        QVERIFY_THROWS_EXCEPTION(fone::TokenizerError, TextTokenizer::train({{"", "text"}}, TextScheme::fone,
+                                                                            {.character_coverage = 0.0}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fone::text_scheme_from_name("bytes"));
+        QCOMPARE(fone::text_scheme_name(fone::text_scheme_from_name("subword")), std::string("subword"));
     }
 };
 

@@ -32,9 +32,9 @@ struct TokenizeOptions {
     double character_coverage = 0.9995;
 };
 
-std::vector<NumberScheme> chosen_schemes(const std::string& name) {
-    if (name == "all") return all_schemes();
-    return {scheme_from_name(name)};
+std::vector<TextScheme> chosen_schemes(const std::string& name) {
+    if (name == "all") return all_text_schemes();
+    return {text_scheme_from_name(name)};
 }
 
 json text_tokens(const TextTokenizer& tokenizer, const std::string& text) {
@@ -44,7 +44,7 @@ json text_tokens(const TextTokenizer& tokenizer, const std::string& text) {
         pieces.push_back(tokenizer.piece(id));
     for (const Decimal& v : e.numbers)
         numbers.push_back(v.to_string());
-    return {{"scheme", scheme_name(tokenizer.scheme())},
+    return {{"scheme", text_scheme_name(tokenizer.scheme())},
             {"tokens", e.ids.size()},
             {"ids", e.ids},
             {"pieces", pieces},
@@ -62,16 +62,16 @@ json scheme_counts(const TokenCounts& c, int vocab_size) {
 }
 
 json corpus_counts(const TextTokenizer& tokenizer, const std::vector<TextExample>& corpus,
-                   const std::vector<NumberScheme>& schemes) {
+                   const std::vector<TextScheme>& schemes) {
     json per_scheme = json::object();
     std::optional<TokenCounts> fone, digit;
     TokenCounts any;
-    for (const NumberScheme s : schemes) {
+    for (const TextScheme s : schemes) {
         const TextTokenizer t = tokenizer.with_scheme(s);
         const TokenCounts c = count_tokens(t, corpus);
-        per_scheme[scheme_name(s)] = scheme_counts(c, t.vocab_size());
-        if (s == NumberScheme::fone) fone = c;
-        if (s == NumberScheme::digit) digit = c;
+        per_scheme[text_scheme_name(s)] = scheme_counts(c, t.vocab_size());
+        if (s == TextScheme::fone) fone = c;
+        if (s == TextScheme::digit) digit = c;
         any = c;
     }
     json out = {{"examples", any.examples},
@@ -93,7 +93,7 @@ json corpus_counts(const TextTokenizer& tokenizer, const std::vector<TextExample
 
 void run_tokenize(const TokenizeOptions& o) {
     if (!o.data.empty() && !o.task.empty()) throw std::invalid_argument("give --data or --task, not both");
-    const std::vector<NumberScheme> schemes = chosen_schemes(o.scheme);
+    const std::vector<TextScheme> schemes = chosen_schemes(o.scheme);
     const bool need_corpus = o.text.empty() || o.tokenizer.empty();
     std::vector<TextExample> corpus;
     std::string corpus_name;
@@ -111,7 +111,7 @@ void run_tokenize(const TokenizeOptions& o) {
             : TextTokenizer::load(o.tokenizer, schemes.front());
     if (!o.save_tokenizer.empty()) tokenizer.save(o.save_tokenizer);
     if (!o.text.empty()) {
-        for (const NumberScheme s : schemes)
+        for (const TextScheme s : schemes)
             print_json_line(std::cout, text_tokens(tokenizer.with_scheme(s), o.text));
         return;
     }

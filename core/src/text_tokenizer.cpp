@@ -143,26 +143,26 @@ const SpmBridge& spm_bridge() {
     return bridge;
 }
 
-std::string scheme_name(NumberScheme scheme) {
+std::string text_scheme_name(TextScheme scheme) {
     switch (scheme) {
-        case NumberScheme::fone:
+        case TextScheme::fone:
             return "fone";
-        case NumberScheme::digit:
+        case TextScheme::digit:
             return "digit";
-        case NumberScheme::subword:
+        case TextScheme::subword:
             return "subword";
     }
     return "?";
 }
 
-NumberScheme scheme_from_name(std::string_view name) {
-    for (const NumberScheme s : all_schemes())
-        if (scheme_name(s) == name) return s;
+TextScheme text_scheme_from_name(std::string_view name) {
+    for (const TextScheme s : all_text_schemes())
+        if (text_scheme_name(s) == name) return s;
     throw std::invalid_argument("unknown number scheme '" + std::string(name) + "' (fone, digit, subword)");
 }
 
-std::vector<NumberScheme> all_schemes() {
-    return {NumberScheme::fone, NumberScheme::digit, NumberScheme::subword};
+std::vector<TextScheme> all_text_schemes() {
+    return {TextScheme::fone, TextScheme::digit, TextScheme::subword};
 }
 
 std::vector<std::string> subword_chunks(std::string_view number) {
@@ -184,7 +184,7 @@ std::vector<std::string> subword_chunks(std::string_view number) {
     return chunks;
 }
 
-TextTokenizer::TextTokenizer(std::string model, NumberScheme scheme)
+TextTokenizer::TextTokenizer(std::string model, TextScheme scheme)
     : model_(std::move(model)), scheme_(scheme) {
     const SpmBridge& spm = spm_bridge();
     std::string error;
@@ -200,7 +200,7 @@ TextTokenizer::TextTokenizer(std::string model, NumberScheme scheme)
         throw TokenizerError("not a FoNE text tokenizer model: ids 6 to 261 are not the byte pieces");
 }
 
-TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, NumberScheme scheme,
+TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, TextScheme scheme,
                                    const TokenizerOptions& options) {
     std::vector<std::string> sentences;
     for (const TextExample& e : corpus)
@@ -221,11 +221,11 @@ TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, Numbe
     return TextTokenizer(std::move(model), scheme);
 }
 
-TextTokenizer TextTokenizer::from_bytes(const std::string& model, NumberScheme scheme) {
+TextTokenizer TextTokenizer::from_bytes(const std::string& model, TextScheme scheme) {
     return TextTokenizer(model, scheme);
 }
 
-TextTokenizer TextTokenizer::load(const std::string& path, NumberScheme scheme) {
+TextTokenizer TextTokenizer::load(const std::string& path, TextScheme scheme) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TokenizerError(path + ": cannot open");
     std::ostringstream bytes;
@@ -241,7 +241,7 @@ void TextTokenizer::save(const std::string& path) const {
     write_file_atomic(path, model_);
 }
 
-TextTokenizer TextTokenizer::with_scheme(NumberScheme scheme) const {
+TextTokenizer TextTokenizer::with_scheme(TextScheme scheme) const {
     TextTokenizer t = *this;
     t.scheme_ = scheme;
     return t;
@@ -253,11 +253,11 @@ int TextTokenizer::text_piece_count() const {
 
 int TextTokenizer::vocab_size() const {
     switch (scheme_) {
-        case NumberScheme::fone:
+        case TextScheme::fone:
             return text_piece_count();
-        case NumberScheme::digit:
+        case TextScheme::digit:
             return text_piece_count() + kDigitTokens;
-        case NumberScheme::subword:
+        case TextScheme::subword:
             return text_piece_count() + kSubwordTokens;
     }
     return 0;
@@ -266,9 +266,9 @@ int TextTokenizer::vocab_size() const {
 void TextTokenizer::append_number(const std::string& written, EncodedText& out) const {
     const int begin = static_cast<int>(out.ids.size());
     const int tail = text_piece_count();
-    if (scheme_ == NumberScheme::fone) {
+    if (scheme_ == TextScheme::fone) {
         out.ids.push_back(kNum);
-    } else if (scheme_ == NumberScheme::digit) {
+    } else if (scheme_ == TextScheme::digit) {
         for (const char c : written)
             out.ids.push_back(tail + tail_index(std::string_view(&c, 1)));
     } else {
@@ -366,8 +366,9 @@ std::string TextTokenizer::decode(const std::vector<int>& ids, const std::vector
     std::size_t value = 0;
     for (const int id : ids) {
         if (id < 0 || id >= vocab_size())
-            throw TokenizerError("token id " + std::to_string(id) + " outside the " + scheme_name(scheme_) +
-                                 " vocabulary of " + std::to_string(vocab_size()));
+            throw TokenizerError("token id " + std::to_string(id) + " outside the " +
+                                 text_scheme_name(scheme_) + " vocabulary of " +
+                                 std::to_string(vocab_size()));
         if (id == kPad || id == kBos || id == kEos || id == kAns) continue;
         if (id != kNum && id < pieces) {
             run.push_back(id);
@@ -384,7 +385,7 @@ std::string TextTokenizer::decode(const std::vector<int>& ids, const std::vector
         }
     }
     flush();
-    if (value != values.size() && scheme_ == NumberScheme::fone)
+    if (value != values.size() && scheme_ == TextScheme::fone)
         throw TokenizerError(std::to_string(values.size()) + " values given for " + std::to_string(value) +
                              " [NUM] tokens");
     return out;
@@ -405,7 +406,7 @@ TextExample TextTokenizer::decode_example(const std::vector<int>& ids,
 
 std::string TextTokenizer::piece(int id) const {
     if (id < 0 || id >= vocab_size())
-        throw TokenizerError("token id " + std::to_string(id) + " outside the " + scheme_name(scheme_) +
+        throw TokenizerError("token id " + std::to_string(id) + " outside the " + text_scheme_name(scheme_) +
                              " vocabulary of " + std::to_string(vocab_size()));
     if (id < text_piece_count()) return spm_bridge().id_to_piece(processor_.get(), id);
     return tail_token(id - text_piece_count());

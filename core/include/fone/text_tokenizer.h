@@ -29,11 +29,11 @@
 
 namespace fone {
 
-enum class NumberScheme { fone, digit, subword };
-std::string scheme_name(NumberScheme scheme);  // "fone", "digit", "subword"
+enum class TextScheme { fone, digit, subword };
+std::string text_scheme_name(TextScheme scheme);  // "fone", "digit", "subword"
 // Throws std::invalid_argument listing the valid names.
-NumberScheme scheme_from_name(std::string_view name);
-std::vector<NumberScheme> all_schemes();
+TextScheme text_scheme_from_name(std::string_view name);
+std::vector<TextScheme> all_text_schemes();
 
 // Bad input to a tokenizer (invalid UTF-8, an unknown id, a model file that is not ours); the message
 // names it.
@@ -77,20 +77,20 @@ class TextTokenizer {
     // Trains the text pieces on the examples' prompts and answers (one thread, so the same corpus gives
     // the same model). Throws TokenizerError for an empty corpus and with SentencePiece's message when it
     // fails; NumberError when a text contains [NUM].
-    static TextTokenizer train(const std::vector<TextExample>& corpus, NumberScheme scheme,
+    static TextTokenizer train(const std::vector<TextExample>& corpus, TextScheme scheme,
                                const TokenizerOptions& options = {});
     // A serialized SentencePiece model, as model_bytes() gives and save() writes. Throws TokenizerError
     // when it is not one, or not laid out as above.
-    static TextTokenizer from_bytes(const std::string& model, NumberScheme scheme);
-    static TextTokenizer load(const std::string& path, NumberScheme scheme);
+    static TextTokenizer from_bytes(const std::string& model, TextScheme scheme);
+    static TextTokenizer load(const std::string& path, TextScheme scheme);
     // Writes the SentencePiece model (a standard .model file; the scheme is not in it: a run records it
     // in its config) to a temporary file and renames it.
     void save(const std::string& path) const;
     const std::string& model_bytes() const { return model_; }
 
-    NumberScheme scheme() const { return scheme_; }
+    TextScheme scheme() const { return scheme_; }
     // The same text pieces with another number scheme (shares the model).
-    TextTokenizer with_scheme(NumberScheme scheme) const;
+    TextTokenizer with_scheme(TextScheme scheme) const;
     int text_piece_count() const;  // P in the layout above
     int vocab_size() const;        // ids of this scheme: P, P + 12 or P + 1112
 
@@ -110,13 +110,13 @@ class TextTokenizer {
     bool is_number_token(int id) const;  // [NUM] or a digit/subword token
 
   private:
-    TextTokenizer(std::string model, NumberScheme scheme);
+    TextTokenizer(std::string model, TextScheme scheme);
     std::vector<int> encode_pieces(std::string_view templ) const;
     void append_number(const std::string& written, EncodedText& out) const;
 
     std::string model_;
     std::shared_ptr<void> processor_;  // a SentencePiece processor, behind spm_bridge (core/src)
-    NumberScheme scheme_ = NumberScheme::fone;
+    TextScheme scheme_ = TextScheme::fone;
 };
 
 // Chunks of the subword scheme: "1234567.891" -> {"123", "456", "7", ".", "891"}, "-0.05" -> {"-", "0",
