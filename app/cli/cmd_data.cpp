@@ -1,14 +1,33 @@
 // fone data: the paper's tasks as plain dataset files ("a+b=c" lines), to inspect, edit or reuse with
-// `fone train --task file --data FILE` and `fone eval --data FILE`.
+// `fone train --task file --data FILE` and `fone eval --data FILE`; the text tasks (word-problems,
+// units, tables) as train/val/test.jsonl files of {"prompt", "answer"}.
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
 #include "commands.h"
 #include "fone/tasks.h"
+#include "fone/text_data.h"
 #include "json_io.h"
 
 namespace fone::cli {
+namespace {
+
+// One file per split in `out`, written by `write(path, split)`; returns the "files" JSON.
+template <typename SplitsT, typename Write>
+nlohmann::json write_splits(const std::string& out, const SplitsT& s, const std::string& extension,
+                            Write write) {
+    std::filesystem::create_directories(out);
+    nlohmann::json files = nlohmann::json::object();
+    for (const auto& [name, examples] : {std::pair{"train", &s.train}, {"val", &s.val}, {"test", &s.test}}) {
+        const std::string path = (std::filesystem::path(out) / (std::string(name) + extension)).string();
+        write(path, *examples);
+        files[name] = {{"path", path}, {"examples", examples->size()}};
+    }
+    return files;
+}
+
+}  // namespace
 
 void add_data_commands(CLI::App& app) {
     struct Options {
@@ -19,7 +38,9 @@ void add_data_commands(CLI::App& app) {
     };
     auto o = std::make_shared<Options>();
     auto* data = app.add_subcommand("data", "Write a task's train/val/test splits as a+b=c files");
-    data->add_option("--task", o->task, "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add")
+    data->add_option("--task", o->task,
+                     "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add; text: word-problems, "
+                     "units, tables")
         ->capture_default_str();
     data->add_option("--train-size", o->train_size, "Training examples")->capture_default_str();
     data->add_option("--val-size", o->val_size, "Validation examples")->capture_default_str();
@@ -29,9 +50,17 @@ void add_data_commands(CLI::App& app) {
     data->add_option("--modulus", o->modulus, "Modulus of mod-add")->capture_default_str();
     data->add_option("--classify-d", o->classify_d, "Threshold d of classify")->capture_default_str();
     data->add_option("--long-digits", o->long_digits, "Longest operand of long-add")->capture_default_str();
-    data->add_option("--out", o->out, "Folder for train.txt, val.txt and test.txt")->required();
+    data->add_option("--out", o->out, "Folder for train.txt, val.txt and test.txt (.jsonl for text tasks)")
+        ->required();
     data->callback([o] {
         try {
+            if (is_text_task_name(o->task)) {
+                const TextSplits s = generate_text_splits(text_task_from_name(o->task), o->train_size,
+                                                          o->val_size, o->test_size, o->seed);
+                const auto files = write_splits(o->out, s, ".jsonl", write_text_jsonl);
+                print_json_line(std::cout, {{"task", o->task}, {"seed", o->seed}, {"files", files}});
+                return;
+            }
             TaskOptions task;
             task.kind = task_from_name(o->task);
             if (task.kind == TaskKind::file)
@@ -40,15 +69,7 @@ void add_data_commands(CLI::App& app) {
             task.classify_d = o->classify_d;
             task.long_digits = o->long_digits;
             const Splits s = generate_splits(task, o->train_size, o->val_size, o->test_size, o->seed);
-            std::filesystem::create_directories(o->out);
-            nlohmann::json files = nlohmann::json::object();
-            for (const auto& [name, examples] :
-                 {std::pair{"train", &s.train}, {"val", &s.val}, {"test", &s.test}}) {
-                const std::string path =
-                    (std::filesystem::path(o->out) / (std::string(name) + ".txt")).string();
-                write_dataset_file(path, *examples);
-                files[name] = {{"path", path}, {"examples", examples->size()}};
-            }
+            const auto files = write_splits(o->out, s, ".txt", write_dataset_file);
             print_json_line(std::cout, {{"task", o->task}, {"seed", o->seed}, {"files", files}});
         } catch (const std::exception& e) {
             print_error("data", e.what());

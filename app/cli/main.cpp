@@ -3,6 +3,7 @@
 //   fone encode 4.17 18                       FoNE embeddings, one JSON line per number
 //   fone encode 4.17 | fone decode            ...and back
 //   fone parse "Ana pays $41.40 for 12 pens"  numbers found in text, as JSON
+//   fone tokenize "Ana pays $41.40"           its tokens under the fone, digit and subword schemes
 //   fone --version
 #include <iostream>
 
@@ -23,7 +24,7 @@ std::string version_text() {
     v += std::string(" (LibTorch ") + TORCH_VERSION + ", " +
          (torch::cuda::is_available() ? "CUDA available" : "CPU only") + ")";
 #else
-    v += " (built without LibTorch: number tools only)";
+    v += " (built without LibTorch: number and text tools only)";
 #endif
     return v;
 }
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     fone::cli::add_number_commands(app);
     fone::cli::add_run_commands(app);
     fone::cli::add_data_commands(app);
+    fone::cli::add_text_commands(app);
 #ifdef FONE_WITH_TORCH
     fone::cli::add_train_commands(app);
     fone::cli::add_sweep_commands(app);

@@ -1,0 +1,156 @@
+// fone tokenize: text with numbers under the three number schemes (fone, digit, subword).
+//
+//   fone tokenize "Ana buys 12 pens at $3.45 each."          the tokens of a text, one JSON line per scheme
+//   fone tokenize --task tables --train-size 2000            token counts of a generated corpus
+//   fone tokenize --data corpus.jsonl --scheme digit         ... or of the user's corpus
+//
+// The text pieces come from a SentencePiece model trained on the corpus (--task or --data; default the
+// word-problems task) or loaded with --tokenizer; --save-tokenizer keeps it.
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "commands.h"
+#include "fone/text_data.h"
+#include "fone/text_tokenizer.h"
+#include "json_io.h"
+
+namespace fone::cli {
+namespace {
+
+using nlohmann::json;
+
+// The paper's WikiTableQuestions figure (section 5): average tokens per table.
+constexpr double kPaperFoneTokensPerTable = 149.25;
+constexpr double kPaperDigitTokensPerTable = 329.7;
+
+struct TokenizeOptions {
+    std::string scheme = "all", data, task, tokenizer, save_tokenizer, text;
+    std::size_t train_size = 5000;
+    std::uint64_t seed = 42;
+    int vocab_size = 1000;
+    double character_coverage = 0.9995;
+};
+
+std::vector<TextScheme> chosen_schemes(const std::string& name) {
+    if (name == "all") return all_text_schemes();
+    return {text_scheme_from_name(name)};
+}
+
+json text_tokens(const TextTokenizer& tokenizer, const std::string& text) {
+    const EncodedText e = tokenizer.encode(text);
+    json pieces = json::array(), numbers = json::array();
+    for (const int id : e.ids)
+        pieces.push_back(tokenizer.piece(id));
+    for (const Decimal& v : e.numbers)
+        numbers.push_back(v.to_string());
+    return {{"scheme", text_scheme_name(tokenizer.scheme())},
+            {"tokens", e.ids.size()},
+            {"ids", e.ids},
+            {"pieces", pieces},
+            {"numbers", numbers}};
+}
+
+json scheme_counts(const TokenCounts& c, int vocab_size) {
+    json j = {{"vocab_size", vocab_size},
+              {"tokens", c.tokens},
+              {"number_tokens", c.number_tokens},
+              {"tokens_per_example", c.tokens_per_example()},
+              {"tokens_per_number", c.tokens_per_number()}};
+    if (c.tables > 0) j["tokens_per_table"] = c.tokens_per_table();
+    return j;
+}
+
+json corpus_counts(const TextTokenizer& tokenizer, const std::vector<TextExample>& corpus,
+                   const std::vector<TextScheme>& schemes) {
+    json per_scheme = json::object();
+    std::optional<TokenCounts> fone, digit;
+    TokenCounts any;
+    for (const TextScheme s : schemes) {
+        const TextTokenizer t = tokenizer.with_scheme(s);
+        const TokenCounts c = count_tokens(t, corpus);
+        per_scheme[text_scheme_name(s)] = scheme_counts(c, t.vocab_size());
+        if (s == TextScheme::fone) fone = c;
+        if (s == TextScheme::digit) digit = c;
+        any = c;
+    }
+    json out = {{"examples", any.examples},
+                {"numbers", any.numbers},
+                {"text_pieces", tokenizer.text_piece_count()},
+                {"schemes", per_scheme}};
+    if (any.tables > 0 && fone && digit) {
+        out["tables"] = {{"tables", any.tables},
+                         {"fone_tokens_per_table", fone->tokens_per_table()},
+                         {"digit_tokens_per_table", digit->tokens_per_table()},
+                         {"digit_over_fone", digit->tokens_per_table() / fone->tokens_per_table()},
+                         {"paper_wikitablequestions",
+                          {{"fone_tokens_per_table", kPaperFoneTokensPerTable},
+                           {"digit_tokens_per_table", kPaperDigitTokensPerTable},
+                           {"digit_over_fone", kPaperDigitTokensPerTable / kPaperFoneTokensPerTable}}}};
+    }
+    return out;
+}
+
+void run_tokenize(const TokenizeOptions& o) {
+    if (!o.data.empty() && !o.task.empty()) throw std::invalid_argument("give --data or --task, not both");
+    const std::vector<TextScheme> schemes = chosen_schemes(o.scheme);
+    const bool need_corpus = o.text.empty() || o.tokenizer.empty();
+    std::vector<TextExample> corpus;
+    std::string corpus_name;
+    if (need_corpus && !o.data.empty()) {
+        corpus = read_text_file(o.data);
+        corpus_name = o.data;
+    } else if (need_corpus) {
+        corpus_name = o.task.empty() ? "word-problems" : o.task;
+        corpus = generate_text_splits(text_task_from_name(corpus_name), o.train_size, 0, 0, o.seed).train;
+    }
+    const TextTokenizer tokenizer =
+        o.tokenizer.empty()
+            ? TextTokenizer::train(corpus, schemes.front(),
+                                   {.vocab_size = o.vocab_size, .character_coverage = o.character_coverage})
+            : TextTokenizer::load(o.tokenizer, schemes.front());
+    if (!o.save_tokenizer.empty()) tokenizer.save(o.save_tokenizer);
+    if (!o.text.empty()) {
+        for (const TextScheme s : schemes)
+            print_json_line(std::cout, text_tokens(tokenizer.with_scheme(s), o.text));
+        return;
+    }
+    json out = corpus_counts(tokenizer, corpus, schemes);
+    out["corpus"] = corpus_name;
+    print_json_line(std::cout, out);
+}
+
+}  // namespace
+
+void add_text_commands(CLI::App& app) {
+    auto o = std::make_shared<TokenizeOptions>();
+    auto* cmd =
+        app.add_subcommand("tokenize", "Tokens of a text, or token counts of a corpus, per number scheme");
+    cmd->add_option("text", o->text, "Text to tokenize (without it: the token counts of the corpus)");
+    cmd->add_option("--scheme", o->scheme, "fone, digit, subword or all")
+        ->check(CLI::IsMember({"fone", "digit", "subword", "all"}))
+        ->capture_default_str();
+    cmd->add_option("--data", o->data,
+                    "Corpus: a .jsonl file of {prompt, answer}, or text with one document a line");
+    cmd->add_option("--task", o->task, "Corpus: a generated task, word-problems (default), units or tables");
+    cmd->add_option("--train-size", o->train_size, "Examples of the generated corpus")->capture_default_str();
+    cmd->add_option("--seed", o->seed, "Seed of the generated corpus")->capture_default_str();
+    cmd->add_option("--vocab-size", o->vocab_size,
+                    "SentencePiece vocabulary (specials, bytes and text pieces)")
+        ->capture_default_str();
+    cmd->add_option("--character-coverage", o->character_coverage,
+                    "Share of characters with pieces of their own, 0.98 to 1 (the rest go in as bytes)")
+        ->capture_default_str();
+    cmd->add_option("--tokenizer", o->tokenizer, "Load the text pieces from this SentencePiece model file");
+    cmd->add_option("--save-tokenizer", o->save_tokenizer, "Write the trained SentencePiece model here");
+    cmd->callback([o] {
+        try {
+            run_tokenize(*o);
+        } catch (const std::exception& e) {
+            print_error("tokenize", e.what());
+            throw CliFailure(e.what(), 1);
+        }
+    });
+}
+
+}  // namespace fone::cli

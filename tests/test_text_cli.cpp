@@ -1,0 +1,126 @@
+// `fone data --task word-problems|units|tables` and `fone tokenize`, run as a user runs them: the files
+// and JSON fields the issue names, counts worked out by hand, and one-line errors.
+#include <QtTest>
+
+#include <QFile>
+#include <QJsonArray>
+#include <QTemporaryDir>
+
+#include "fone_process.h"
+
+using namespace fone_test;
+
+namespace {
+
+int line_count(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return -1;
+    return static_cast<int>(f.readAll().count('\n'));
+}
+
+}  // namespace
+
+class TestTextCli : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void data_writes_jsonl_splits() {
+        QTemporaryDir dir;
+        const auto r = run_fone({"data", "--task", "word-problems", "--out", dir.path(), "--train-size", "40",
+                                 "--val-size", "5", "--test-size", "10", "--seed", "3"});
+        QCOMPARE(r.code, 0);
+        const auto files = first_line(r.out)["files"].toObject();
+        QCOMPARE(files["train"].toObject()["examples"].toInt(), 40);
+        QCOMPARE(line_count(dir.path() + "/train.jsonl"), 40);
+        QCOMPARE(line_count(dir.path() + "/val.jsonl"), 5);
+        QCOMPARE(line_count(dir.path() + "/test.jsonl"), 10);
+        QFile test(dir.path() + "/test.jsonl");
+        QVERIFY(test.open(QIODevice::ReadOnly));
+        const auto example = QJsonDocument::fromJson(test.readLine()).object();
+        QVERIFY(example["prompt"].toString().endsWith('?'));
+        QVERIFY(!example["answer"].toString().isEmpty());
+        // The paper's tasks still write a+b=c files.
+        QCOMPARE(run_fone({"data", "--task", "dec-add", "--out", dir.path(), "--train-size", "5",
+                           "--val-size", "1", "--test-size", "1"})
+                     .code,
+                 0);
+        QCOMPARE(line_count(dir.path() + "/train.txt"), 5);
+    }
+
+    void tokenize_a_text() {
+        // "$41.40": fone 1 token, digit 5 (4 1 . 4 0), subword 3 (41 . 40).
+        const auto r = run_fone({"tokenize", "--train-size", "300", "She pays $41.40 now."});
+        QCOMPARE(r.code, 0);
+        const auto lines = json_lines(r.out);
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0]["scheme"].toString(), QString("fone"));
+        QCOMPARE(lines[0]["numbers"].toArray().first().toString(), QString("41.4"));
+        QVERIFY(lines[0]["pieces"].toArray().contains(QString("[NUM]")));
+        const int fone_tokens = lines[0]["tokens"].toInt();
+        QCOMPARE(lines[1]["scheme"].toString(), QString("digit"));
+        QCOMPARE(lines[1]["tokens"].toInt(), fone_tokens + 4);
+        QCOMPARE(lines[2]["scheme"].toString(), QString("subword"));
+        QCOMPARE(lines[2]["tokens"].toInt(), fone_tokens + 2);
+        QCOMPARE(lines[1]["ids"].toArray().size(), lines[1]["tokens"].toInt());
+    }
+
+    void tokenize_counts_of_tables() {
+        const auto r = run_fone({"tokenize", "--task", "tables", "--train-size", "300"});
+        QCOMPARE(r.code, 0);
+        const auto j = first_line(r.out);
+        QCOMPARE(j["examples"].toInt(), 300);
+        const auto schemes = j["schemes"].toObject();
+        for (const char* s : {"fone", "digit", "subword"}) {
+            QVERIFY(schemes[s].toObject().contains("tokens_per_example"));
+            QVERIFY(schemes[s].toObject().contains("tokens_per_table"));
+        }
+        QCOMPARE(schemes["fone"].toObject()["tokens_per_number"].toDouble(), 1.0);
+        const auto tables = j["tables"].toObject();
+        QCOMPARE(tables["tables"].toInt(), 300);
+        QCOMPARE(tables["digit_over_fone"].toDouble(),
+                 tables["digit_tokens_per_table"].toDouble() / tables["fone_tokens_per_table"].toDouble());
+        QCOMPARE(tables["paper_wikitablequestions"].toObject()["fone_tokens_per_table"].toDouble(), 149.25);
+    }
+
+    void tokenize_user_data_and_saved_tokenizer() {
+        QTemporaryDir dir;
+        const QString data = dir.path() + "/d.jsonl", model = dir.path() + "/t.model";
+        QFile f(data);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            "{\"prompt\": \"Ana buys 12 pens.\", \"answer\": \"She pays $3.45.\"}\n"
+            "{\"prompt\": \"Ben has 7 cats.\", \"answer\": \"He has 1234 fish.\"}\n");
+        f.close();
+        auto r = run_fone({"tokenize", "--data", data, "--scheme", "digit", "--save-tokenizer", model});
+        QCOMPARE(r.code, 0);
+        const auto digit = first_line(r.out)["schemes"].toObject()["digit"].toObject();
+        QCOMPARE(first_line(r.out)["numbers"].toInt(), 4);
+        QCOMPARE(digit["number_tokens"].toInt(), 2 + 4 + 1 + 4);  // 12, 3.45, 7, 1234
+        QVERIFY(QFile::exists(model));
+        r = run_fone({"tokenize", "--tokenizer", model, "--scheme", "subword", "He has 1234 fish."});
+        QCOMPARE(r.code, 0);
+        const auto pieces = first_line(r.out)["pieces"].toArray();
+        QVERIFY(pieces.contains(QString("123")) && pieces.contains(QString("4")));
+    }
+
+    void errors_are_one_line() {
+        QTemporaryDir dir;
+        const QString data = dir.path() + "/bad.jsonl";
+        QFile f(data);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"prompt\": \"a\", \"answer\": \"b\"}\n{\"prompt\": \"a\"}\n");
+        f.close();
+        auto r = run_fone({"tokenize", "--data", data});
+        QCOMPARE(r.code, 1);
+        QCOMPARE(r.err.trimmed().count('\n'), 0);
+        QVERIFY(r.err.contains((data + ":2: missing field \"answer\"").toUtf8()));
+        r = run_fone({"tokenize", "--task", "poems"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("unknown text task 'poems'"));
+        r = run_fone({"tokenize", "--tokenizer", data, "x"});
+        QCOMPARE(r.code, 1);
+        QVERIFY(r.err.contains("not a SentencePiece model"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestTextCli)
+#include "test_text_cli.moc"
