@@ -62,7 +62,7 @@ Scale scale_of(const std::string& preset) {
     if (preset == "quick") return {100, {200, 400, 800}, 400, 1, 1, {1, 2}, {1}};
     // The data-size grid trains every size with the size's default epochs (100 below 12,800, which is
     // what FoNE needs there) for every method; the other experiments get 10 epochs of 12,800 examples.
-    if (preset == "cpu") return {1000, {1600, 3200, 6400, 12800, 25600, 51200}, 12800, 0, 10, {1, 2, 3}, {1}};
+    if (preset == "cpu") return {1000, {1600, 6400, 25600, 51200}, 12800, 0, 10, {1, 2, 3}, {1}};
     if (preset == "full")
         return {2000,
                 {400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800},
