@@ -30,8 +30,8 @@ struct SpmBridge {
     std::string (*id_to_piece)(const void* processor, int id);
 };
 
-// Opens libfone_spm.so once: $FONE_SPM_LIBRARY if set, else the build tree's copy, else the installed
-// one. Throws TokenizerError naming the paths tried and dlerror() when none opens.
+// Opens libfone_spm.so once: $FONE_SPM_LIBRARY if set, else lib/ beside the program's bin/ (the build
+// tree's and an installation's), else the configured install prefix's. Throws TokenizerError naming the paths tried and dlerror() when none opens.
 const SpmBridge& spm_bridge();
 
 }  // namespace fone

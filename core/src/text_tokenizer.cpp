@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -118,7 +119,15 @@ int tail_index(std::string_view token) {
 const SpmBridge& open_spm_bridge() {
     std::vector<std::string> paths;
     if (const char* env = std::getenv("FONE_SPM_LIBRARY"); env && *env) paths.emplace_back(env);
-    paths.emplace_back(FONE_SPM_BUILD_PATH);
+    // Next to the program: bin/fone -> lib/libfone_spm.so, in the build tree (CMake puts libraries in
+    // build/lib) and in an installation under any prefix (a package); then the configured prefix.
+    std::error_code ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const auto prefix = exe.parent_path().parent_path();
+        paths.push_back((prefix / "lib" / "libfone_spm.so").string());
+        paths.push_back((prefix / FONE_SPM_INSTALL_LIBDIR / "libfone_spm.so").string());
+    }
     paths.emplace_back(FONE_SPM_INSTALL_PATH);
     std::string tried;
     for (const std::string& path : paths) {
