@@ -23,6 +23,7 @@
 #include "fone/build_info.h"
 #include "model.h"
 #include "scheme.h"
+#include "scheme_parts.h"
 
 namespace fone {
 namespace {
@@ -36,7 +37,8 @@ std::atomic<bool> g_stop{false};
 constexpr const char* kLastCheckpoint = "checkpoint-last.pt";
 constexpr const char* kBestCheckpoint = "checkpoint-best.pt";
 constexpr int64_t kCheckpointFormat = 1;
-constexpr int64_t kEvalBatch = 4096;
+// Token methods' number tokens follow the shared words and ".".
+constexpr int64_t kFirstNumberToken = kBaseVocab + 1;
 
 double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -757,6 +759,54 @@ json predict_run(const std::string& run_dir, const std::string& prompt, int thre
     out["tokens"] = tokens;
     out["method"] = l.config.method;
     out["checkpoint"] = used;
+    return out;
+}
+
+NumberRepresentations number_representations(const std::string& run_dir, const std::vector<Decimal>& numbers,
+                                             int threads) {
+    std::string used;
+    Loaded l = load_for_inference(run_dir, threads, used, false);
+    torch::NoGradGuard no_grad;
+    NumberRepresentations out;
+    for (const Decimal& x : numbers)
+        out.numbers.push_back(x.to_string());
+    auto rows_of = [](const torch::Tensor& m) {  // [N, D] float -> nested vectors
+        const auto c = m.to(torch::kCPU).to(torch::kFloat32).contiguous();
+        std::vector<std::vector<float>> rows(static_cast<std::size_t>(c.size(0)));
+        for (int64_t i = 0; i < c.size(0); ++i)
+            rows[static_cast<std::size_t>(i)].assign(c[i].data_ptr<float>(),
+                                                     c[i].data_ptr<float>() + c.size(1));
+        return rows;
+    };
+    const ModelHeads heads = l.scheme->heads();
+    if (heads.digit_slots > 0 || heads.regression > 0 ||
+        (heads.fone_width > 0 && heads.abacus_positions == 0)) {
+        out.source = "hidden_states";
+        std::vector<std::vector<torch::Tensor>> per_layer;  // [layer][number] -> [D]
+        for (const Decimal& x : numbers) {
+            const Batch b = to_device(l.scheme->encode_prompt(x.to_string()), l.device);
+            std::vector<torch::Tensor> layers;
+            l.model->forward(b.in, /*last_only=*/false, &layers);
+            per_layer.resize(layers.size());
+            for (std::size_t k = 0; k < layers.size(); ++k)
+                per_layer[k].push_back(layers[k][0][-1]);
+        }
+        for (const auto& layer : per_layer)
+            out.layers.push_back(rows_of(torch::stack(layer)));
+        return out;
+    }
+    out.source = "token_embeddings";
+    const auto& vocab = l.scheme->vocabulary();
+    std::vector<int64_t> ids;
+    for (const Decimal& x : numbers) {
+        const std::string name = x.to_string();
+        const auto it = std::find(vocab.begin() + kFirstNumberToken, vocab.end(), name);
+        if (x.negative() || it == vocab.end())
+            throw std::invalid_argument("number " + name + " is not one token of method " + l.config.method);
+        ids.push_back(it - vocab.begin());
+    }
+    out.layers.push_back(
+        rows_of(l.model->embed->weight.index_select(0, torch::tensor(ids, torch::kInt64).to(l.device))));
     return out;
 }
 

@@ -129,12 +129,19 @@ class NumberTokenScheme : public NumberScheme {
                                    .to(torch::kCPU)
                                    .to(torch::kFloat64)
                                    .contiguous();
+            // The pairs the head reads (after its norm): what the unit-circle view draws. With mixed periods,
+            // the slot's first pair.
+            const auto x =
+                (model->head_norm ? model->head_norm(h) : h)[0].to(torch::kCPU).to(torch::kFloat64);
+            const int64_t per_slot = model->pairs_per_slot;
             for (int64_t k = 0; k < probs.size(0); ++k) {
                 const double* p = probs[k].data_ptr<double>();
                 std::vector<double> pk(p, p + probs.size(1));
+                const int64_t e = 2 * k * per_slot;
                 per_digit.push_back({{"position", k - spec_.frac_digits},
                                      {"digit", std::max_element(pk.begin(), pk.end()) - pk.begin()},
-                                     {"probabilities", pk}});
+                                     {"probabilities", pk},
+                                     {"pair", {x[e].item<double>(), x[e + 1].item<double>()}}});
             }
         } else {
             const auto raw = direct_outputs(model, h)[0].to(torch::kCPU).to(torch::kFloat64).contiguous();
