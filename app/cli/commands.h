@@ -15,10 +15,11 @@ struct CliFailure : std::runtime_error {
         : std::runtime_error(what), code(exit_code) {}
 };
 
-void add_number_commands(CLI::App& app);  // encode, decode, parse
-void add_run_commands(CLI::App& app);     // runs list | show | export
-void add_data_commands(CLI::App& app);    // data (a task's splits as a+b=c files)
-void add_train_commands(CLI::App& app);   // train, eval, predict (needs LibTorch)
-void add_sweep_commands(CLI::App& app);   // sweep: a grid of train runs (needs LibTorch)
+void add_number_commands(CLI::App& app);   // encode, decode, parse
+void add_run_commands(CLI::App& app);      // runs list | show | export
+void add_data_commands(CLI::App& app);     // data (a task's splits as a+b=c files)
+void add_train_commands(CLI::App& app);    // train, eval, predict (needs LibTorch)
+void add_sweep_commands(CLI::App& app);    // sweep: a grid of train runs (needs LibTorch)
+void add_analyse_commands(CLI::App& app);  // analyse spectrum | pca | probe | circles | tokens | errors
 
 }  // namespace fone::cli

@@ -434,6 +434,16 @@ std::vector<DigitMarker> digit_markers(int base) {
     return markers;
 }
 
+std::string period_text(const Period& period) {
+    const bool small_exponent = std::abs(period.exponent) <= 6;
+    if (period.base == 10 && small_exponent)
+        return (Decimal::from_int(period.multiplier) * power_of_ten(period.exponent)).to_string();
+    if (period.exponent >= 0 && period.value() <= 1e6)
+        return (Decimal::from_int(period.multiplier) * integer_power(period.base, period.exponent))
+            .to_string();
+    return period.to_string();
+}
+
 UnitCircles unit_circles(const Decimal& number, const FoneSpec& spec) {
     check_fits(number, spec);
     const std::vector<double> embedding = encode(number, spec);

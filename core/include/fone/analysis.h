@@ -163,6 +163,9 @@ struct DigitMarker {
 };
 std::vector<DigitMarker> digit_markers(int base);
 
+// A period as people write it: 10, 0.01, 5000, 49 (7^2); very large or small ones as 10^30.
+std::string period_text(const Period& period);
+
 // One circle: the number's point at angle 2π·(x mod T)/T.
 struct CircleReading {
     Period period;
