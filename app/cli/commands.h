@@ -15,11 +15,12 @@ struct CliFailure : std::runtime_error {
         : std::runtime_error(what), code(exit_code) {}
 };
 
-void add_number_commands(CLI::App& app);   // encode, decode, parse
-void add_run_commands(CLI::App& app);      // runs list | show | export
-void add_data_commands(CLI::App& app);     // data (a task's splits as a+b=c files)
-void add_train_commands(CLI::App& app);    // train, eval, predict (needs LibTorch)
-void add_sweep_commands(CLI::App& app);    // sweep: a grid of train runs (needs LibTorch)
-void add_analyse_commands(CLI::App& app);  // analyse spectrum | pca | probe | circles | tokens | errors
+void add_number_commands(CLI::App& app);  // encode, decode, parse
+void add_run_commands(CLI::App& app);     // runs list | show | export
+void add_data_commands(CLI::App& app);    // data (a task's splits as a+b=c files)
+void add_train_commands(CLI::App& app);   // train, eval, predict (needs LibTorch)
+void add_sweep_commands(CLI::App& app);   // sweep: a grid of train runs (needs LibTorch)
+// analyse spectrum | pca | probe | circles | tokens | errors (cmd_analyse.cpp)
+void add_analyse_commands(CLI::App& app);
 
 }  // namespace fone::cli
