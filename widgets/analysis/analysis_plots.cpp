@@ -191,12 +191,18 @@ void draw_layer_heatmap(QCustomPlot& plot, const analysis::LayerSpectra& spectra
     for (int k = 1; k < ks; ++k)
         strongest.push_back({spectra.magnitude.col(k).maxCoeff(), k});
     std::sort(strongest.rbegin(), strongest.rend());
-    for (std::size_t i = 0; i < std::min<std::size_t>(6, strongest.size()); ++i)
-        if (strongest[i].first > 0.05 * strongest[0].first)
-            periods->addTick(
-                strongest[i].second,
-                QStringLiteral("T=%1").arg(number_label(
-                    spectra.period[static_cast<std::size_t>(strongest[i].second)] * period_unit)));
+    std::vector<int> labelled;
+    for (std::size_t i = 0; i < strongest.size() && labelled.size() < 6; ++i) {
+        if (strongest[i].first < 0.25 * strongest[0].first) break;
+        const int k = strongest[i].second;
+        const bool crowded = std::any_of(labelled.begin(), labelled.end(), [&](int other) {
+            return std::abs(other - k) < std::max(2, ks / 25);
+        });
+        if (crowded) continue;
+        labelled.push_back(k);
+        periods->addTick(k, QStringLiteral("T=%1").arg(
+                                number_label(spectra.period[static_cast<std::size_t>(k)] * period_unit)));
+    }
     plot.xAxis2->setVisible(true);
     plot.xAxis2->setTicker(periods);
     plot.xAxis2->setTickLabels(true);
