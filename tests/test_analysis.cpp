@@ -6,6 +6,7 @@
 
 #include <Eigen/Dense>
 #include <cmath>
+#include <complex>
 #include <fstream>
 #include <numbers>
 #include <random>
@@ -98,6 +99,26 @@ class TestAnalysis : public QObject {
         const fa::Spectrum p = fa::fourier_spectrum(cosine(997, 997.0 / 3.0));
         QVERIFY(std::abs(magnitude_at(p, 3) - 1.0) < 1e-10);
         QVERIFY(largest_except(p, {3}) < 1e-10);
+    }
+
+    void every_length_matches_the_direct_dft() {
+        // Smooth lengths (FFT), and 101 and 2·53 (prime factors above 50: Bluestein), against the sum itself.
+        for (int n : {64, 90, 101, 106}) {
+            const Eigen::MatrixXd m = gaussian(n, 3, static_cast<std::uint64_t>(n));
+            const fa::Spectrum s = fa::fourier_spectrum(m, {.centre = false});
+            for (int k = 0; k <= n / 2; ++k) {
+                double power = 0.0;
+                for (int d = 0; d < 3; ++d) {
+                    std::complex<double> x;
+                    for (int t = 0; t < n; ++t)
+                        x += m(t, d) * std::polar(1.0, -kTwoPi * ((k * t) % n) / n);
+                    power += std::norm(x);
+                }
+                const double expected = (k == 0 || 2 * k == n ? 1.0 : 2.0) * std::sqrt(power) / n;
+                QVERIFY2(std::abs(magnitude_at(s, k) - expected) < 1e-12,
+                         qPrintable(QString("n=%1 k=%2").arg(n).arg(k)));
+            }
+        }
     }
 
     void nyquist_and_mean() {
@@ -319,6 +340,30 @@ class TestAnalysis : public QObject {
         QCOMPARE(mx.circles[2].residue, std::string("7"));
         QCOMPARE(mx.circles[2].digit, -1);
         QVERIFY_THROWS_EXCEPTION(fone::NumberError, fa::unit_circles(Decimal::parse("123"), spec_of(2, 0)));
+    }
+
+    void circle_residues_agree_with_the_encoding() {
+        // The exact residue's turns against the angle of the encoder's own pair, for random signed decimals.
+        std::mt19937_64 rng(11);
+        std::uniform_int_distribution<int> digit(0, 9), coin(0, 1);
+        const FoneSpec spec = spec_of(12, 4);
+        for (int i = 0; i < 300; ++i) {
+            std::string whole(12, '0'), frac(4, '0');
+            for (char& c : whole)
+                c = static_cast<char>('0' + digit(rng));
+            for (char& c : frac)
+                c = static_cast<char>('0' + digit(rng));
+            const Decimal x = Decimal::from_digits(coin(rng) == 1, whole, frac);
+            for (const auto& c : fa::unit_circles(x, spec).circles) {
+                double turns = std::atan2(c.y, c.x) / kTwoPi;
+                if (turns < 0) turns += 1.0;
+                const double gap = std::abs(turns - c.turns);
+                QVERIFY2(std::min(gap, 1.0 - gap) < 1e-9,
+                         qPrintable(QString::fromStdString(x.to_string() + " " + c.residue)));
+                // turns · T is the residue.
+                QVERIFY(std::abs(c.turns * c.period_value - std::stod(c.residue)) <= 1e-9 * c.period_value);
+            }
+        }
     }
 
     void paper_mod5_table_is_all_off_by_5() {

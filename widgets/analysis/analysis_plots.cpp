@@ -290,13 +290,16 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
         }
         ring->setData(xs, ys);
         ring->setPen(QPen(kFaint, 1.2));
+        // All markers of a circle in one curve, the digit this circle carries in another, on top.
+        auto* markers = new QCPCurve(plot.xAxis, plot.yAxis);
+        auto* carried = new QCPCurve(plot.xAxis, plot.yAxis);
+        for (auto* curve : {markers, carried})
+            curve->setLineStyle(QCPCurve::lsNone);
+        markers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kFaint, kFaint, 6));
+        carried->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kPalette[2], kPalette[2], 9));
         for (const auto& m : circles.markers) {
             const bool read = m.digit == c.digit;
-            auto* dot = new QCPCurve(plot.xAxis, plot.yAxis);
-            dot->addData(cx + m.x, cy + m.y);
-            const QColor colour = read ? kPalette[2] : kFaint;
-            dot->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, read ? 9 : 6));
-            dot->setLineStyle(QCPCurve::lsNone);
+            (read ? carried : markers)->addData(cx + m.x, cy + m.y);
             add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit), Qt::AlignCenter,
                      label_font(8, read), read ? kPalette[2] : QColor(110, 110, 110));
         }

@@ -79,7 +79,8 @@ struct Spectrum {
     std::vector<double> magnitude;  // see above
 };
 
-// Exact DFT through Eigen's FFT module (kissfft: mixed radix, O(N^2) only for large prime factors).
+// Exact DFT through Eigen's FFT module (kissfft, mixed radix); lengths with a prime factor above 50 go
+// through Bluestein's chirp-z transform on power-of-two FFTs, so any N costs O(N log N) per column.
 // Throws std::invalid_argument for fewer than 2 rows or no columns, Cancelled on cancel.
 Spectrum fourier_spectrum(const Eigen::MatrixXd& rows, const SpectrumOptions& options = {},
                           const Progress& progress = {});
