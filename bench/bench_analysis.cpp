@@ -69,6 +69,9 @@ int main(int argc, char** argv) {
          "");
     line("PCA 1,000 x 512 (3 components)",
          median_seconds(repeats, [&] { sink += fa::pca(rows, 3).variance[0]; }), "");
+    const Eigen::MatrixXd wide = gaussian(200, 4096);
+    line("PCA 200 x 4,096 (3 components, Gram matrix)",
+         median_seconds(repeats, [&] { sink += fa::pca(wide, 3).variance[0]; }), "");
     const auto numbers = fa::number_range(fone::Decimal(), fone::Decimal::from_int(1), 1000);
     line("probe x mod 10, 1,000 x 512 (circular)",
          median_seconds(repeats, [&] { sink += fa::probe_residue(rows, numbers, 10).accuracy; }), "");

@@ -221,6 +221,27 @@ class TestAnalysis : public QObject {
         }
     }
 
+    void pca_of_wide_rows_goes_through_the_gram_matrix() {
+        // 40 points of a circle of radius 2 in 300 dimensions (D > N): the same circle, variances
+        // r²/2·N/(N-1).
+        const int n = 40;
+        const Eigen::MatrixXd q =
+            gaussian(300, 2, 9).householderQr().householderQ() * Eigen::MatrixXd::Identity(300, 2);
+        Eigen::MatrixXd rows(n, 300);
+        for (int i = 0; i < n; ++i)
+            rows.row(i) = 2.0 * std::cos(kTwoPi * i / n) * q.col(0).transpose() +
+                          2.0 * std::sin(kTwoPi * i / n) * q.col(1).transpose();
+        const fa::Pca p = fa::pca(rows, 3);
+        const double variance = 4.0 / 2.0 * n / (n - 1);
+        QVERIFY(std::abs(p.variance[0] - variance) < 1e-9 && std::abs(p.variance[1] - variance) < 1e-9);
+        QVERIFY(std::abs(p.variance[2]) < 1e-9);
+        QVERIFY(std::abs(p.axes.col(0).norm() - 1.0) < 1e-9 &&
+                std::abs(p.axes.col(0).dot(p.axes.col(1))) < 1e-9);
+        QCOMPARE(p.axes.col(2).norm(), 0.0);  // beyond the rank
+        for (int i = 0; i < n; ++i)
+            QVERIFY(std::abs(p.projection.row(i).head(2).norm() - 2.0) < 1e-9);
+    }
+
     void pca_variances_by_hand() {
         // Points (±2, 0) and (0, ±1): variances 8/3 and 2/3 (1/(N-1) with N = 4), axes x then y.
         Eigen::MatrixXd rows(4, 2);

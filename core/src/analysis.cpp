@@ -389,27 +389,37 @@ Pca pca(const Eigen::MatrixXd& rows, int components, const Progress& progress) {
     check_cancel(progress);
     const Eigen::MatrixXd centred = rows.rowwise() - rows.colwise().mean();
     const double dof = static_cast<double>(n - 1);
-    Eigen::MatrixXd covariance = Eigen::MatrixXd::Zero(d, d);
-    covariance.selfadjointView<Eigen::Lower>().rankUpdate(centred.transpose(), 1.0 / dof);
+    // The D x D covariance, or with more columns than rows the N x N Gram matrix: same non-zero eigenvalues,
+    // and an axis is Xᵀu / sqrt(λ·(N-1)) for a Gram eigenvector u.
+    const bool gram = d > n;
+    const Eigen::Index size = gram ? n : d;
+    Eigen::MatrixXd moments = Eigen::MatrixXd::Zero(size, size);
+    if (gram)
+        moments.selfadjointView<Eigen::Lower>().rankUpdate(centred, 1.0 / dof);
+    else
+        moments.selfadjointView<Eigen::Lower>().rankUpdate(centred.transpose(), 1.0 / dof);
     report(progress, 0.4);
     check_cancel(progress);
-    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(covariance.selfadjointView<Eigen::Lower>());
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> solver(moments.selfadjointView<Eigen::Lower>());
     if (solver.info() != Eigen::Success)
         throw std::runtime_error("PCA: the eigen-decomposition did not converge");
     report(progress, 0.9);
-    const double total = std::max(covariance.selfadjointView<Eigen::Lower>().toDenseMatrix().trace(), 0.0);
+    const double total = std::max(moments.diagonal().sum(), 0.0);
     Pca out;
-    out.axes.resize(d, components);
+    out.axes = Eigen::MatrixXd::Zero(d, components);
     for (int c = 0; c < components; ++c) {
-        const Eigen::Index index = d - 1 - c;  // eigenvalues ascend
-        Eigen::VectorXd axis = solver.eigenvectors().col(index);
+        const Eigen::Index index = size - 1 - c;  // eigenvalues ascend
+        const double variance = index >= 0 ? std::max(solver.eigenvalues()[index], 0.0) : 0.0;
+        out.variance.push_back(variance);
+        out.explained_ratio.push_back(total > 0.0 ? variance / total : 0.0);
+        if (index < 0 || (gram && variance <= 1e-12 * total)) continue;  // beyond the rank: no direction
+        Eigen::VectorXd axis = gram ? Eigen::VectorXd(centred.transpose() * solver.eigenvectors().col(index) /
+                                                      std::sqrt(variance * dof))
+                                    : Eigen::VectorXd(solver.eigenvectors().col(index));
         Eigen::Index largest = 0;
         axis.cwiseAbs().maxCoeff(&largest);
         if (axis[largest] < 0) axis = -axis;
         out.axes.col(c) = axis;
-        const double variance = std::max(solver.eigenvalues()[index], 0.0);
-        out.variance.push_back(variance);
-        out.explained_ratio.push_back(total > 0.0 ? variance / total : 0.0);
     }
     out.projection = centred * out.axes;
     report(progress, 1.0);

@@ -111,8 +111,9 @@ struct Pca {
     std::vector<double> variance;         // per component, with 1/(N-1)
     std::vector<double> explained_ratio;  // variance / total variance over all D columns
 };
-// Eigen-decomposition of the D x D covariance (SelfAdjointEigenSolver). Each axis' sign is fixed so that
-// its largest-magnitude entry is positive, so the picture does not flip between runs. Throws
+// Eigen-decomposition (SelfAdjointEigenSolver) of the D x D covariance, or of the N x N Gram matrix when D >
+// N (wide hidden states of few numbers); axes beyond the rank are zero. Each axis' sign is fixed so that its
+// largest-magnitude entry is positive, so the picture does not flip between runs. Throws
 // std::invalid_argument for fewer than 2 rows or components outside 1..D.
 Pca pca(const Eigen::MatrixXd& rows, int components, const Progress& progress = {});
 
