@@ -387,6 +387,45 @@ class TestAnalysis : public QObject {
         }
     }
 
+    void hidden_state_on_the_circles() {
+        // A head output for 4.17 (m = 1, n = 2): slots 7, 1, 4 as 3·φ(digit), except the units slot, which
+        // points at 2; sign logit -5 (positive). True number 4.17.
+        const FoneSpec spec = spec_of(1, 2);
+        const int pointed[] = {7, 2, 4};
+        std::vector<float> hidden;
+        for (int d : pointed) {
+            hidden.push_back(static_cast<float>(3.0 * std::cos(kTwoPi * d / 10)));
+            hidden.push_back(static_cast<float>(3.0 * std::sin(kTwoPi * d / 10)));
+        }
+        hidden.push_back(-5.0f);
+        hidden.push_back(123.0f);  // a wider hidden state: the rest is ignored
+        const Decimal truth = Decimal::parse("4.17");
+        const fa::HiddenCircles h = fa::hidden_circles(hidden, spec, &truth);
+        QCOMPARE(int(h.pairs.size()), 3);
+        QCOMPARE(h.predicted.to_string(), std::string("4.27"));
+        QVERIFY(h.has_truth);
+        const int truths[] = {7, 1, 4};
+        for (int k = 0; k < 3; ++k) {
+            const auto& s = h.pairs[static_cast<std::size_t>(k)];
+            QVERIFY(std::abs(s.length - 3.0) < 1e-6);
+            QVERIFY(std::abs(std::hypot(s.x, s.y) - 1.0) < 1e-12);
+            QCOMPARE(s.predicted, pointed[k]);
+            QCOMPARE(s.truth, truths[k]);
+            QCOMPARE(s.wrong(), k == 1);
+            // Softmax of 3·cos(2π(j - d)/10): the predicted digit's share by hand.
+            double sum = 0.0;
+            for (int j = 0; j < 10; ++j)
+                sum += std::exp(3.0 * std::cos(kTwoPi * j / 10));
+            QVERIFY(std::abs(s.probabilities[static_cast<std::size_t>(pointed[k])] - std::exp(3.0) / sum) <
+                    1e-6);
+        }
+        QVERIFY(std::abs(h.pairs[2].angle - 0.8 * std::numbers::pi) < 1e-6);
+        FoneSpec mixed = spec;
+        mixed.multipliers = {2, 5};
+        QVERIFY_THROWS_EXCEPTION(fone::NumberError, fa::hidden_circles(hidden, mixed));
+        QVERIFY_THROWS_EXCEPTION(fone::NumberError, fa::hidden_circles(std::vector<float>(3, 0.f), spec));
+    }
+
     void paper_mod5_table_is_all_off_by_5() {
         // The paper's appendix table of mispredictions with mod-5 periods only.
         const auto predicted = decimals({"934.03", "3.009", "912.311", "6201.003", "1240.34"});

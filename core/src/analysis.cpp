@@ -569,6 +569,39 @@ UnitCircles unit_circles(const Decimal& number, const FoneSpec& spec) {
     return out;
 }
 
+HiddenCircles hidden_circles(std::span<const float> hidden, const FoneSpec& spec, const Decimal* truth,
+                             double scale) {
+    spec.validate();
+    if (!spec.plain())
+        throw NumberError("hidden-state circles need plain periods base^i (one digit per pair)");
+    const DigitReadout readout = read_digits(hidden, spec, scale);  // checks the length
+    const std::vector<int> true_digits = truth ? label_digits(*truth, spec) : std::vector<int>();
+    HiddenCircles out;
+    out.base = spec.base;
+    out.markers = digit_markers(spec.base);
+    out.predicted = readout.value;
+    out.has_truth = truth != nullptr;
+    if (truth) out.truth = *truth;
+    const std::vector<Period> periods = spec.periods();
+    for (std::size_t k = 0; k < periods.size(); ++k) {
+        HiddenSlot slot;
+        slot.period = periods[k];
+        const double hx = hidden[2 * k], hy = hidden[2 * k + 1];
+        slot.length = std::hypot(hx, hy);
+        if (slot.length > 0.0) {
+            slot.x = hx / slot.length;
+            slot.y = hy / slot.length;
+            slot.angle = std::atan2(hy, hx);
+            if (slot.angle < 0) slot.angle += kTwoPi;
+        }
+        slot.predicted = readout.digits[k];
+        slot.probabilities = readout.probs[k];
+        if (truth) slot.truth = true_digits[k];
+        out.pairs.push_back(std::move(slot));
+    }
+    return out;
+}
+
 // ---- Mispredictions -----------------------------------------------------------------------------------
 
 bool Misprediction::all_off_by_5() const {

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -189,6 +190,35 @@ struct UnitCircles {
 };
 // Throws NumberError when the number does not fit the spec.
 UnitCircles unit_circles(const Decimal& number, const FoneSpec& spec);
+
+// ---- A hidden state on the circles ---------------------------------------------------------------------
+// What a trained model's digit head reads (fourier.h, read_digits): slot k's pair [h_2k, h_2k+1], drawn on
+// the circle of period k normalised, with its length, the digit it predicts (the marker with the largest
+// logit, i.e. the nearest one), the softmax probabilities and, given the true number, the true digit.
+
+struct HiddenSlot {
+    Period period;
+    double length = 0.0;                // |(h_2k, h_2k+1)|
+    double x = 0.0, y = 0.0;            // the pair normalised to the unit circle ((0, 0) for a zero pair)
+    double angle = 0.0;                 // radians in [0, 2π)
+    int predicted = 0;                  // argmax of the digit logits
+    std::vector<double> probabilities;  // softmax over the digits, at the head's scale
+    int truth = -1;                     // the true digit, when a true number is given
+    bool wrong() const { return truth >= 0 && truth != predicted; }
+};
+
+struct HiddenCircles {
+    int base = 10;
+    std::vector<DigitMarker> markers;
+    std::vector<HiddenSlot> pairs;  // pair 0 = smallest period, as in the embedding
+    Decimal predicted;              // the predicted digits (and sign) assembled exactly
+    bool has_truth = false;
+    Decimal truth;
+};
+// `hidden` has at least spec.width() entries (a model's last hidden state may be wider). Throws NumberError
+// for mixed periods (no digit per pair), a short hidden state or a true number that does not fit the spec.
+HiddenCircles hidden_circles(std::span<const float> hidden, const FoneSpec& spec,
+                             const Decimal* truth = nullptr, double scale = 1.0);
 
 // ---- Mispredictions -------------------------------------------------------------------------------------
 
