@@ -170,6 +170,37 @@ class TestAnalyseCli : public QObject {
         QCOMPARE(neg["circles"].toArray()[0].toObject()["residue"].toString(), QString("1"));  // -5 mod 2
     }
 
+    void hidden_state_on_the_circles() {
+        // 3·φ(d) for the digits 7, 2, 4 of slots 0..2 (m = 1, n = 2) and a negative sign logit: 4.27.
+        QStringList values;
+        for (int d : {7, 2, 4})
+            values << QString::number(3 * std::cos(2 * M_PI * d / 10), 'g', 17)
+                   << QString::number(3 * std::sin(2 * M_PI * d / 10), 'g', 17);
+        values << "-2";
+        const QString out = dir_.filePath("hidden");
+        const auto r = run_fone({"analyse", "hidden", "-m", "1", "-n", "2", "--hidden", values.join(','),
+                                 "--truth", "4.17", "--out", out});
+        QCOMPARE(r.code, 0);
+        const QJsonObject h = first_line(r.out);
+        QCOMPARE(h["predicted"].toString(), QString("4.27"));
+        const QJsonArray pairs = h["pairs"].toArray();
+        QCOMPARE(pairs.size(), 3);
+        QCOMPARE(pairs[1].toObject()["wrong"].toBool(), true);
+        QCOMPARE(pairs[1].toObject()["truth"].toInt(), 1);
+        QVERIFY(std::abs(pairs[0].toObject()["length"].toDouble() - 3.0) < 1e-6);  // floats
+        QVERIFY(QFile::exists(out + "/hidden.json"));
+#ifdef FONE_WITH_PLOTS
+        QVERIFY(is_png(out + "/hidden.png"));
+#endif
+        // The same as a JSON array on stdin.
+        const auto j = run_fone({"analyse", "hidden", "-m", "1", "-n", "2", "--hidden-file", "-"},
+                                ("[" + values.join(',') + "]").toUtf8());
+        QCOMPARE(first_line(j.out)["predicted"].toString(), QString("4.27"));
+        expect_one_line_error({"analyse", "hidden", "-m", "1", "-n", "2", "--hidden", "1,2,x"},
+                              "not a number");
+        expect_one_line_error({"analyse", "hidden", "--hidden", "1,2"}, "hidden state has 2 entries");
+    }
+
     void tokens_of_a_table() {
         write_text(dir_.filePath("t.csv"), "city,population\nOslo,\"709,037\"\nRome,-12.5\n");
         const auto r = run_fone({"analyse", "tokens", "--csv", dir_.filePath("t.csv")});

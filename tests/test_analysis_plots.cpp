@@ -129,6 +129,45 @@ class TestAnalysisPlots : public QObject {
                  qPrintable(QString("%1 vs %2").arg(per_x).arg(per_y)));
     }
 
+    void hidden_state_bars_are_the_probabilities() {
+        // 4.17 (m = 1, n = 2) with the units pair pointing at 2: hands along the pairs, bars the softmax.
+        fone::FoneSpec spec;
+        spec.int_digits = 1;
+        spec.frac_digits = 2;
+        std::vector<float> hidden;
+        for (int d : {7, 2, 4}) {
+            hidden.push_back(static_cast<float>(2.0 * std::cos(2 * M_PI * d / 10)));
+            hidden.push_back(static_cast<float>(2.0 * std::sin(2 * M_PI * d / 10)));
+        }
+        hidden.push_back(-3.0f);
+        const Decimal truth = Decimal::parse("4.17");
+        const fa::HiddenCircles h = fa::hidden_circles(hidden, spec, &truth);
+        QCustomPlot plot;
+        const auto [w, hgt] = fp::hidden_circles_size(h);
+        plot.resize(w, hgt);
+        fp::draw_hidden_circles(plot, h);
+        QList<double> heights;
+        QList<QPointF> hands;
+        for (int i = 0; i < plot.itemCount(); ++i) {
+            if (auto* bar = qobject_cast<QCPItemRect*>(plot.item(i)))
+                heights << bar->topLeft->coords().y() - bar->bottomRight->coords().y();
+            if (auto* line = qobject_cast<QCPItemLine*>(plot.item(i)))
+                hands << line->end->coords() - line->start->coords();
+        }
+        QCOMPARE(heights.size(), 30);
+        QCOMPARE(hands.size(), 3);
+        // Drawn highest digit first: the units pair (slot 2) is the first circle, its bars the first ten.
+        for (int j = 0; j < 10; ++j)
+            QVERIFY(std::abs(heights[j] -
+                             1.3 * std::max(h.pairs[2].probabilities[static_cast<std::size_t>(j)], 0.004)) <
+                    1e-12);
+        QVERIFY(std::abs(hands[1].x() - h.pairs[1].x) < 1e-12 &&
+                std::abs(hands[1].y() - h.pairs[1].y) < 1e-12);
+        const QStringList labels = texts(plot);
+        QVERIFY(labels.contains("|h| = 2.00 · predicted 2 · true 1"));
+        QVERIFY(plot.plotLayout()->elementCount() >= 2);
+    }
+
     void probe_bars_are_the_accuracies() {
         std::vector<fa::ProbeResult> results = {{2, 0.5, 0.5, 75, 25}, {10, 1.0, 0.12, 75, 25}};
         QCustomPlot plot;

@@ -1,16 +1,18 @@
-// fone analyse spectrum | pca | probe | circles | tokens | errors: the analyses of fone/analysis.h on the
-// command line, writing CSV (and PNG when built with QCustomPlot) and one JSON summary line on stdout.
+// fone analyse spectrum | pca | probe | circles | hidden | tokens | errors: the analyses of fone/analysis.h
+// on the command line, writing CSV (and PNG when built with QCustomPlot) and one JSON line on stdout.
 //
-//   fone analyse spectrum --numbers 1000 --out out/            the FoNE encoder of 0..999: spikes at T = 10,
-//   100, 1000 fone analyse spectrum --source csv --input h.csv --out out/   any dumped representation
-//   (number, values...) fone analyse pca --numbers 1000 --color-digit 0 --out out/ fone analyse probe
-//   --numbers 1000 --out out/               can x mod T (2, 5, 10, 100) be read linearly? fone analyse
-//   circles 4.17 -m 1 -n 2 --out out/             one unit circle per period fone analyse tokens --csv
-//   table.csv                        tokens per table: FoNE vs digit-wise vs subword fone analyse errors
-//   --input preds.csv                      digits that differ, per position, off-by-5 pattern
+//   fone analyse spectrum --numbers 1000 --out out/     FoNE of 0..999: spikes at T = 10, 100, 1000
+//   fone analyse spectrum --source csv --input h.csv --out out/      any dumped representation
+//   fone analyse pca --numbers 1000 --color-digit 0 --out out/
+//   fone analyse probe --numbers 1000 --out out/        can x mod T (2, 5, 10, 100) be read linearly?
+//   fone analyse circles 4.17 --out out/                one unit circle per period
+//   fone analyse hidden --hidden-file h.json --truth 4.17 -m 1 -n 2 --out out/   a hidden state
+//   fone analyse tokens --csv table.csv                 tokens per table: FoNE, digit-wise, subword
+//   fone analyse errors --input preds.csv               differing digits, per position, off-by-5
 //
 // A source is a function from numbers to their N x D matrix (analysis::RepresentationSource): the encoder
 // and CSV files here; a trained run's hidden states join as one more source (`--source run`).
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -459,6 +461,122 @@ void register_circles(CLI::App* analyse) {
     });
 }
 
+// ---- hidden -----------------------------------------------------------------------------------------------
+
+// A hidden state as a JSON array (or an object with "hidden") or comma-separated values.
+std::vector<float> hidden_from_text(const std::string& text, const std::string& where) {
+    const auto start = text.find_first_not_of(" \t\r\n");
+    std::vector<float> values;
+    if (start != std::string::npos && (text[start] == '[' || text[start] == '{')) {
+        const json j = json::parse(text, nullptr, false);
+        const json& array = j.is_object() ? j.value("hidden", json()) : j;
+        if (j.is_discarded() || !array.is_array())
+            throw std::runtime_error(where + ": not a JSON array of numbers");
+        for (const auto& v : array) {
+            if (!v.is_number()) throw std::runtime_error(where + ": not a JSON array of numbers");
+            values.push_back(v.get<float>());
+        }
+        return values;
+    }
+    for (const auto& row : fa::split_csv(text))
+        for (const std::string& cell : row) {
+            const auto b = cell.find_first_not_of(" \t\r\n");
+            if (b == std::string::npos) continue;
+            std::size_t used = 0;
+            float v = 0.0f;
+            try {
+                v = std::stof(cell.substr(b), &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used == 0 || cell.find_first_not_of(" \t\r\n", b + used) != std::string::npos ||
+                !std::isfinite(v))
+                throw std::runtime_error(where + ": '" + cell + "' is not a number");
+            values.push_back(v);
+        }
+    return values;
+}
+
+json hidden_json(const fa::HiddenCircles& h) {
+    json pairs = json::array();
+    for (const auto& p : h.pairs)
+        pairs.push_back({{"period", fa::period_text(p.period)},
+                         {"length", p.length},
+                         {"x", p.x},
+                         {"y", p.y},
+                         {"angle", p.angle},
+                         {"predicted", p.predicted},
+                         {"probabilities", p.probabilities},
+                         {"truth", p.truth >= 0 ? json(p.truth) : json(nullptr)},
+                         {"wrong", p.wrong()}});
+    return {{"predicted", h.predicted.to_string()},
+            {"truth", h.has_truth ? json(h.truth.to_string()) : json(nullptr)},
+            {"base", h.base},
+            {"pairs", pairs}};
+}
+
+void register_hidden(CLI::App* analyse) {
+    auto o = std::make_shared<SourceOptions>();
+    auto values = std::make_shared<std::string>();
+    auto file = std::make_shared<std::string>();
+    auto truth = std::make_shared<std::string>();
+    auto scale = std::make_shared<double>(1.0);
+    auto out_dir = std::make_shared<std::string>();
+    auto no_png = std::make_shared<bool>(false);
+    auto* cmd = analyse->add_subcommand("hidden",
+                                        "A hidden state (the digit head's input) on the unit circles: JSON; "
+                                        "with --out, hidden.json and hidden.png");
+    add_spec_options(cmd, *o);
+    auto* given =
+        cmd->add_option("--hidden", *values, "The hidden state: comma-separated values or a JSON array");
+    cmd->add_option("--hidden-file", *file, "... or a file holding it ('-' reads stdin)")->excludes(given);
+    cmd->add_option("--truth", *truth, "The true number, to mark the digits that are wrong");
+    cmd->add_option("--scale", *scale, "The head's logit scale (temperature)")->capture_default_str();
+    cmd->add_option("--out", *out_dir, "Output folder for hidden.json and hidden.png");
+    cmd->add_flag("--no-png", *no_png, "No PNG");
+    cmd->footer("-m and -n default to 7 and 3, as `fone encode`.");
+    cmd->callback([o, values, file, truth, scale, out_dir, no_png] {
+        std::string text = *values, where = "--hidden";
+        if (!file->empty()) {
+            std::stringstream buffer;
+            if (*file == "-") {
+                buffer << std::cin.rdbuf();
+            } else {
+                std::ifstream in(*file, std::ios::binary);
+                if (!in) throw std::runtime_error("cannot read " + *file);
+                buffer << in.rdbuf();
+            }
+            text = buffer.str();
+            where = *file;
+        }
+        if (text.empty()) throw std::runtime_error("give the hidden state with --hidden or --hidden-file");
+        const std::vector<float> hidden = hidden_from_text(text, where);
+        SourceOptions spec_options = *o;
+        if (spec_options.int_digits < 0) spec_options.int_digits = 7;
+        if (spec_options.frac_digits < 0) spec_options.frac_digits = 3;
+        const FoneSpec spec = fitted_spec(spec_options, {});
+        const Decimal true_number = truth->empty() ? Decimal() : Decimal::parse(*truth);
+        const fa::HiddenCircles h =
+            fa::hidden_circles(hidden, spec, truth->empty() ? nullptr : &true_number, *scale);
+        json j = hidden_json(h);
+        if (!out_dir->empty()) {
+            json files;
+            files["json"] = out_path(*out_dir, "hidden.json");
+            write_json_atomic(files["json"], j);
+#ifdef FONE_WITH_PLOTS
+            const auto [w, hgt] = plots::hidden_circles_size(h);
+#else
+            const int w = 0, hgt = 0;
+#endif
+            files["png"] = maybe_png(
+                out_path(*out_dir, "hidden.png"), w, hgt,
+                [&](QCustomPlot& plot) { plots::draw_hidden_circles(plot, h); }, !*no_png);
+            j["files"] = files;
+        }
+        print_json_line(std::cout, j);
+    });
+}
+
 // ---- tokens -----------------------------------------------------------------------------------------------
 
 json token_json(const fa::TokenCounts& t) {
@@ -574,6 +692,7 @@ void add_analyse_commands(CLI::App& app) {
     register_pca(analyse);
     register_probe(analyse);
     register_circles(analyse);
+    register_hidden(analyse);
     register_tokens(analyse);
     register_errors(analyse);
 }

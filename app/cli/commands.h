@@ -20,7 +20,7 @@ void add_run_commands(CLI::App& app);     // runs list | show | export
 void add_data_commands(CLI::App& app);    // data (a task's splits as a+b=c files)
 void add_train_commands(CLI::App& app);   // train, eval, predict (needs LibTorch)
 void add_sweep_commands(CLI::App& app);   // sweep: a grid of train runs (needs LibTorch)
-// analyse spectrum | pca | probe | circles | tokens | errors (cmd_analyse.cpp)
+// analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);
 
 }  // namespace fone::cli

@@ -339,6 +339,105 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
                               : title));
 }
 
+namespace {
+
+constexpr double kHiddenCellWidth = 3.2, kHiddenCellHeight = 5.2;
+
+// A unit circle's outline around (cx, cy).
+void add_ring(QCustomPlot& plot, double cx, double cy) {
+    auto* ring = new QCPCurve(plot.xAxis, plot.yAxis);
+    for (int i = 0; i <= 120; ++i)
+        ring->addData(i, cx + std::cos(2.0 * std::numbers::pi * i / 120),
+                      cy + std::sin(2.0 * std::numbers::pi * i / 120));
+    ring->setPen(QPen(kFaint, 1.2));
+}
+
+// Ranges with equal scales on both axes for a grid of cells (title row about 40 px).
+void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y_low, double y_high) {
+    plot.xAxis->setVisible(false);
+    plot.yAxis->setVisible(false);
+    plot.axisRect()->setAutoMargins(QCP::msNone);
+    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
+    const double units_per_pixel = (y_high - y_low) / std::max(50, plot.height() - 52);
+    const double x_centre = (x_low + x_high) / 2.0;
+    const double x_half = std::max((x_high - x_low) / 2.0, (plot.width() - 12) * units_per_pixel / 2.0);
+    plot.xAxis->setRange(x_centre - x_half, x_centre + x_half);
+    plot.yAxis->setRange(y_low, y_high);
+}
+
+}  // namespace
+
+std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles) {
+    const int count = std::max<int>(1, static_cast<int>(circles.pairs.size()));
+    const int columns = std::min(count, 5), rows = (count + 4) / 5;
+    return {std::max(420, static_cast<int>(75 * kHiddenCellWidth * columns) + 12),
+            static_cast<int>(52 + 75 * ((rows - 1) * kHiddenCellHeight + 5.15))};
+}
+
+void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circles,
+                         const std::string& title) {
+    reset(plot);
+    const int count = static_cast<int>(circles.pairs.size());
+    const int columns = std::max(1, std::min(count, 5)), rows = std::max(1, (count + 4) / 5);
+    const int base = circles.base;
+    for (int index = 0; index < count; ++index) {
+        const auto& pair = circles.pairs[static_cast<std::size_t>(count - 1 - index)];  // highest digit first
+        const double cx = (index % columns) * kHiddenCellWidth, cy = -(index / columns) * kHiddenCellHeight;
+        const QColor verdict = pair.wrong() ? kAccent : kPalette[2];
+        add_ring(plot, cx, cy);
+        auto* markers = new QCPCurve(plot.xAxis, plot.yAxis);
+        auto* predicted = new QCPCurve(plot.xAxis, plot.yAxis);
+        auto* truth = new QCPCurve(plot.xAxis, plot.yAxis);
+        for (auto* curve : {markers, predicted, truth})
+            curve->setLineStyle(QCPCurve::lsNone);
+        markers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kFaint, kFaint, 6));
+        predicted->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, verdict, verdict, 9));
+        truth->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kInk, 1.5), Qt::NoBrush, 15));
+        for (const auto& m : circles.markers) {
+            (m.digit == pair.predicted ? predicted : markers)->addData(cx + m.x, cy + m.y);
+            if (pair.wrong() && m.digit == pair.truth) truth->addData(cx + m.x, cy + m.y);
+            add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit), Qt::AlignCenter,
+                     label_font(8, m.digit == pair.predicted),
+                     m.digit == pair.predicted ? verdict : QColor(110, 110, 110));
+        }
+        auto* hand = new QCPItemLine(&plot);
+        hand->start->setCoords(cx, cy);
+        hand->end->setCoords(cx + pair.x, cy + pair.y);
+        hand->setPen(QPen(kPalette[0], 2.0));
+        hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
+        add_text(plot, cx, cy + 1.42, QStringLiteral("T = %1").arg(q(analysis::period_text(pair.period))),
+                 Qt::AlignBottom | Qt::AlignHCenter, label_font(10, true));
+        QString caption =
+            QStringLiteral("|h| = %1 · predicted %2").arg(pair.length, 0, 'f', 2).arg(pair.predicted);
+        if (pair.truth >= 0) caption += QStringLiteral(" · true %1").arg(pair.truth);
+        add_text(plot, cx, cy - 1.36, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(8, pair.wrong()),
+                 verdict);
+        // Probability bars: digit j at x = cx - 1.35 + 2.7·(j + 0.5)/base, 1.3 units high for p = 1.
+        const double baseline = cy - 3.05, slot = 2.7 / base;
+        for (int j = 0; j < base; ++j) {
+            const double p = j < static_cast<int>(pair.probabilities.size())
+                                 ? pair.probabilities[static_cast<std::size_t>(j)]
+                                 : 0.0;
+            const double x = cx - 1.35 + slot * (j + 0.5);
+            auto* bar = new QCPItemRect(&plot);
+            bar->topLeft->setCoords(x - 0.38 * slot, baseline + 1.3 * std::max(p, 0.004));
+            bar->bottomRight->setCoords(x + 0.38 * slot, baseline);
+            const QColor fill = j == pair.predicted ? verdict
+                                : j == pair.truth   ? kInk
+                                                    : QColor(190, 190, 190);
+            bar->setBrush(fill);
+            bar->setPen(Qt::NoPen);
+            add_text(plot, x, baseline - 0.03, QString::number(j), Qt::AlignTop | Qt::AlignHCenter,
+                     label_font(7), QColor(110, 110, 110));
+        }
+    }
+    equal_scale_ranges(plot, -1.6, (columns - 1) * kHiddenCellWidth + 1.6,
+                       -(rows - 1) * kHiddenCellHeight - 3.4, 1.75);
+    std::string heading = "Hidden state on the circles: predicted " + circles.predicted.to_string();
+    if (circles.has_truth) heading += ", true " + circles.truth.to_string();
+    add_title(plot, q(title.empty() ? heading : title));
+}
+
 void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& results,
                 const std::string& title) {
     reset(plot);

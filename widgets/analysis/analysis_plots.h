@@ -41,6 +41,13 @@ void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int
 void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title = {});
 std::pair<int, int> circles_size(const analysis::UnitCircles& circles);
 
+// A hidden state's pairs on the same circles: the normalised pair as the hand, its length, the predicted
+// digit's marker (green when right, red when wrong), the true digit ringed, and the ten probabilities as bars
+// under each circle. hidden_circles_size() keeps circles round.
+void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circles,
+                         const std::string& title = {});
+std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles);
+
 // Held-out accuracy of the probe per period next to chance.
 void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& results,
                 const std::string& title = {});
