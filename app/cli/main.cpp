@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
     fone::cli::add_run_commands(app);
     fone::cli::add_data_commands(app);
     fone::cli::add_text_commands(app);
+    fone::cli::add_analyse_commands(app);
 #ifdef FONE_WITH_TORCH
     fone::cli::add_train_commands(app);
     fone::cli::add_sweep_commands(app);

@@ -1,0 +1,60 @@
+// Drawing the analyses of fone/analysis.h into a QCustomPlot, and rendering a plot offscreen to PNG.
+// Widget-agnostic on purpose: `fone analyse` draws into an offscreen plot and saves it; the workbench
+// views draw into the plot they show. Each draw_* clears the plot first and sets titles, axis labels and
+// legends, so a picture reads on its own. Only a forward declaration of QCustomPlot here: callers that
+// only render PNGs (the CLI) need no Qt header.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "fone/analysis.h"
+
+class QCustomPlot;
+
+namespace fone::plots {
+
+// Magnitude against frequency k as impulses, the largest spikes labelled with their period "T = N/k" (labels
+// that would overlap are stacked).
+// `period_unit` multiplies N/k (the spacing between the numbers, 1 for 0, 1, 2, ...).
+struct SpectrumStyle {
+    std::string title = "Fourier spectrum along the number axis";
+    double period_unit = 1.0;
+    int labelled_spikes = 6;  // at most, and only those above 5% of the largest
+    bool log_k = true;  // logarithmic k axis (k = 0, the mean, is then left out): periods 10^i equally spaced
+};
+void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const SpectrumStyle& style = {});
+
+// Layer x frequency heatmap (QCPColorMap with a colour scale); rows named by `layer_names` when given.
+void draw_layer_heatmap(QCustomPlot& plot, const analysis::LayerSpectra& spectra,
+                        const std::vector<std::string>& layer_names = {}, const std::string& title = {},
+                        double period_unit = 1.0);
+
+// PC1 against PC2, one colour per class (a digit or a residue); `class_name` labels the legend, e.g.
+// "units digit" or "x mod 10". Up to 10 classes get a legend, more get a colour scale.
+void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int>& classes, int class_count,
+              const std::string& class_name, const std::string& title = {});
+
+// One circle per period with the ten (base) digit markers φ(j, base), the number's point and a
+// caption with the residue and the digit. circles_size() is a pixel size that keeps circles round.
+void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title = {});
+std::pair<int, int> circles_size(const analysis::UnitCircles& circles);
+
+// A hidden state's pairs on the same circles: the normalised pair as the hand, its length, the predicted
+// digit's marker (green when right, red when wrong), the true digit ringed, and the ten probabilities as bars
+// under each circle. hidden_circles_size() keeps circles round.
+void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circles,
+                         const std::string& title = {});
+std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles);
+
+// Held-out accuracy of the probe per period next to chance.
+void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& results,
+                const std::string& title = {});
+
+// Creates a QApplication when there is none (with QT_QPA_PLATFORM=offscreen when it is unset and there is
+// no display), draws into a fresh width x height plot and writes a PNG atomically (temporary file, then
+// rename). Throws std::runtime_error naming the path when it cannot be written.
+void write_png(const std::string& path, int width, int height, const std::function<void(QCustomPlot&)>& draw);
+
+}  // namespace fone::plots
