@@ -161,6 +161,8 @@ Loaded load(const SourceOptions& o, bool need_even_spacing) {
         return out;
     }
     if (o.inputs.empty()) throw std::runtime_error("--source csv needs --input FILE");
+    if (o.count != 0)
+        throw std::runtime_error("--numbers is for --source encoder; a CSV gives its own numbers");
     for (const std::string& path : o.inputs) {
         fa::RepresentationTable t = fa::read_representation_csv(path);
         if (!out.layers.empty() && (t.numbers != out.numbers))

@@ -429,8 +429,8 @@ Pca pca(const Eigen::MatrixXd& rows, int components, const Progress& progress) {
 // ---- Probe --------------------------------------------------------------------------------------------
 
 std::vector<int> residue_classes(const std::vector<Decimal>& numbers, std::int64_t period) {
-    if (period < 1)
-        throw NumberError("a residue needs a period of at least 1, got " + std::to_string(period));
+    if (period < 1 || period > 1000000000)
+        throw NumberError("a residue class needs a period in 1..10^9, got " + std::to_string(period));
     const Decimal t = Decimal::from_int(period);
     std::vector<int> classes;
     classes.reserve(numbers.size());

@@ -147,7 +147,7 @@ struct ProbeResult {
 };
 
 // The class of each number for the probe: floor(x) mod T in 0..T-1 (mathematical mod, so -1 mod 10 is 9);
-// for integers exactly x mod T. Exact for numbers of any length. Throws NumberError for T < 1.
+// for integers exactly x mod T. Exact for numbers of any length. Throws NumberError for T outside 1..10^9.
 std::vector<int> residue_classes(const std::vector<Decimal>& numbers, std::int64_t period);
 
 // Throws std::invalid_argument when the sizes disagree or either split would be empty.
