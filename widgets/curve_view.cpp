@@ -190,8 +190,10 @@ void CurveView::rebuild() {
         append_new_points(s);
     }
     p->legend->setVisible(!shown_.empty() && shown_.size() <= kLegendMaxRuns);
-    p->xAxis->setLabel(axis_title(x_axis_));
-    p->yAxis->setLabel(metric_title(metric_));
+    x_name_ = axis_title(x_axis_);
+    y_name_ = metric_title(metric_);
+    p->xAxis->setLabel(x_name_);
+    p->yAxis->setLabel(y_name_);
     update_axes();
     apply_theme_to_plot(theme(), p);
     request_replot();

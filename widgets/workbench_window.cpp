@@ -123,6 +123,8 @@ WorkbenchWindow::~WorkbenchWindow() {
     // Children die after the views: stop the probe and the training children while the views still exist.
     if (cuda_probe_) {
         cuda_probe_->disconnect(this);
+        cuda_probe_->kill();
+        cuda_probe_->waitForFinished(1000);
         delete cuda_probe_;
     }
     delete jobs_;
