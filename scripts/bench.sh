@@ -4,7 +4,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${1:-$ROOT/build}"
-for b in bench_matmul bench_fone bench_train; do
+for b in bench_matmul bench_fone bench_train bench_workbench; do
   if [ -x "$BUILD/bin/$b" ]; then
     printf '\n== %s\n' "$b"
     "$BUILD/bin/$b"

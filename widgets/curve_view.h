@@ -54,6 +54,9 @@ class CurveView : public PlotPanel {
   Q_SIGNALS:
     void runHovered(const QString& name);  // "" when the mouse leaves every curve
 
+  protected:
+    void before_replot() override;
+
   private:
     struct Shown {
         int row = -1;
@@ -67,6 +70,7 @@ class CurveView : public PlotPanel {
     void on_series_changed(int row);
     void on_mouse_move(class QMouseEvent* event);
     void update_axes();
+    void update_antialiasing();
     void style_graph(Shown& shown, int index, bool emphasised);
 
     RunCatalog* catalog_;
@@ -74,7 +78,7 @@ class CurveView : public PlotPanel {
     CurveMetric metric_ = CurveMetric::exact_match;
     CurveAxis x_axis_ = CurveAxis::step;
     double smoothing_ = 0;
-    bool log_x_ = false, log_y_ = false, auto_range_ = true;
+    bool log_x_ = false, log_y_ = false, auto_range_ = true, axes_dirty_ = false;
     int hidden_points_ = 0;  // non-positive values left out on a log axis
     QString highlighted_;
     QComboBox *metric_box_, *x_box_;

@@ -102,6 +102,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot),
     throttle_.setSingleShot(true);
     connect(&throttle_, &QTimer::timeout, this, [this] {
         pending_ = false;
+        before_replot();
         plot_->replot(QCustomPlot::rpQueuedReplot);
     });
 }

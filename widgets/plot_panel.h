@@ -48,6 +48,8 @@ class PlotPanel : public QWidget {
     void export_dialog();  // asks for a file name and exports
 
   protected:
+    // Called just before each throttled replot: views that update axis ranges do it here, once per frame.
+    virtual void before_replot() {}
     QString x_name_ = "x", y_name_ = "y";
 
   private:
