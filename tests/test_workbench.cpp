@@ -222,6 +222,37 @@ class TestWorkbench : public QObject {
         QVERIFY(w.curves()->point_count() >= 1);
     }
 
+    void a_sweep_fills_the_data_size_figure() {
+        QTemporaryDir dir;
+        WorkbenchWindow w(options_for(dir.path()));
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        fill_tiny_run(w.launch_panel());
+        SweepDesigner* sweep = w.sweep_designer();
+        sweep->field("name")->setText("t");
+        sweep->field("from")->setText("200");
+        sweep->field("to")->setText("400");
+        sweep->field("seeds")->setText("1");
+        sweep->set_max_parallel(2);
+        sweep->queue_sweep();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.catalog()->row_of("t-n200-fone-s1") >= 0 && w.catalog()->row_of("t-n400-fone-s1") >= 0 &&
+                w.catalog()->at(w.catalog()->row_of("t-n200-fone-s1")).status == "finished" &&
+                w.catalog()->at(w.catalog()->row_of("t-n400-fone-s1")).status == "finished",
+            kRunTimeoutMs);
+        // The figure fills in (its refresh is debounced): one series, the two sizes, one seed each.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !w.data_size_view()->series().empty() && w.data_size_view()->series()[0].points.size() == 2,
+            5000);
+        QCOMPARE(w.data_size_view()->series()[0].points[0].x, 200.0);
+        QCOMPARE(w.data_size_view()->series()[0].points[1].n, 1);
+        // Queuing the same sweep again trains nothing new.
+        const int rows = w.catalog()->size();
+        sweep->queue_sweep();
+        QCOMPARE(w.jobs()->queued_count() + w.jobs()->running_count(), 0);
+        QCOMPARE(w.catalog()->size(), rows);
+    }
+
     void a_crashing_cli_shows_its_stderr() {
         QTemporaryDir dir;
         const QString script = dir.path() + "/fake-fone";

@@ -37,7 +37,10 @@ ComparisonView::ComparisonView(RunCatalog* catalog, QWidget* parent) : QWidget(p
     auto* buttons = new QHBoxLayout;
     auto* csv = new QPushButton("Copy as CSV");
     auto* md = new QPushButton("Copy as Markdown");
-    buttons->addWidget(new QLabel("Selected runs, from their summaries (finished or stopped runs)"), 1);
+    buttons->addWidget(
+        new QLabel(
+            "The runs selected in the table, from their summaries (like the paper's efficiency table)"),
+        1);
     buttons->addWidget(csv);
     buttons->addWidget(md);
     layout->addLayout(buttons);
@@ -45,6 +48,8 @@ ComparisonView::ComparisonView(RunCatalog* catalog, QWidget* parent) : QWidget(p
     table_->setColumnCount(static_cast<int>(header().size()));
     table_->setHorizontalHeaderLabels(header());
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->verticalHeader()->hide();
+    table_->setAlternatingRowColors(true);
     table_->setSortingEnabled(true);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeaderItem(4)->setToolTip("Training time divided by the epochs run");

@@ -74,6 +74,8 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
 
     presets_ = new QComboBox;
+    presets_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    presets_->setMinimumContentsLength(8);
     presets_->addItem("Choose a preset…");
     for (const Preset& p : presets())
         presets_->addItem(p.title);
@@ -158,6 +160,8 @@ QComboBox* LaunchPanel::add_combo(QFormLayout* form, const QString& key, const Q
                                   const QStringList& items, const QString& tip) {
     auto* combo = new QComboBox;
     combo->setObjectName(key);
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
     combo->addItems(items);
     combo->setToolTip(tip);
     form->addRow(title, combo);

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QDateTime>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QLabel>
@@ -75,6 +76,8 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     threads_->setRange(0, 256);
     threads_->setValue(1);
     threads_->setToolTip("CPU threads per run (0: every core). 1 suits several runs at once.");
+    parallel_->setMaximumWidth(80);
+    threads_->setMaximumWidth(80);
     form->addRow("Runs at once", parallel_);
     form->addRow("Threads per run", threads_);
     layout->addLayout(form);
@@ -229,10 +232,14 @@ void SweepDesigner::update_summary() {
     const int at_once = std::min<int>(parallel_->value(), static_cast<int>(grid.size()));
     QString text = QStringLiteral("<b>%1 runs</b>").arg(grid.size());
     if (unknown < static_cast<int>(grid.size()))
-        text += QStringLiteral(", about %1 of training (%2 at once: about %3 if the cores keep up)")
-                    .arg(format_seconds(total))
-                    .arg(at_once)
-                    .arg(format_seconds(total / at_once));
+        text += at_once > 1
+                    ? QStringLiteral(", about %1 of training; %2 at once: about %3 if the cores keep up")
+                          .arg(format_seconds(total))
+                          .arg(at_once)
+                          .arg(format_seconds(total / at_once))
+                    : QStringLiteral(", about %1 one after another").arg(format_seconds(total));
+    if (unknown < static_cast<int>(grid.size()))
+        text += " (estimated from the training speed of finished runs of the same model shape)";
     if (unknown > 0)
         text += QStringLiteral(
                     "; %1 runs have no estimate (no finished run of that model shape in the store yet)")
@@ -244,13 +251,29 @@ void SweepDesigner::queue_sweep() {
     QString error;
     const std::vector<SweepCell> grid = cells(&error);
     if (grid.empty()) return;
+    // Queuing a sweep again continues it: finished cells are skipped, stopped or interrupted ones resumed.
     QList<QStringList> args;
     QStringList labels;
+    int skipped = 0;
     for (const SweepCell& cell : grid) {
+        const int row = catalog_->row_of(cell.name);
+        const RunEntry* existing = row >= 0 ? &catalog_->at(row) : nullptr;
+        if (existing && (existing->status == "finished" || existing->is_active())) {
+            ++skipped;
+            continue;
+        }
+        if (existing && existing->can_resume() && QFileInfo::exists(existing->dir + "/checkpoint-last.pt")) {
+            args << QStringList{"--resume", existing->dir};
+            labels << "resume " + cell.name;
+            continue;
+        }
         args << LaunchPanel::train_args(cell.settings);
         labels << cell.name;
     }
-    Q_EMIT sweepRequested(args, labels);
+    summary_->setText(
+        summary_->text() +
+        QStringLiteral("<br>Queued %1 runs; %2 already finished or training.").arg(args.size()).arg(skipped));
+    if (!args.isEmpty()) Q_EMIT sweepRequested(args, labels);
 }
 
 }  // namespace fone::gui

@@ -3,7 +3,8 @@
 // an estimate of the time (from the training speed of finished runs of the same model shape in the store),
 // and queues the runs in the workbench's queue (at most "runs at once" train together).
 //
-// Cells are named like `fone sweep` names them: SWEEP-n<size>-l<level>-<method>-s<seed>.
+// Cells are named like `fone sweep` names them: SWEEP-n<size>-l<level>-<method>-s<seed>. Queuing the same
+// sweep again continues it: finished (or training) cells are skipped, stopped/interrupted ones resumed.
 #pragma once
 
 #include <QWidget>

@@ -85,7 +85,7 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
         tabifyDockWidget(docks_["curves"],
                          add_dock(spec.name, spec.title, spec.make(context), Qt::RightDockWidgetArea));
     docks_["curves"]->raise();
-    resizeDocks({docks_["launch"], docks_["runs"]}, {340, 1060}, Qt::Horizontal);
+    resizeDocks({docks_["launch"], docks_["runs"]}, {360, 1040}, Qt::Horizontal);
     resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
     for (PlotPanel* plot : plots_)
         connect(plot, &QWidget::customContextMenuRequested, this, [this, plot] { last_plot_ = plot; });
@@ -447,7 +447,7 @@ void WorkbenchWindow::select_example_runs(int n) {
     std::map<std::pair<QString, double>, int> groups;
     for (int r = 0; r < catalog_->size(); ++r)
         if (catalog_->at(r).status == "finished") ++groups[{catalog_->at(r).shape, catalog_->at(r).seed}];
-    if (groups.empty()) return;
+    if (groups.empty()) groups[{QString(), -1}] = 0;
     const auto group = std::max_element(groups.begin(), groups.end(), [](auto& a, auto& b) {
                            return a.second < b.second;
                        })->first;
@@ -457,10 +457,18 @@ void WorkbenchWindow::select_example_runs(int n) {
         if (e.status == "finished" && e.shape == group.first && e.seed == group.second)
             by_size.emplace(e.train_size, e.name);
     }
+    // Runs training now come first: their curves are the live ones.
     QStringList names;
+    for (int r = 0; r < catalog_->size() && names.size() < n / 2; ++r)
+        if (catalog_->at(r).status == "running") names << catalog_->at(r).name;
     for (const auto& [size, name] : by_size)
         if (names.size() < n) names << name;
     select_runs(names);
+    if (names.isEmpty() || catalog_->row_of(names.first()) < 0) return;
+    const int row = catalog_->row_of(names.first());
+    QTimer::singleShot(0, this, [this, row] {  // once the view has its geometry
+        table_->scrollTo(proxy_->mapFromSource(model_->index(row, 0)), QAbstractItemView::PositionAtTop);
+    });
 }
 
 void WorkbenchWindow::set_theme(const QString& name) {
