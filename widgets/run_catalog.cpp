@@ -61,6 +61,7 @@ std::vector<RunEntry> read_store(const QString& root) {
             e.host = text_of(info.last_status.value("host", json()));
             e.pid = static_cast<int>(number_or(info.last_status, "pid", 0));
             e.step = number_or(info.last_status, "step", 0);
+            e.epoch = number_or(info.last_status, "epoch", 0);
             fill_from_config(e);
             out.push_back(std::move(e));
         }
@@ -111,6 +112,7 @@ RunEntry read_run_entry(const QString& dir) {
         e.host = text_of(info.last_status.value("host", json()));
         e.pid = static_cast<int>(number_or(info.last_status, "pid", 0));
         e.step = number_or(info.last_status, "step", 0);
+        e.epoch = number_or(info.last_status, "epoch", 0);
     } catch (const std::exception& ex) {
         e.status = kStatusBroken;
         e.message = QString::fromUtf8(ex.what());
@@ -126,6 +128,7 @@ void apply_event(RunEntry& e, const json& ev) {
     const double time = number_or(ev, "elapsed_seconds", 0);
     if (kind == "progress") {
         e.step = step;
+        e.epoch = epoch;
         e.total_steps = number_or(ev, "total_steps", e.total_steps);
         e.elapsed_seconds = time;
         e.eta_seconds = number_or(ev, "eta_seconds", -1);

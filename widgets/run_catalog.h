@@ -13,6 +13,7 @@
 #include <QString>
 #include <QTimer>
 #include <QVector>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -46,14 +47,19 @@ struct RunEntry {
     double params = 0;  // from summary or the start event (0: unknown)
 
     // Progress: from status.json, the last progress event, or the summary.
-    double step = 0, total_steps = 0, elapsed_seconds = 0, eta_seconds = -1;
+    double step = 0, total_steps = 0, epoch = 0, elapsed_seconds = 0, eta_seconds = -1;
     double exact_match = -1, best_exact_match = -1, digit_accuracy = -1;  // -1: none yet
 
     RunSeries series;
     bool series_loaded = false;
     qint64 metrics_offset = 0;  // bytes of metrics.jsonl already read
 
-    double progress() const { return total_steps > 0 ? step / total_steps : (status == "finished" ? 1 : 0); }
+    // Steps done of all steps; before any progress line is read, epochs done (status.json) of all epochs.
+    double progress() const {
+        if (total_steps > 0) return step / total_steps;
+        if (status == "finished") return 1;
+        return epochs > 0 ? std::min(1.0, epoch / epochs) : 0;
+    }
     bool can_resume() const { return status == "interrupted" || status == "stopped"; }
     bool is_active() const { return status == "running" || status == "queued" || status == "starting"; }
     QString display_name() const { return name.isEmpty() ? label : name; }

@@ -176,7 +176,7 @@ QWidget* WorkbenchWindow::make_runs_view() {
     table_->horizontalHeader()->setSectionsMovable(true);
     table_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->horizontalHeader()->setToolTip("Right-click to choose columns");
-    const int widths[RunTableModel::kColumnCount] = {200, 125, 140, 65, 60,  75,  85, 95, 45,
+    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95, 45,
                                                      55,  55,  50,  90, 125, 105, 60, 200};
     for (int c = 0; c < RunTableModel::kColumnCount; ++c)
         table_->setColumnWidth(c, widths[c]);
@@ -461,8 +461,8 @@ void WorkbenchWindow::select_example_runs(int n) {
     QStringList names;
     for (int r = 0; r < catalog_->size() && names.size() < n / 2; ++r)
         if (catalog_->at(r).status == "running") names << catalog_->at(r).name;
-    for (const auto& [size, name] : by_size)
-        if (names.size() < n) names << name;
+    for (auto it = by_size.rbegin(); it != by_size.rend() && names.size() < n; ++it)
+        names << it->second;
     select_runs(names);
     if (names.isEmpty() || catalog_->row_of(names.first()) < 0) return;
     const int row = catalog_->row_of(names.first());

@@ -9,11 +9,13 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QPixmap>
+#include <QTableView>
 #include <QTimer>
 #include <cstdio>
 
 #include "fone/run_store.h"
 #include "run_catalog.h"
+#include "run_table_model.h"
 #include "workbench_window.h"
 
 namespace {
@@ -86,6 +88,8 @@ int main(int argc, char** argv) {
 
     int status = 0;
     auto grab = [&] {
+        // Running and interrupted runs first, then a selection whose curves show something.
+        window.run_table()->sortByColumn(fone::gui::RunTableModel::kStatus, Qt::DescendingOrder);
         window.select_example_runs(6);
         QTimer::singleShot(kSettleMs, &app, [&] {
             const QPixmap pixmap = window.grab();
