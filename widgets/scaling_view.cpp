@@ -9,6 +9,7 @@
 #include <QSet>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 namespace fone::gui {
 
@@ -33,12 +34,19 @@ QString metric_title(ScalingMetric m) {
                                                   : "test digit accuracy (final)";
 }
 
+QString format_short(double n) {
+    if (n >= 1e6) return QString::number(n / 1e6, 'g', 3) + "M";
+    if (n >= 1e3) return QString::number(std::round(n / 1e3)) + "k";
+    return QString::number(n);
+}
+
 }  // namespace
 
 std::vector<ScalingSeries> scaling_series(const RunCatalog& catalog, const QList<int>& rows, ScalingMode mode,
                                           const QString& task, ScalingMetric metric) {
     // series name -> x -> values over seeds
-    std::map<QString, std::map<double, std::vector<double>>> groups;
+    // Keyed by (method, numeric order, name) so that "3,200 examples" comes before "12,800 examples".
+    std::map<std::tuple<QString, double, QString>, std::map<double, std::vector<double>>> groups;
     for (int row : rows) {
         if (row < 0 || row >= catalog.size()) continue;
         const RunEntry& e = catalog.at(row);
@@ -47,17 +55,19 @@ std::vector<ScalingSeries> scaling_series(const RunCatalog& catalog, const QList
         if (value < 0) continue;
         if (mode == ScalingMode::data_size) {
             if (e.train_size <= 0) continue;
-            groups[e.method + ", " + (e.shape.isEmpty() ? "default model" : e.shape)][e.train_size].push_back(
-                value);
+            const QString shape = e.shape.isEmpty() ? "default model" : e.shape;
+            groups[{e.method, e.size_level, e.method + ", " + shape}][e.train_size].push_back(value);
         } else {
             if (e.params <= 0) continue;
-            groups[e.method + ", " + format_count(e.train_size) + " examples"][e.params].push_back(value);
+            groups[{e.method, e.train_size, e.method + ", " + format_count(e.train_size) + " examples"}]
+                  [e.params]
+                      .push_back(value);
         }
     }
     std::vector<ScalingSeries> out;
-    for (const auto& [name, by_x] : groups) {
+    for (const auto& [key, by_x] : groups) {
         ScalingSeries s;
-        s.name = name;
+        s.name = std::get<2>(key);
         for (const auto& [x, values] : by_x) {
             ScalingPoint p;
             p.x = x;
@@ -104,7 +114,15 @@ ScalingView::ScalingView(RunCatalog* catalog, ScalingMode mode, QWidget* parent)
                      "point is the mean over seeds; bars show ±1 standard deviation.");
     QCustomPlot* p = plot();
     p->legend->setVisible(true);
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    // The legend sits right of the plot, never over a point.
+    p->axisRect()->insetLayout()->take(p->legend);
+    auto* side = new QCPLayoutGrid;
+    p->plotLayout()->addElement(0, 1, side);
+    p->plotLayout()->setColumnStretchFactor(1, 0.001);
+    side->addElement(0, 0, p->legend);
+    side->addElement(1, 0, new QCPLayoutElement(p));  // takes the height below the legend
+    side->setRowStretchFactor(0, 0.001);
+    p->legend->setMargins(QMargins(6, 4, 6, 4));
     p->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     x_name_ = mode == ScalingMode::data_size ? "training examples" : "parameters";
 }
@@ -166,10 +184,11 @@ void ScalingView::refresh() {
     xa->setScaleType(QCPAxis::stLogarithmic);
     QList<double> sorted_x = xs.values();
     std::sort(sorted_x.begin(), sorted_x.end());
-    if (mode_ == ScalingMode::data_size && !sorted_x.isEmpty() && sorted_x.size() <= kMaxTextTicks) {
+    if (!sorted_x.isEmpty() && sorted_x.size() <= kMaxTextTicks) {
+        // A tick at every value the runs have: training sizes in full, parameter counts short (494k, 2.1M).
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
         for (double x : sorted_x)
-            ticker->addTick(x, format_count(x));
+            ticker->addTick(x, mode_ == ScalingMode::data_size ? format_count(x) : format_short(x));
         xa->setTicker(ticker);
     } else {
         auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
