@@ -215,15 +215,6 @@ void RunCatalog::insert_entry(RunEntry entry) {
     Q_EMIT rowsInserted(row, row);
 }
 
-void RunCatalog::remove_row(int row) {
-    Q_EMIT rowAboutToBeRemoved(row);
-    runs_.erase(runs_.begin() + row);
-    row_by_name_.clear();
-    for (int r = 0; r < size(); ++r)
-        if (!runs_[static_cast<std::size_t>(r)].name.isEmpty()) row_by_name_.insert(at(r).name, r);
-    Q_EMIT rowsRemoved(row);
-}
-
 int RunCatalog::row_of(const QString& name) const {
     return row_by_name_.value(name, -1);
 }
@@ -307,12 +298,18 @@ void RunCatalog::bind_job(int job_id, const QString& run_dir) {
     const int job_row = row_of_job(job_id);
     const QString name = QFileInfo(run_dir).fileName();
     const int store_row = row_of(name);
-    if (store_row >= 0 && store_row != job_row) {  // the scan found it first: one row per run
+    if (store_row >= 0 && store_row != job_row) {
+        // The scan found the run first: one row per run. The job's row is retired, not removed, so that row
+        // numbers held by views never shift.
         runs_[static_cast<std::size_t>(store_row)].job_id = job_id;
-        if (job_row >= 0 && at(job_row).name.isEmpty()) remove_row(job_row);
-        const int row = row_of(name);
-        refresh_row(row);
-        Q_EMIT rowChanged(row);
+        if (job_row >= 0 && at(job_row).name.isEmpty()) {
+            RunEntry& retired = runs_[static_cast<std::size_t>(job_row)];
+            retired.job_id = 0;
+            retired.status = kRetired;
+            Q_EMIT rowChanged(job_row);
+        }
+        refresh_row(store_row);
+        Q_EMIT rowChanged(store_row);
         return;
     }
     if (job_row < 0) return;

@@ -3,6 +3,9 @@
 // timer follows the runs that are training (status.json, new lines of metrics.jsonl) and picks up new run
 // directories, so runs started elsewhere (`fone train` in a terminal, `fone sweep`) appear too.
 //
+// The status of a launch's row whose run turned up as its own row first (hidden in the table).
+inline constexpr const char* kRetired = "retired";
+
 // Launches that have not made their run yet (queued, starting, or failed before the run existed) are
 // entries too, keyed by job id, so the table shows them and their error.
 #pragma once
@@ -107,20 +110,18 @@ class RunCatalog : public QObject {
 
   Q_SIGNALS:
     void loaded();
-    // Before and after a change of the row count (an item model forwards them as begin/end pairs).
+    // Before and after rows are added (an item model forwards them as begin/end pairs). Rows are never
+    // removed, so a row number stays valid for the catalog's life.
     void rowsAboutToBeInserted(int first, int last);
     void rowsInserted(int first, int last);
-    void rowAboutToBeRemoved(int row);
     void rowChanged(int row);
     void seriesChanged(int row);  // new points in a loaded series
-    void rowsRemoved(int row);
 
   private:
     void on_loaded();
     void refresh_row(int row);
     void scan_for_new_runs();
     void insert_entry(RunEntry entry);
-    void remove_row(int row);
 
     QString root_;
     std::vector<RunEntry> runs_;

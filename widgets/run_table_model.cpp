@@ -28,9 +28,6 @@ RunTableModel::RunTableModel(RunCatalog* catalog, QObject* parent)
     connect(catalog, &RunCatalog::rowsAboutToBeInserted, this,
             [this](int first, int last) { beginInsertRows({}, first, last); });
     connect(catalog, &RunCatalog::rowsInserted, this, [this](int, int) { endInsertRows(); });
-    connect(catalog, &RunCatalog::rowAboutToBeRemoved, this,
-            [this](int row) { beginRemoveRows({}, row, row); });
-    connect(catalog, &RunCatalog::rowsRemoved, this, [this](int) { endRemoveRows(); });
     connect(catalog, &RunCatalog::rowChanged, this,
             [this](int row) { Q_EMIT dataChanged(index(row, 0), index(row, kColumnCount - 1)); });
 }
@@ -212,9 +209,10 @@ void RunFilterProxy::set_filter_text(const QString& text) {
 }
 
 bool RunFilterProxy::filterAcceptsRow(int source_row, const QModelIndex&) const {
-    if (words_.isEmpty()) return true;
     const auto* model = static_cast<const RunTableModel*>(sourceModel());
     const RunEntry& e = model->catalog()->at(source_row);
+    if (e.status == kRetired) return false;
+    if (words_.isEmpty()) return true;
     for (const QString& word : words_) {
         const QString key = word.section(':', 0, 0), value = word.section(':', 1);
         bool hit = false;

@@ -65,6 +65,7 @@ class RunFilterProxy : public QSortFilterProxyModel {
   public:
     explicit RunFilterProxy(QObject* parent = nullptr);
     void set_filter_text(const QString& text);
+    void refilter() { invalidateFilter(); }
 
   protected:
     bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;

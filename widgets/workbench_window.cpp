@@ -105,6 +105,7 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     });
     connect(catalog_, &RunCatalog::rowChanged, this, [this](int row) {
         update_status();
+        if (catalog_->at(row).status == kRetired) proxy_->refilter();
         if (catalog_->at(row).status == "finished") scaling_timer_->start();
         if (!selected_rows().isEmpty() && selected_rows().first() == row) update_details();
     });
