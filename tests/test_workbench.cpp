@@ -4,11 +4,13 @@
 // averaging, sweep sizes) against values worked out by hand.
 //
 //   ctest --test-dir build -R test_workbench --output-on-failure
+#include <qcustomplot.h>
 #include <QAbstractItemModel>
 #include <QDir>
 #include <QFile>
 #include <QLineEdit>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -253,6 +255,27 @@ class TestWorkbench : public QObject {
         QCOMPARE(w.catalog()->size(), rows);
     }
 
+    void settings_persist_across_windows() {
+        QTemporaryDir dir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path() + "/config");
+        QCoreApplication::setOrganizationName("fone-workbench-test");
+        WorkbenchOptions o = options_for(dir.path() + "/runs");
+        o.use_settings = true;
+        {
+            WorkbenchWindow w(o);
+            w.show();
+            w.set_theme("dark");
+            w.run_table()->setColumnHidden(RunTableModel::kSeed, true);
+            w.launch_panel()->field("train_size")->setText("1234");
+            w.close();  // saves
+        }
+        WorkbenchWindow again(o);
+        QCOMPARE(again.theme().name, QString("dark"));
+        QVERIFY(again.run_table()->isColumnHidden(RunTableModel::kSeed));
+        QCOMPARE(again.launch_panel()->field("train_size")->text(), QString("1234"));
+        again.set_theme("light");
+    }
+
     void a_crashing_cli_shows_its_stderr() {
         QTemporaryDir dir;
         const QString script = dir.path() + "/fake-fone";
@@ -380,6 +403,22 @@ class TestWorkbench : public QObject {
         QVERIFY(loaded.wait(10000));
         w.select_runs({"r"});
         QCOMPARE(w.curves()->point_count(), 2);  // two evaluations, one per epoch
+
+        // Hovering a point of the curve names its run and marks it in the table (linked highlight).
+        QCustomPlot* plot = w.curves()->plot();
+        plot->replot();
+        QCPGraph* graph = plot->graph(0);
+        const auto point = graph->data()->at(1);
+        const QPoint pixel(int(plot->xAxis->coordToPixel(point->key)),
+                           int(plot->yAxis->coordToPixel(point->value)));
+        QSignalSpy hovered(w.curves(), &CurveView::runHovered);
+        QTest::mouseMove(plot, pixel);
+        QTRY_VERIFY(!hovered.isEmpty());
+        QCOMPARE(hovered.last().at(0).toString(), QString("r"));
+        QCOMPARE(w.run_model()->highlighted(), QString("r"));
+        QTest::mouseMove(plot, QPoint(2, 2));  // far from every point
+        QTRY_COMPARE(w.run_model()->highlighted(), QString());
+
         for (const QString& suffix : {"png", "svg", "pdf", "csv"}) {
             const QString path = dir.path() + "/curves." + suffix;
             QString error;
