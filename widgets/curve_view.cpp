@@ -184,7 +184,6 @@ void CurveView::rebuild() {
     hidden_points_ = 0;
     for (std::size_t i = 0; i < shown_.size(); ++i) {
         Shown& s = shown_[i];
-        catalog_->ensure_series(s.row);
         s.graph = p->addGraph();
         s.graph->setName(s.name);
         s.graph->setAdaptiveSampling(true);
@@ -192,6 +191,7 @@ void CurveView::rebuild() {
         s.smoother = EmaSmoother(smoothing_);
         style_graph(s, static_cast<int>(i), s.name == highlighted_);
         append_new_points(s);
+        catalog_->ensure_series(s.row);  // the points come with seriesChanged when not loaded yet
     }
     p->legend->setVisible(!shown_.empty() && shown_.size() <= kLegendMaxRuns);
     update_antialiasing();
@@ -238,7 +238,7 @@ void CurveView::update_antialiasing() {
 void CurveView::on_series_changed(int row) {
     bool any = false;
     for (Shown& s : shown_)
-        if (s.row == row) {
+        if (s.row == row && s.graph) {
             append_new_points(s);
             any = true;
         }

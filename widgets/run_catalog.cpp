@@ -227,17 +227,40 @@ int RunCatalog::row_of_job(int job_id) const {
 
 void RunCatalog::ensure_series(int row) {
     RunEntry& e = runs_[static_cast<std::size_t>(row)];
-    if (e.series_loaded || e.dir.isEmpty()) return;
+    if (e.series_loaded || e.series_loading || e.dir.isEmpty()) return;
+    e.series_loading = true;
+    // Read off the GUI thread (a run of 5,000 lines takes tens of ms); the views get seriesChanged.
+    const QString dir = e.dir;
+    QtConcurrent::run([dir] {
+        RunEntry snapshot;
+        snapshot.dir = dir;
+        snapshot.series_loaded = true;
+        read_new_metrics(snapshot);
+        return snapshot;
+    }).then(this, [this, row](RunEntry snapshot) {
+        // Always later, never inside ensure_series (a future that is already done runs this at once).
+        QTimer::singleShot(0, this, [this, row, snapshot = std::move(snapshot)]() mutable {
+            on_series_read(row, std::move(snapshot));
+        });
+    });
+}
+
+void RunCatalog::on_series_read(int row, RunEntry snapshot) {
+    RunEntry& e = runs_[static_cast<std::size_t>(row)];
+    e.series = std::move(snapshot.series);
+    // Lines the poll read meanwhile (past the snapshot) are read again from here and appended.
+    e.metrics_offset = snapshot.metrics_offset;
     e.series_loaded = true;
-    e.series.clear();
-    e.metrics_offset = 0;
-    const double best = e.best_exact_match, exact = e.exact_match, digits = e.digit_accuracy;
-    read_new_metrics(e);
-    if (e.status == "finished" || e.status == "stopped") {  // the summary's figures stay authoritative
-        e.best_exact_match = std::max(best, e.best_exact_match);
-        if (exact >= 0) e.exact_match = exact;
-        if (digits >= 0) e.digit_accuracy = digits;
+    e.series_loading = false;
+    if (e.status != "finished" && e.status != "stopped") {  // else the summary's figures stay authoritative
+        e.step = std::max(e.step, snapshot.step);
+        e.total_steps = std::max(e.total_steps, snapshot.total_steps);
+        if (snapshot.exact_match >= 0) e.exact_match = snapshot.exact_match;
+        if (snapshot.digit_accuracy >= 0) e.digit_accuracy = snapshot.digit_accuracy;
     }
+    e.best_exact_match = std::max(e.best_exact_match, snapshot.best_exact_match);
+    Q_EMIT seriesChanged(row);
+    Q_EMIT rowChanged(row);
 }
 
 void RunCatalog::refresh_row(int row) {

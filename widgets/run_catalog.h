@@ -55,7 +55,8 @@ struct RunEntry {
 
     RunSeries series;
     bool series_loaded = false;
-    qint64 metrics_offset = 0;  // bytes of metrics.jsonl already read
+    bool series_loading = false;  // being read in a worker thread
+    qint64 metrics_offset = 0;    // bytes of metrics.jsonl already read
 
     // Steps done of all steps; before any progress line is read, epochs done (status.json) of all epochs.
     double progress() const {
@@ -95,7 +96,8 @@ class RunCatalog : public QObject {
     int row_of(const QString& name) const;  // -1 if absent
     int row_of_job(int job_id) const;
 
-    // Loads the metric series of a run if not loaded yet (later updates come by polling).
+    // Starts reading the metric series of a run in a worker thread if it is not loaded yet; seriesChanged
+    // follows when it is there (later points come by polling).
     void ensure_series(int row);
     // Rereads status and new metrics of active runs and looks for new run directories; called by the timer.
     void poll();
@@ -119,6 +121,7 @@ class RunCatalog : public QObject {
 
   private:
     void on_loaded();
+    void on_series_read(int row, RunEntry snapshot);
     void refresh_row(int row);
     void scan_for_new_runs();
     void insert_entry(RunEntry entry);
