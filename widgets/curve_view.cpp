@@ -15,7 +15,7 @@ namespace {
 
 constexpr int kLegendMaxRuns = 12;
 constexpr double kHoverPixels = 12;
-constexpr int kAntialiasMaxPoints = 20000;
+constexpr int kAntialiasMaxPoints = 4000;
 
 const QVector<double>& keys_of(const RunSeries& s, CurveMetric metric, CurveAxis axis) {
     const bool loss = metric == CurveMetric::loss;

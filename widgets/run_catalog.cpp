@@ -1,10 +1,12 @@
 #include "run_catalog.h"
 
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QLocale>
 #include <QSet>
+#include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <cmath>
@@ -69,6 +71,16 @@ std::vector<RunEntry> read_store(const QString& root) {
         // An unreadable root is an empty store; the status bar names the root.
     }
     return out;
+}
+
+// One thread reads metric series, so that a selection of many runs leaves the other core to the window.
+QThreadPool* series_pool() {
+    static QThreadPool* pool = [] {
+        auto* p = new QThreadPool;
+        p->setMaxThreadCount(1);
+        return p;
+    }();
+    return pool;
 }
 
 }  // namespace
@@ -231,7 +243,7 @@ void RunCatalog::ensure_series(int row) {
     e.series_loading = true;
     // Read off the GUI thread (a run of 5,000 lines takes tens of ms); the views get seriesChanged.
     const QString dir = e.dir;
-    QtConcurrent::run([dir] {
+    QtConcurrent::run(series_pool(), [dir] {
         RunEntry snapshot;
         snapshot.dir = dir;
         snapshot.series_loaded = true;
@@ -266,16 +278,26 @@ void RunCatalog::on_series_read(int row, RunEntry snapshot) {
 void RunCatalog::refresh_row(int row) {
     RunEntry& e = runs_[static_cast<std::size_t>(row)];
     if (e.dir.isEmpty()) return;
-    const int job = e.job_id;
-    RunEntry fresh = read_run_entry(e.dir);
-    const bool changed_status = fresh.status != e.status;
-    e.status = fresh.status;
-    e.message = fresh.message;
-    e.summary = fresh.summary;
-    e.config = fresh.config;
-    e.pid = fresh.pid;
-    e.job_id = job;
-    fill_from_config(e);
+    // The run's files are reread only when status.json changed or its process is gone (a stat and a
+    // kill(pid, 0), not three JSON files, per running run and poll).
+    const QDateTime status_time = QFileInfo(e.dir + "/status.json").lastModified();
+    const bool gone = e.status == "running" && e.pid > 0 && e.host == QString::fromStdString(host_name()) &&
+                      !process_alive(e.pid);
+    bool changed_status = false;
+    if (status_time != e.status_time || gone) {
+        const int job = e.job_id;
+        RunEntry fresh = read_run_entry(e.dir);
+        changed_status = fresh.status != e.status;
+        e.status = fresh.status;
+        e.message = fresh.message;
+        e.summary = fresh.summary;
+        e.config = fresh.config;
+        e.pid = fresh.pid;
+        e.host = fresh.host;
+        e.status_time = status_time;
+        e.job_id = job;
+        fill_from_config(e);
+    }
     const int records = read_new_metrics(e);
     if (records > 0 && e.series_loaded) Q_EMIT seriesChanged(row);
     if (records > 0 || changed_status) Q_EMIT rowChanged(row);

@@ -10,6 +10,7 @@ inline constexpr const char* kRetired = "retired";
 // entries too, keyed by job id, so the table shows them and their error.
 #pragma once
 
+#include <QDateTime>
 #include <QFutureWatcher>
 #include <QHash>
 #include <QObject>
@@ -40,8 +41,9 @@ struct RunEntry {
     QString message;
     QString host;
     int pid = 0;
-    int job_id = 0;  // the workbench job training it (0: none)
-    QString label;   // for a job without a run yet: what it will train
+    QDateTime status_time;  // status.json's modification time when last read
+    int job_id = 0;         // the workbench job training it (0: none)
+    QString label;          // for a job without a run yet: what it will train
 
     nlohmann::json config;        // config.json
     nlohmann::json summary;       // summary.json ({} until it ends)

@@ -6,6 +6,7 @@
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QHBoxLayout>
+#include <QHash>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
@@ -338,17 +339,24 @@ void WorkbenchWindow::update_status() {
 }
 
 void WorkbenchWindow::check_cuda() {
+    // `fone --version` loads LibTorch (about a second of CPU): once per CLI and session.
+    static QHash<QString, std::pair<bool, QString>> known;
+    const QString cli = jobs_->cli();
+    if (known.contains(cli)) {
+        launch_->set_cuda_available(known[cli].first, known[cli].second);
+        return;
+    }
     auto* probe = new QProcess(this);
     cuda_probe_ = probe;
-    connect(probe, &QProcess::finished, this, [this, probe](int code) {
+    connect(probe, &QProcess::finished, this, [this, probe, cli](int code) {
         const QString out = QString::fromUtf8(probe->readAllStandardOutput() + probe->readAllStandardError());
         probe->deleteLater();
         cuda_probe_ = nullptr;
-        if (code == 0 && out.contains("CUDA available"))
-            launch_->set_cuda_available(true, {});
-        else
-            launch_->set_cuda_available(
-                false, code == 0 ? "this build of fone is CPU only" : "fone --version failed");
+        const bool cuda = code == 0 && out.contains("CUDA available");
+        known[cli] = {cuda, cuda        ? QString()
+                            : code == 0 ? "this build of fone is CPU only"
+                                        : "fone --version failed"};
+        launch_->set_cuda_available(known[cli].first, known[cli].second);
     });
     connect(probe, &QProcess::errorOccurred, this, [this, probe](QProcess::ProcessError e) {
         if (e != QProcess::FailedToStart) return;
@@ -358,7 +366,7 @@ void WorkbenchWindow::check_cuda() {
         probe->deleteLater();
         cuda_probe_ = nullptr;
     });
-    probe->start(jobs_->cli(), {"--version"});
+    probe->start(cli, {"--version"});
 }
 
 void WorkbenchWindow::stop_row(int row) {

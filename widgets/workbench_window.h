@@ -69,6 +69,8 @@ class WorkbenchWindow : public QMainWindow {
     void set_theme(const QString& name);
     const Theme& theme() const { return theme_; }
     QString status_text() const;
+    // False while `fone --version` (whether CUDA is there) is still running.
+    bool cuda_checked() const { return cuda_probe_ == nullptr; }
 
   public Q_SLOTS:
     void stop_selected();
