@@ -65,6 +65,7 @@ std::vector<RunEntry> read_store(const QString& root) {
             e.step = number_or(info.last_status, "step", 0);
             e.epoch = number_or(info.last_status, "epoch", 0);
             fill_from_config(e);
+            if (e.status == kStatusRunning) read_new_metrics(e);  // its progress and ETA, here in the worker
             out.push_back(std::move(e));
         }
     } catch (const std::exception&) {
@@ -267,6 +268,8 @@ void RunCatalog::on_series_read(int row, RunEntry snapshot) {
     if (e.status != "finished" && e.status != "stopped") {  // else the summary's figures stay authoritative
         e.step = std::max(e.step, snapshot.step);
         e.total_steps = std::max(e.total_steps, snapshot.total_steps);
+        e.eta_seconds = snapshot.eta_seconds;
+        e.elapsed_seconds = std::max(e.elapsed_seconds, snapshot.elapsed_seconds);
         if (snapshot.exact_match >= 0) e.exact_match = snapshot.exact_match;
         if (snapshot.digit_accuracy >= 0) e.digit_accuracy = snapshot.digit_accuracy;
     }
