@@ -248,7 +248,8 @@ class TestWorkbench : public QObject {
             5000);
         QCOMPARE(w.data_size_view()->series()[0].points[0].x, 200.0);
         QCOMPARE(w.data_size_view()->series()[0].points[1].n, 1);
-        // Queuing the same sweep again trains nothing new.
+        // Queuing the same sweep again trains nothing new (once the children have exited).
+        QTRY_COMPARE_WITH_TIMEOUT(w.jobs()->running_count(), 0, 20000);
         const int rows = w.catalog()->size();
         sweep->queue_sweep();
         QCOMPARE(w.jobs()->queued_count() + w.jobs()->running_count(), 0);
@@ -372,6 +373,12 @@ class TestWorkbench : public QObject {
         QVERIFY(w.catalog()->at(w.catalog()->row_of("dead")).can_resume());
         QVERIFY(!w.catalog()->at(w.catalog()->row_of("live")).can_resume());
         QVERIFY(w.status_text().contains("1 interrupted"));
+        // Copying rows gives what the table shows.
+        w.select_runs({"done"});
+        const QStringList csv = w.selected_rows_text(false).trimmed().split('\n');
+        QCOMPARE(csv.size(), 2);
+        QVERIFY2(csv[1].startsWith("done,finished,100%,dec-add,fone"), qPrintable(csv[1]));
+        QVERIFY(w.selected_rows_text(true).startsWith("| Run | Status | Progress |"));
 
         // Reattached: new lines of the running run's metrics keep filling its curve.
         w.select_runs({"live"});
@@ -419,7 +426,7 @@ class TestWorkbench : public QObject {
         QTest::mouseMove(plot, QPoint(2, 2));  // far from every point
         QTRY_COMPARE(w.run_model()->highlighted(), QString());
 
-        for (const QString& suffix : {"png", "svg", "pdf", "csv"}) {
+        for (const QString suffix : {"png", "svg", "pdf", "csv"}) {
             const QString path = dir.path() + "/curves." + suffix;
             QString error;
             QVERIFY2(w.curves()->export_to(path, &error), qPrintable(error));

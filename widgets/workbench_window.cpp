@@ -3,6 +3,8 @@
 #include <signal.h>
 
 #include <QAction>
+#include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QHBoxLayout>
@@ -13,6 +15,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
@@ -22,6 +25,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <cmath>
 #include <map>
 
 #include "comparison_view.h"
@@ -29,6 +33,7 @@
 #include "fone/run_store.h"
 #include "job_runner.h"
 #include "launch_panel.h"
+#include "plot_panel.h"
 #include "run_catalog.h"
 #include "run_table_model.h"
 #include "scaling_view.h"
@@ -88,8 +93,6 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     docks_["curves"]->raise();
     resizeDocks({docks_["launch"], docks_["runs"]}, {360, 1040}, Qt::Horizontal);
     resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
-    for (PlotPanel* plot : plots_)
-        connect(plot, &QWidget::customContextMenuRequested, this, [this, plot] { last_plot_ = plot; });
 
     status_label_ = new QLabel;
     statusBar()->addPermanentWidget(status_label_);
@@ -196,6 +199,23 @@ QWidget* WorkbenchWindow::make_runs_view() {
         proxy_->set_filter_text(text);
         scaling_timer_->start();
     });
+    // Hovering a row emphasises its curve (the curves do the same for the table).
+    table_->setMouseTracking(true);
+    connect(table_, &QAbstractItemView::entered, this, [this](const QModelIndex& index) {
+        curves_->highlight(catalog_->at(proxy_->mapToSource(index).row()).name);
+    });
+    auto* copy_csv = new QAction("Copy rows as CSV", table_);
+    copy_csv->setShortcut(QKeySequence::Copy);
+    copy_csv->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy_csv, &QAction::triggered, this,
+            [this] { QApplication::clipboard()->setText(selected_rows_text(false)); });
+    auto* copy_md = new QAction("Copy rows as Markdown", table_);
+    copy_md->setShortcut(QKeySequence("Ctrl+Shift+C"));
+    copy_md->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy_md, &QAction::triggered, this,
+            [this] { QApplication::clipboard()->setText(selected_rows_text(true)); });
+    table_->addActions({copy_csv, copy_md});
+    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
     connect(rerun, &QPushButton::clicked, this, &WorkbenchWindow::rerun_selected);
     connect(stop, &QPushButton::clicked, this, &WorkbenchWindow::stop_selected);
     connect(resume, &QPushButton::clicked, this, &WorkbenchWindow::resume_selected);
@@ -243,7 +263,8 @@ void WorkbenchWindow::make_menus() {
 
     QMenu* help = menuBar()->addMenu("&Help");
     help->addAction("FoNE in one paragraph", this, [this] {
-        details_->setPlainText(
+        QMessageBox::information(
+            this, "FoNE in one paragraph",
             "FoNE (Fourier Number Embedding) puts every number in ONE token. Its embedding is [cos 2πx/T, "
             "sin 2πx/T] for the periods T = 10, 100, 1000, …: each pair encodes one digit of x, like the "
             "hands "
@@ -422,6 +443,47 @@ void WorkbenchWindow::show_column_menu(const QPoint& pos) {
         connect(a, &QAction::toggled, this, [this, c](bool on) { table_->setColumnHidden(c, !on); });
     }
     menu.exec(table_->horizontalHeader()->mapToGlobal(pos));
+}
+
+QString WorkbenchWindow::selected_rows_text(bool markdown) const {
+    // The selected rows as shown (visible columns, in their order), as CSV or a Markdown table.
+    QList<int> columns;
+    QHeaderView* header = table_->horizontalHeader();
+    for (int v = 0; v < header->count(); ++v)
+        if (!header->isSectionHidden(header->logicalIndex(v))) columns << header->logicalIndex(v);
+    auto line = [&](const QStringList& cells) {
+        if (!markdown) {
+            QStringList quoted;
+            for (const QString& c : cells)
+                quoted << csv_field(c);
+            return quoted.join(',') + "\n";
+        }
+        QStringList escaped;
+        for (const QString& c : cells)
+            escaped << QString(c).replace('|', "\\|");
+        return "| " + escaped.join(" | ") + " |\n";
+    };
+    QStringList titles;
+    for (int c : columns)
+        titles << model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+    QString out = line(titles);
+    if (markdown) out += "|" + QStringList(QList<QString>(columns.size(), "---")).join("|") + "|\n";
+    QModelIndexList rows = table_->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+    for (const QModelIndex& index : rows) {
+        QStringList cells;
+        for (int c : columns) {
+            const QModelIndex cell = proxy_->index(index.row(), c);
+            cells << (c == RunTableModel::kProgress
+                          ? QString::number(
+                                std::lround(100 * cell.data(RunTableModel::kProgressRole).toDouble())) +
+                                "%"
+                          : cell.data().toString());
+        }
+        out += line(cells);
+    }
+    return out;
 }
 
 QStringList WorkbenchWindow::view_names() const {

@@ -69,6 +69,9 @@ class WorkbenchWindow : public QMainWindow {
     void set_theme(const QString& name);
     const Theme& theme() const { return theme_; }
     QString status_text() const;
+    // The selected rows of the run table (visible columns) as CSV, or as a Markdown table (Ctrl+C,
+    // Ctrl+Shift+C on the table).
+    QString selected_rows_text(bool markdown) const;
     // False while `fone --version` (whether CUDA is there) is still running.
     bool cuda_checked() const { return cuda_probe_ == nullptr; }
 
