@@ -3,9 +3,6 @@
 // timer follows the runs that are training (status.json, new lines of metrics.jsonl) and picks up new run
 // directories, so runs started elsewhere (`fone train` in a terminal, `fone sweep`) appear too.
 //
-// The status of a launch's row whose run turned up as its own row first (hidden in the table).
-inline constexpr const char* kRetired = "retired";
-
 // Launches that have not made their run yet (queued, starting, or failed before the run existed) are
 // entries too, keyed by job id, so the table shows them and their error.
 #pragma once
@@ -24,6 +21,9 @@ inline constexpr const char* kRetired = "retired";
 #include <nlohmann/json.hpp>
 
 namespace fone::gui {
+
+// The status of a launch's row whose run turned up as its own row first (hidden in the table).
+inline constexpr const char* kRetired = "retired";
 
 // The metric series of one run, in file order (steps only grow, so every series is sorted by step).
 struct RunSeries {
