@@ -1,0 +1,113 @@
+// fone-workbench: the FoNE Workbench window.
+//
+//   fone-workbench [--runs-dir DIR] [--theme light|dark]
+//   fone-workbench --screenshot FILE.png [--view NAME] [--runs-dir DIR] [--size 1400x900] [--theme dark]
+//       renders the window (or one named view) offscreen at a fixed size once the store is read, writes the
+//       PNG and exits 0 (the README's pictures come from this).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QTableView>
+#include <QTimer>
+#include <cstdio>
+
+#include "fone/run_store.h"
+#include "run_catalog.h"
+#include "run_table_model.h"
+#include "workbench_window.h"
+
+namespace {
+
+constexpr int kSettleMs = 700;  // lets the throttled replots and the table's layout finish before the grab
+
+bool wants_screenshot(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (QByteArray(argv[i]) == "--screenshot" || QByteArray(argv[i]).startsWith("--screenshot="))
+            return true;
+    return false;
+}
+
+int fail(const QString& message) {
+    std::fprintf(stderr, "fone-workbench: %s\n", qPrintable(message));
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // A screenshot needs no display: render offscreen unless the caller chose a platform.
+    if (wants_screenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("fone-workbench");
+    QApplication::setApplicationName("fone-workbench");
+    QApplication::setApplicationVersion(PROJECT_VERSION_TEXT);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("FoNE Workbench: launch, watch and compare training runs");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption runs_dir(QStringLiteral("runs-dir"),
+                                      "Run store (default: $FONE_RUNS_DIR or ~/.local/share/...)", "DIR");
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"), "Write a PNG of the window and exit",
+                                        "FILE.png");
+    const QCommandLineOption view(QStringLiteral("view"), "With --screenshot: only this view", "NAME");
+    const QCommandLineOption size(QStringLiteral("size"), "With --screenshot: window size", "WxH",
+                                  "1400x900");
+    const QCommandLineOption theme(QStringLiteral("theme"), "light or dark", "NAME");
+    parser.addOptions({runs_dir, screenshot, view, size, theme});
+    parser.process(app);
+
+    fone::gui::WorkbenchOptions options;
+    options.runs_dir = parser.value(runs_dir);
+    options.theme = parser.value(theme);
+    if (!options.theme.isEmpty() && options.theme != "light" && options.theme != "dark")
+        return fail("--theme takes light or dark, not '" + options.theme + "'");
+    const QString shot = parser.value(screenshot);
+    if (shot.isEmpty()) {
+        if (parser.isSet(view)) return fail("--view needs --screenshot FILE.png");
+        fone::gui::WorkbenchWindow window(options);
+        window.show();
+        return app.exec();
+    }
+
+    if (QFileInfo(shot).suffix().toLower() != "png")
+        return fail("--screenshot writes a .png file, not '" + shot + "'");
+    const QStringList wh = parser.value(size).split('x');
+    const int width = wh.value(0).toInt(), height = wh.value(1).toInt();
+    if (wh.size() != 2 || width < 200 || height < 150 || width > 8000 || height > 8000)
+        return fail("--size takes WIDTHxHEIGHT, e.g. 1400x900");
+    options.use_settings = false;  // the same picture on every machine
+    fone::gui::WorkbenchWindow window(options);
+    if (parser.isSet(view) && !window.show_only_view(parser.value(view)))
+        return fail("no view '" + parser.value(view) + "' (views: " + window.view_names().join(", ") + ")");
+    window.resize(width, height);
+    window.show();
+
+    int status = 0;
+    auto grab = [&] {
+        // Running and interrupted runs first, then a selection whose curves show something.
+        window.run_table()->sortByColumn(fone::gui::RunTableModel::kStatus, Qt::DescendingOrder);
+        window.select_example_runs(6);
+        QTimer::singleShot(kSettleMs, &app, [&] {
+            const QPixmap pixmap = window.grab();
+            const QString tmp =
+                QFileInfo(shot).absolutePath() + "/." + QFileInfo(shot).fileName() + ".tmp.png";
+            if (pixmap.isNull() || !pixmap.save(tmp, "PNG") ||
+                std::rename(tmp.toLocal8Bit().constData(),
+                            QFileInfo(shot).absoluteFilePath().toLocal8Bit().constData()) != 0) {
+                QFile::remove(tmp);
+                status = fail("cannot write " + shot);
+            }
+            app.quit();
+        });
+    };
+    if (window.catalog()->is_loaded())
+        grab();
+    else
+        QObject::connect(window.catalog(), &fone::gui::RunCatalog::loaded, &app, grab);
+    app.exec();
+    return status;
+}

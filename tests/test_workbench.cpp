@@ -1,0 +1,458 @@
+// The workbench window, offscreen: launching a tiny run from the launch panel and seeing it finish in the
+// table and the curves, a run that crashes (a fake CLI, and a NaN loss), cancel, reopening the window on a
+// store with finished, running and interrupted runs, export, and the pure pieces (smoothing, seed
+// averaging, sweep sizes) against values worked out by hand.
+//
+//   ctest --test-dir build -R test_workbench --output-on-failure
+#include <qcustomplot.h>
+#include <QAbstractItemModel>
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QProcess>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+#include "comparison_view.h"
+#include "curve_view.h"
+#include "fone/run_store.h"
+#include "fone/train_config.h"
+#include "fone_process.h"
+#include "job_runner.h"
+#include "launch_panel.h"
+#include "run_catalog.h"
+#include "run_table_model.h"
+#include "scaling_view.h"
+#include "sweep_designer.h"
+#include "workbench_window.h"
+
+using namespace fone::gui;
+using nlohmann::json;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 90000;
+
+WorkbenchOptions options_for(const QString& dir, const QString& cli = {}) {
+    WorkbenchOptions o;
+    o.runs_dir = dir;
+    o.cli = cli.isEmpty() ? QStringLiteral(FONE_BIN_DIR "/fone") : cli;
+    o.use_settings = false;
+    return o;
+}
+
+// Fills the launch panel for a run of a few steps.
+void fill_tiny_run(LaunchPanel* panel, const QString& train_size = "400", const QString& epochs = "1") {
+    panel->field("train_size")->setText(train_size);
+    panel->field("test_size")->setText("50");
+    panel->field("epochs")->setText(epochs);
+    panel->field("threads")->setText("1");
+}
+
+int row_with_status(const RunCatalog* catalog, const QString& status) {
+    for (int r = 0; r < catalog->size(); ++r)
+        if (catalog->at(r).status == status) return r;
+    return -1;
+}
+
+// The status the table shows for a catalog row (through the filter/sort proxy, as the user sees it).
+QString table_status(WorkbenchWindow& w, const QString& name) {
+    QAbstractItemModel* m = w.run_table()->model();
+    for (int r = 0; r < m->rowCount(); ++r)
+        if (m->index(r, RunTableModel::kName).data().toString() == name)
+            return m->index(r, RunTableModel::kStatus).data().toString();
+    return {};
+}
+
+void write_json(const QString& path, const json& j) {
+    fone::write_json_atomic(path.toStdString(), j);
+}
+
+// A finished run written by hand: only the files the workbench reads.
+void write_finished_run(const QString& root, const QString& name, double train_size, int seed, double exact,
+                        const QString& status = "finished") {
+    QDir().mkpath(root + "/" + name);
+    write_json(root + "/" + name + "/config.json", {{"task", "dec-add"},
+                                                    {"method", "fone"},
+                                                    {"train_size", train_size},
+                                                    {"seed", seed},
+                                                    {"size_level", 1}});
+    write_json(root + "/" + name + "/status.json",
+               {{"status", status.toStdString()}, {"pid", 1}, {"host", "elsewhere"}});
+    write_json(root + "/" + name + "/summary.json", {{"best_exact_match", exact},
+                                                     {"params", 1000 * train_size},
+                                                     {"epoch", 2},
+                                                     {"train_seconds", 3.0},
+                                                     {"final",
+                                                      {{"exact_match", exact},
+                                                       {"digit_accuracy", 0.5},
+                                                       {"eval_seconds", 0.25},
+                                                       {"tokens_per_number", 1.0}}}});
+}
+
+}  // namespace
+
+class TestWorkbench : public QObject {
+    Q_OBJECT
+
+  private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY2(QFile::exists(FONE_BIN_DIR "/fone"), "build the fone target first");
+        qunsetenv("FONE_INJECT_NAN_STEP");
+    }
+
+    void ema_smoothing_is_debiased() {
+        // weight 0.5: s1 = 0.5·2 = 1 → 1/(1-0.5) = 2; s2 = 0.5·1 + 0.5·4 = 2.5 → 2.5/(1-0.25) = 10/3.
+        EmaSmoother s(0.5);
+        QCOMPARE(s.next(2.0), 2.0);
+        QVERIFY(std::abs(s.next(4.0) - 10.0 / 3.0) < 1e-12);
+        EmaSmoother constant(0.9);  // a constant series stays itself from the first point
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(std::abs(constant.next(7.0) - 7.0) < 1e-12);
+        EmaSmoother off(0.0);
+        QCOMPARE(off.next(3.5), 3.5);
+    }
+
+    void sweep_sizes_double() {
+        QCOMPARE(doubling_sizes(800, 12800), (std::vector<long long>{800, 1600, 3200, 6400, 12800}));
+        QCOMPARE(doubling_sizes(800, 1000), (std::vector<long long>{800}));
+        QVERIFY(doubling_sizes(5, 4).empty());
+    }
+
+    void sweep_designer_counts_the_grid() {
+        LaunchPanel panel;
+        fill_tiny_run(&panel);
+        QTemporaryDir dir;
+        RunCatalog catalog;
+        SweepDesigner sweep(&panel, &catalog);
+        sweep.field("name")->setText("g");
+        sweep.field("from")->setText("100");
+        sweep.field("to")->setText("400");  // 100, 200, 400
+        sweep.field("seeds")->setText("1,2");
+        sweep.set_level_checked(0, true);
+        sweep.set_level_checked(2, true);  // default shape and level 2
+        QString error;
+        const auto cells = sweep.cells(&error);
+        QCOMPARE(int(cells.size()), 3 * 2 * int(fone::method_names().size()) * 2);
+        QCOMPARE(cells.front().name, QString("g-n100-fone-s1"));
+        QCOMPARE(cells.front().settings["train_size"].get<long long>(), 100LL);
+        sweep.field("seeds")->setText("1,x");
+        QVERIFY(sweep.cells(&error).empty());
+        QVERIFY(error.contains("'x'"));
+    }
+
+    void seeds_are_averaged_with_their_spread() {
+        QTemporaryDir dir;
+        // 800 examples: 0.5, 0.7, 0.9 → mean 0.7, sample sd sqrt((0.04 + 0 + 0.04) / 2) = 0.2.
+        write_finished_run(dir.path(), "a1", 800, 1, 0.5);
+        write_finished_run(dir.path(), "a2", 800, 2, 0.7);
+        write_finished_run(dir.path(), "a3", 800, 3, 0.9);
+        write_finished_run(dir.path(), "b1", 1600, 1, 1.0);            // one seed: sd 0
+        write_finished_run(dir.path(), "c1", 1600, 2, 0.1, "failed");  // not finished: left out
+        RunCatalog catalog;
+        QSignalSpy loaded(&catalog, &RunCatalog::loaded);
+        catalog.open(dir.path());
+        QVERIFY(loaded.wait(10000));
+        QList<int> rows;
+        for (int r = 0; r < catalog.size(); ++r)
+            rows << r;
+        const auto series = scaling_series(catalog, rows, ScalingMode::data_size, "dec-add",
+                                           ScalingMetric::final_exact_match);
+        QCOMPARE(int(series.size()), 1);
+        QCOMPARE(series[0].name, QString("fone, level 1"));
+        QCOMPARE(int(series[0].points.size()), 2);
+        QCOMPARE(series[0].points[0].x, 800.0);
+        QCOMPARE(series[0].points[0].n, 3);
+        QVERIFY(std::abs(series[0].points[0].mean - 0.7) < 1e-12);
+        QVERIFY(std::abs(series[0].points[0].stddev - 0.2) < 1e-12);
+        QCOMPARE(series[0].points[1].mean, 1.0);
+        QCOMPARE(series[0].points[1].stddev, 0.0);
+        // Model size: x is the parameter count (1000 × size here), one series per training-set size.
+        const auto by_model =
+            scaling_series(catalog, rows, ScalingMode::model_size, "", ScalingMetric::final_exact_match);
+        QCOMPARE(int(by_model.size()), 2);
+        // The comparison table: train time per epoch 3 s / 2 epochs = 1.5.
+        ComparisonView compare(&catalog);
+        compare.set_runs({catalog.row_of("a1")});
+        QVERIFY2(compare.to_csv().contains("a1,fone,dec-add,\"800,000\",1.5,0.25,1,,50.00%,50.00%"),
+                 qPrintable(compare.to_csv()));
+        QVERIFY(compare.to_markdown().startsWith("| Run | Method |"));
+    }
+
+    void validation_names_the_field() {
+        LaunchPanel panel;
+        panel.field("lr")->setText("abc");
+        QVERIFY(!panel.is_valid());
+        panel.field("lr")->setText("20");  // resolve_train_config: lr must be in (0, 10)
+        QVERIFY(!panel.is_valid());
+        panel.field("lr")->setText("3e-3");
+        panel.field("epochs")->setText("0");
+        QVERIFY(!panel.is_valid());
+        panel.field("epochs")->setText("2");
+        QVERIFY(panel.is_valid());
+        const QStringList args = LaunchPanel::train_args(panel.settings());
+        QVERIFY(args.contains("--lr"));
+        QCOMPARE(args.at(args.indexOf("--epochs") + 1), QString("2"));
+        // A run's config fills the fields back.
+        panel.load_settings({{"task", "int-add"}, {"train_size", 1234}, {"size_level", 2}});
+        QCOMPARE(panel.field("train_size")->text(), QString("1234"));
+        QCOMPARE(panel.settings()["size_level"].get<int>(), 2);
+    }
+
+    void launch_from_panel_finishes_in_table_and_curves() {
+        QTemporaryDir dir;
+        WorkbenchWindow w(options_for(dir.path()));
+        w.show();
+        fill_tiny_run(w.launch_panel());
+        QVERIFY(w.launch_panel()->is_valid());
+        w.launch_panel()->launch();
+        QTRY_VERIFY_WITH_TIMEOUT(row_with_status(w.catalog(), "finished") >= 0, kRunTimeoutMs);
+        const int row = row_with_status(w.catalog(), "finished");
+        const RunEntry& e = w.catalog()->at(row);
+        QVERIFY(!e.name.isEmpty());
+        QVERIFY(QFile::exists(e.dir + "/summary.json"));
+        QCOMPARE(table_status(w, e.name), QString("finished"));
+        QCOMPARE(e.train_size, 400.0);
+        w.select_runs({e.name});
+        QCOMPARE(w.curves()->shown_count(), 1);
+        QTRY_VERIFY(w.curves()->point_count() >= 1);  // one evaluation at the end of the epoch
+        w.curves()->set_metric(CurveMetric::loss);
+        QVERIFY(w.curves()->point_count() >= 1);
+    }
+
+    void a_sweep_fills_the_data_size_figure() {
+        QTemporaryDir dir;
+        WorkbenchWindow w(options_for(dir.path()));
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        fill_tiny_run(w.launch_panel());
+        SweepDesigner* sweep = w.sweep_designer();
+        sweep->field("name")->setText("t");
+        sweep->field("from")->setText("200");
+        sweep->field("to")->setText("400");
+        sweep->field("seeds")->setText("1");
+        sweep->set_max_parallel(2);
+        sweep->queue_sweep();
+        QTRY_VERIFY_WITH_TIMEOUT(
+            w.catalog()->row_of("t-n200-fone-s1") >= 0 && w.catalog()->row_of("t-n400-fone-s1") >= 0 &&
+                w.catalog()->at(w.catalog()->row_of("t-n200-fone-s1")).status == "finished" &&
+                w.catalog()->at(w.catalog()->row_of("t-n400-fone-s1")).status == "finished",
+            kRunTimeoutMs);
+        // The figure fills in (its refresh is debounced): one series, the two sizes, one seed each.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            !w.data_size_view()->series().empty() && w.data_size_view()->series()[0].points.size() == 2,
+            5000);
+        QCOMPARE(w.data_size_view()->series()[0].points[0].x, 200.0);
+        QCOMPARE(w.data_size_view()->series()[0].points[1].n, 1);
+        // Queuing the same sweep again trains nothing new (once the children have exited).
+        QTRY_COMPARE_WITH_TIMEOUT(w.jobs()->running_count(), 0, 20000);
+        const int rows = w.catalog()->size();
+        sweep->queue_sweep();
+        QCOMPARE(w.jobs()->queued_count() + w.jobs()->running_count(), 0);
+        QCOMPARE(w.catalog()->size(), rows);
+    }
+
+    void settings_persist_across_windows() {
+        QTemporaryDir dir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path() + "/config");
+        QCoreApplication::setOrganizationName("fone-workbench-test");
+        WorkbenchOptions o = options_for(dir.path() + "/runs");
+        o.use_settings = true;
+        {
+            WorkbenchWindow w(o);
+            w.show();
+            w.set_theme("dark");
+            w.run_table()->setColumnHidden(RunTableModel::kSeed, true);
+            w.launch_panel()->field("train_size")->setText("1234");
+            w.close();  // saves
+        }
+        WorkbenchWindow again(o);
+        QCOMPARE(again.theme().name, QString("dark"));
+        QVERIFY(again.run_table()->isColumnHidden(RunTableModel::kSeed));
+        QCOMPARE(again.launch_panel()->field("train_size")->text(), QString("1234"));
+        again.set_theme("light");
+    }
+
+    void a_crashing_cli_shows_its_stderr() {
+        QTemporaryDir dir;
+        const QString script = dir.path() + "/fake-fone";
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            "#!/bin/sh\n"
+            "case \"$1\" in --version) echo 'fone 0 (CPU only)'; exit 0;; esac\n"
+            "echo 'this is not JSON'\necho 'boom: the model exploded' >&2\nexit 3\n");
+        f.close();
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        WorkbenchWindow w(options_for(dir.path() + "/runs", script));
+        fill_tiny_run(w.launch_panel());
+        w.launch_panel()->launch();
+        QTRY_VERIFY_WITH_TIMEOUT(row_with_status(w.catalog(), "failed") >= 0, 20000);
+        const RunEntry& e = w.catalog()->at(row_with_status(w.catalog(), "failed"));
+        QVERIFY2(e.message.contains("exited with status 3"), qPrintable(e.message));
+        QVERIFY2(e.message.contains("boom: the model exploded"), qPrintable(e.message));
+        QVERIFY(e.message.contains("this is not JSON"));
+        QVERIFY(w.isEnabled());  // the window lives on
+    }
+
+    void a_nan_loss_fails_the_run() {
+        QTemporaryDir dir;
+        qputenv("FONE_INJECT_NAN_STEP", "2");  // children inherit it
+        WorkbenchWindow w(options_for(dir.path()));
+        fill_tiny_run(w.launch_panel());
+        w.launch_panel()->launch();
+        QTRY_VERIFY_WITH_TIMEOUT(row_with_status(w.catalog(), "failed") >= 0, kRunTimeoutMs);
+        qunsetenv("FONE_INJECT_NAN_STEP");
+        const RunEntry& e = w.catalog()->at(row_with_status(w.catalog(), "failed"));
+        QVERIFY(!e.dir.isEmpty());  // the run exists in the store, marked failed by the engine
+        QVERIFY2(e.message.contains("NaN"), qPrintable(e.message));
+        QCOMPARE(table_status(w, e.name), QString("failed"));
+    }
+
+    void cancel_stops_a_run() {
+        QTemporaryDir dir;
+        WorkbenchWindow w(options_for(dir.path()));
+        fill_tiny_run(w.launch_panel(), "3200", "500");
+        w.launch_panel()->launch();
+        // Wait for the run to exist and report progress, then ask it to stop.
+        QTRY_VERIFY_WITH_TIMEOUT(row_with_status(w.catalog(), "running") >= 0 &&
+                                     w.catalog()->at(row_with_status(w.catalog(), "running")).step > 0,
+                                 kRunTimeoutMs);
+        const QString name = w.catalog()->at(row_with_status(w.catalog(), "running")).name;
+        w.select_runs({name});
+        w.stop_selected();
+        QTRY_COMPARE_WITH_TIMEOUT(w.catalog()->at(w.catalog()->row_of(name)).status, QString("stopped"),
+                                  30000);
+        const json status = fone::read_json_file(
+            w.catalog()->at(w.catalog()->row_of(name)).dir.toStdString() + "/status.json");
+        QCOMPARE(QString::fromStdString(status.value("status", "")), QString("stopped"));
+        QVERIFY(w.catalog()->at(w.catalog()->row_of(name)).can_resume());
+    }
+
+    void reopening_shows_finished_running_and_interrupted_runs() {
+        QTemporaryDir dir;
+        const QString root = dir.path();
+        // A finished run, trained by the CLI.
+        const auto trained =
+            fone_test::run_fone({"train", "--task", "dec-add", "--train-size", "400", "--test-size", "50",
+                                 "--epochs", "1", "--threads", "1", "--name", "done", "--runs-dir", root});
+        QCOMPARE(trained.code, 0);
+        // A running run: a live process holds its pid. An interrupted one: its pid is gone.
+        QProcess sleeper;
+        sleeper.start("sleep", {"60"});
+        QVERIFY(sleeper.waitForStarted());
+        QProcess gone;
+        gone.start("true");
+        QVERIFY(gone.waitForFinished());
+        const std::string host = fone::host_name();
+        for (auto [name, pid] : {std::pair{QString("live"), int(sleeper.processId())},
+                                 {QString("dead"), int(gone.processId())}}) {
+            QDir().mkpath(root + "/" + name);
+            write_json(root + "/" + name + "/config.json",
+                       {{"task", "dec-add"}, {"method", "fone"}, {"train_size", 400}});
+            write_json(root + "/" + name + "/status.json",
+                       {{"status", "running"}, {"pid", pid}, {"host", host}});
+            fone::append_jsonl((root + "/" + name + "/metrics.jsonl").toStdString(),
+                               {{"event", "progress"},
+                                {"step", 1},
+                                {"total_steps", 10},
+                                {"epoch", 0.1},
+                                {"loss", 2.0},
+                                {"elapsed_seconds", 0.5}});
+        }
+        WorkbenchWindow w(options_for(root));
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(table_status(w, "done"), QString("finished"));
+        QCOMPARE(table_status(w, "live"), QString("running"));
+        QCOMPARE(table_status(w, "dead"), QString("interrupted"));
+        QVERIFY(w.catalog()->at(w.catalog()->row_of("dead")).can_resume());
+        QVERIFY(!w.catalog()->at(w.catalog()->row_of("live")).can_resume());
+        QVERIFY(w.status_text().contains("1 interrupted"));
+        // Copying rows gives what the table shows.
+        w.select_runs({"done"});
+        const QStringList csv = w.selected_rows_text(false).trimmed().split('\n');
+        QCOMPARE(csv.size(), 2);
+        QVERIFY2(csv[1].startsWith("done,finished,100%,dec-add,fone"), qPrintable(csv[1]));
+        QVERIFY(w.selected_rows_text(true).startsWith("| Run | Status | Progress |"));
+
+        // Reattached: new lines of the running run's metrics keep filling its curve.
+        w.select_runs({"live"});
+        w.curves()->set_metric(CurveMetric::loss);
+        QTRY_COMPARE(w.curves()->point_count(), 1);
+        fone::append_jsonl((root + "/live/metrics.jsonl").toStdString(), {{"event", "progress"},
+                                                                          {"step", 2},
+                                                                          {"total_steps", 10},
+                                                                          {"epoch", 0.2},
+                                                                          {"loss", 1.5},
+                                                                          {"elapsed_seconds", 1.0}});
+        QTRY_COMPARE_WITH_TIMEOUT(w.curves()->point_count(), 2, 5000);
+        QCOMPARE(w.catalog()->at(w.catalog()->row_of("live")).step, 2.0);
+        sleeper.kill();
+        sleeper.waitForFinished();
+    }
+
+    void export_writes_valid_files() {
+        QTemporaryDir dir;
+        const QString root = dir.path() + "/runs";
+        const auto trained =
+            fone_test::run_fone({"train", "--task", "dec-add", "--train-size", "400", "--test-size", "50",
+                                 "--epochs", "2", "--threads", "1", "--name", "r", "--runs-dir", root});
+        QCOMPARE(trained.code, 0);
+        WorkbenchWindow w(options_for(root));
+        w.resize(1200, 800);
+        w.show();
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        w.select_runs({"r"});
+        QTRY_COMPARE(w.curves()->point_count(), 2);  // two evaluations, one per epoch
+
+        // Hovering a point of the curve names its run and marks it in the table (linked highlight).
+        QCustomPlot* plot = w.curves()->plot();
+        QTest::qWait(400);  // the throttled replot fits the axes to the data that just arrived
+        QCPGraph* graph = plot->graph(0);
+        const auto point = graph->data()->at(1);
+        const QPoint pixel(int(plot->xAxis->coordToPixel(point->key)),
+                           int(plot->yAxis->coordToPixel(point->value)));
+        QSignalSpy hovered(w.curves(), &CurveView::runHovered);
+        QTest::mouseMove(plot, pixel);
+        QTRY_VERIFY(!hovered.isEmpty());
+        QCOMPARE(hovered.last().at(0).toString(), QString("r"));
+        QCOMPARE(w.run_model()->highlighted(), QString("r"));
+        QTest::mouseMove(plot, QPoint(2, 2));  // far from every point
+        QTRY_COMPARE(w.run_model()->highlighted(), QString());
+
+        for (const QString suffix : {"png", "svg", "pdf", "csv"}) {
+            const QString path = dir.path() + "/curves." + suffix;
+            QString error;
+            QVERIFY2(w.curves()->export_to(path, &error), qPrintable(error));
+            QFile f(path);
+            QVERIFY(f.open(QIODevice::ReadOnly));
+            const QByteArray bytes = f.readAll();
+            if (suffix == "png") QVERIFY(bytes.startsWith("\x89PNG\r\n\x1a\n"));
+            if (suffix == "pdf") QVERIFY(bytes.startsWith("%PDF-") && bytes.contains("%%EOF"));
+            if (suffix == "svg") QVERIFY(bytes.contains("<svg") && bytes.contains("</svg>"));
+            if (suffix == "csv") {
+                const QList<QByteArray> lines = bytes.trimmed().split('\n');
+                QCOMPARE(lines.first(), QByteArray("series,step,exact match"));
+                QCOMPARE(lines.size(), 3);
+                QVERIFY(lines[1].startsWith("r,"));
+            }
+        }
+        QString error;
+        QVERIFY(!w.curves()->export_to(dir.path() + "/x.bmp", &error));
+        QVERIFY(error.contains("unknown file type"));
+        QVERIFY(w.data_size_view()->export_to(dir.path() + "/size.csv", &error));
+        QVERIFY(!QDir(dir.path())
+                     .entryList(QDir::Hidden | QDir::Files)
+                     .join(' ')
+                     .contains(".tmp-"));  // no leftovers
+    }
+};
+
+QTEST_MAIN(TestWorkbench)
+#include "test_workbench.moc"

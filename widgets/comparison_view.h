@@ -1,0 +1,31 @@
+// A comparison table like the paper's efficiency table for any selection of runs: training time per
+// epoch, test time, test throughput, tokens per number, exact match and digit accuracy (from each run's
+// summary.json). Copy as CSV or Markdown.
+#pragma once
+
+#include <QList>
+#include <QWidget>
+
+#include "run_catalog.h"
+
+class QTableWidget;
+
+namespace fone::gui {
+
+class ComparisonView : public QWidget {
+    Q_OBJECT
+  public:
+    explicit ComparisonView(RunCatalog* catalog, QWidget* parent = nullptr);
+    void set_runs(const QList<int>& rows);
+    QString to_csv() const;
+    QString to_markdown() const;
+    QTableWidget* table() const { return table_; }
+
+  private:
+    QStringList header() const;
+    QList<QStringList> rows_text() const;
+    RunCatalog* catalog_;
+    QTableWidget* table_;
+};
+
+}  // namespace fone::gui

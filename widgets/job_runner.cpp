@@ -1,0 +1,191 @@
+#include "job_runner.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QTimer>
+
+namespace fone::gui {
+
+using nlohmann::json;
+
+namespace {
+constexpr qsizetype kStderrKeep = 8192;
+constexpr int kTailLines = 12;
+}  // namespace
+
+JobRunner::JobRunner(QString cli, QString runs_dir, QObject* parent)
+    : QObject(parent), cli_(std::move(cli)), runs_dir_(std::move(runs_dir)) {}
+
+JobRunner::~JobRunner() {
+    // Every child gets SIGTERM at once (each checkpoints, ends "stopped" and can be resumed), then each
+    // gets what is left of the grace period before SIGKILL.
+    queue_.clear();
+    for (Job& job : jobs_)
+        if (job.process) {
+            job.process->disconnect(this);
+            job.process->terminate();
+        }
+    QElapsedTimer clock;
+    clock.start();
+    for (Job& job : jobs_)
+        if (job.process &&
+            !job.process->waitForFinished(std::max<int>(1, grace_ms_ - int(clock.elapsed())))) {
+            job.process->kill();
+            job.process->waitForFinished(2000);
+        }
+}
+
+QString JobRunner::default_cli_path() {
+    const QString env = qEnvironmentVariable("FONE_CLI");
+    if (!env.isEmpty()) return env;
+    return QCoreApplication::applicationDirPath() + "/fone";
+}
+
+int JobRunner::enqueue(const QStringList& train_args, const QString& label) {
+    Job job;
+    job.id = next_id_++;
+    job.args = QStringList{"train"} + train_args + QStringList{"--runs-dir", runs_dir_};
+    job.label = label;
+    jobs_.insert(job.id, job);
+    queue_.push_back(job.id);
+    Q_EMIT jobQueued(job.id, label);
+    start_next();
+    Q_EMIT countsChanged();
+    return job.id;
+}
+
+int JobRunner::enqueue_resume(const QString& run_dir, int threads) {
+    QStringList args{"--resume", run_dir};
+    if (threads > 0) args << "--threads" << QString::number(threads);
+    return enqueue(args, "resume " + run_dir.section('/', -1));
+}
+
+void JobRunner::set_max_parallel(int n) {
+    max_parallel_ = std::max(1, n);
+    start_next();
+}
+
+int JobRunner::running_count() const {
+    int n = 0;
+    for (const Job& job : jobs_)
+        if (job.process) ++n;
+    return n;
+}
+
+void JobRunner::start_next() {
+    while (!queue_.empty() && running_count() < max_parallel_) {
+        const int id = queue_.front();
+        queue_.pop_front();
+        start(jobs_[id]);
+    }
+}
+
+void JobRunner::start(Job& job) {
+    const int id = job.id;
+    job.process = new QProcess(this);
+    job.process->setProgram(cli_);
+    job.process->setArguments(job.args);
+    connect(job.process, &QProcess::readyReadStandardOutput, this, [this, id] { read_stdout(id); });
+    connect(job.process, &QProcess::readyReadStandardError, this, [this, id] { read_stderr(id); });
+    connect(job.process, &QProcess::finished, this,
+            [this, id](int code, QProcess::ExitStatus status) { on_finished(id, code, status); });
+    connect(job.process, &QProcess::errorOccurred, this, [this, id](QProcess::ProcessError error) {
+        if (error != QProcess::FailedToStart) return;
+        Job& j = jobs_[id];
+        j.stderr_tail += ("cannot start " + cli_ + ": " + j.process->errorString()).toUtf8();
+        on_finished(id, -1, QProcess::CrashExit);
+    });
+    job.process->start();
+    Q_EMIT jobStarted(id);
+}
+
+void JobRunner::read_stdout(int job_id) {
+    Job& job = jobs_[job_id];
+    job.stdout_buffer += job.process->readAllStandardOutput();
+    qsizetype nl;
+    while ((nl = job.stdout_buffer.indexOf('\n')) >= 0) {
+        const QByteArray line = job.stdout_buffer.left(nl);
+        job.stdout_buffer.remove(0, nl + 1);
+        const json ev = json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
+        if (ev.is_discarded() || !ev.is_object()) {
+            job.stderr_tail += "stdout: " + line + "\n";  // not an event: keep it for the failure message
+            continue;
+        }
+        const std::string kind = ev.value("event", std::string());
+        if (kind == "start" && ev.contains("dir") && ev["dir"].is_string())
+            Q_EMIT runCreated(job_id, QString::fromStdString(ev["dir"].get<std::string>()));
+        if (kind == "end") job.end_event = ev;
+        Q_EMIT jobEvent(job_id, ev);
+    }
+}
+
+void JobRunner::read_stderr(int job_id) {
+    Job& job = jobs_[job_id];
+    job.stderr_tail += job.process->readAllStandardError();
+    if (job.stderr_tail.size() > kStderrKeep) job.stderr_tail = job.stderr_tail.right(kStderrKeep);
+}
+
+QString JobRunner::stderr_tail(const Job& job) const {
+    // Progress bars redraw with \r: keep what was last shown on each line.
+    QStringList lines;
+    for (const QString& line : QString::fromUtf8(job.stderr_tail).split('\n', Qt::SkipEmptyParts))
+        lines << line.section('\r', -1).trimmed();
+    lines.removeAll(QString());
+    return lines.mid(std::max<qsizetype>(0, lines.size() - kTailLines)).join('\n');
+}
+
+void JobRunner::on_finished(int job_id, int exit_code, QProcess::ExitStatus exit_status) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || !it->process) return;
+    Job& job = *it;
+    read_stdout(job_id);
+    read_stderr(job_id);
+    QString status, message;
+    if (job.end_event.is_object() && job.end_event.contains("status")) {
+        status = QString::fromStdString(job.end_event.value("status", std::string("failed")));
+        message = QString::fromStdString(job.end_event.value("message", std::string()));
+        if (status == "failed" && !stderr_tail(job).isEmpty()) message += "\n" + stderr_tail(job);
+    } else if (job.cancel_requested) {
+        status = "stopped";
+        message = exit_status == QProcess::CrashExit ? "killed after the grace period" : "stopped";
+    } else {
+        status = "failed";
+        const QString how = exit_status == QProcess::CrashExit
+                                ? QStringLiteral("crashed")
+                                : QStringLiteral("exited with status %1").arg(exit_code);
+        message = "fone train " + how + (stderr_tail(job).isEmpty() ? QString() : ":\n" + stderr_tail(job));
+    }
+    job.process->deleteLater();
+    jobs_.erase(it);
+    Q_EMIT jobFinished(job_id, status, message);
+    start_next();
+    Q_EMIT countsChanged();
+}
+
+void JobRunner::cancel(int job_id) {
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end()) return;
+    if (!it->process) {  // still queued
+        queue_.erase(std::remove(queue_.begin(), queue_.end(), job_id), queue_.end());
+        jobs_.erase(it);
+        Q_EMIT jobFinished(job_id, "cancelled", "removed from the queue");
+        Q_EMIT countsChanged();
+        return;
+    }
+    it->cancel_requested = true;
+    QProcess* process = it->process;
+    process->terminate();  // the run checkpoints and ends "stopped"
+    QTimer::singleShot(grace_ms_, process, [process] {
+        if (process->state() != QProcess::NotRunning) process->kill();
+    });
+}
+
+void JobRunner::cancel_all() {
+    const std::deque<int> queued = queue_;
+    for (int id : queued)
+        cancel(id);
+    for (int id : jobs_.keys())
+        cancel(id);
+}
+
+}  // namespace fone::gui

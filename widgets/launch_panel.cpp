@@ -1,0 +1,415 @@
+#include "launch_panel.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "fone/run_store.h"
+#include "fone/tasks.h"
+#include "fone/train_config.h"
+#include "run_catalog.h"
+
+namespace fone::gui {
+
+using nlohmann::json;
+
+namespace {
+
+const char* const kModelKeys[] = {"hidden", "layers", "heads", "kv_heads", "intermediate"};
+const char* const kIntKeys[] = {"train_size", "test_size", "epochs", "batch", "seed", "threads"};
+const char* const kDefaultModel = "Default for the task and size";
+const char* const kDefaultChoice = "default";
+
+QStringList from_std(const std::vector<std::string>& v) {
+    QStringList out;
+    for (const std::string& s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+QString json_text(const json& v) {
+    if (v.is_string()) return QString::fromStdString(v.get<std::string>());
+    if (v.is_number_integer() || v.is_number_unsigned()) return QString::number(v.get<long long>());
+    if (v.is_number()) return QString::number(v.get<double>(), 'g', 6);
+    return {};
+}
+
+struct Preset {
+    const char* title;
+    json settings;
+};
+
+std::vector<Preset> presets() {
+    return {
+        {"Paper: decimal addition, FoNE", {{"preset", "paper"}, {"task", "dec-add"}, {"method", "fone"}}},
+        {"Paper: integer addition, FoNE", {{"preset", "paper"}, {"task", "int-add"}, {"method", "fone"}}},
+        {"Paper: 3-digit multiplication, FoNE", {{"preset", "paper"}, {"task", "mul3"}, {"method", "fone"}}},
+        {"Quick look: decimal addition, 3,200 examples, 2 epochs",
+         {{"task", "dec-add"}, {"method", "fone"}, {"train_size", 3200}, {"test_size", 500}, {"epochs", 2}}},
+    };
+}
+
+}  // namespace
+
+LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
+    // The fields scroll when the dock is short; the launch button stays visible below them.
+    auto* top = new QVBoxLayout(this);
+    top->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    auto* fields = new QWidget;
+    scroll->setWidget(fields);
+    top->addWidget(scroll, 1);
+    auto* outer = new QVBoxLayout(fields);
+    auto* form = new QFormLayout;
+    form_ = form;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+
+    presets_ = new QComboBox;
+    presets_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    presets_->setMinimumContentsLength(8);
+    presets_->addItem("Choose a preset…");
+    for (const Preset& p : presets())
+        presets_->addItem(p.title);
+    presets_->setToolTip(
+        "Fill the fields with a recipe. \"Paper\" is the paper's training recipe: "
+        "size level 4, lr 5e-3, batch 512, 100 epochs, 20% warm-up then cosine, clip 1.0.");
+    form->addRow("Preset", presets_);
+    connect(presets_, &QComboBox::activated, this, [this](int i) {
+        if (i > 0) apply_preset(presets_->itemText(i));
+        presets_->setCurrentIndex(0);
+    });
+
+    add_combo(form, "task", "Task", from_std(task_names()),
+              "dec-add: 6-digit decimal addition; int-add: integer addition; sub: subtraction; mul3/mul4: "
+              "multiplication; classify: a linear threshold on three numbers; mod-add: modular addition.");
+    add_combo(
+        form, "method", "Number method", from_std(method_names()),
+        "How numbers enter the model. fone: each number is ONE token, embedded as [cos 2πx/T, sin 2πx/T] "
+        "for T = 10, 100, … (one pair per digit), and each answer digit is read back from two entries of "
+        "the last hidden state.");
+    QStringList shapes{kDefaultModel};
+    for (int level = 1; level <= 6; ++level)
+        shapes << QStringLiteral("Level %1 (paper)").arg(level);
+    shapes << "Custom";
+    add_combo(form, "model", "Model size", shapes,
+              "The paper's size levels: hidden 64·level, level layers, intermediate 4·hidden. Custom: choose "
+              "the shape below.");
+    for (const char* key : kModelKeys)
+        add_edit(form, key, QStringLiteral("   %1").arg(QString(key).replace('_', ' ')), "Custom shape");
+    add_edit(form, "train_size", "Training set size", "Number of training examples (the paper sweeps 2^k).");
+    add_edit(form, "test_size", "Test set size", "Test examples used for exact match after each evaluation.");
+    add_edit(form, "lr", "Learning rate", "Peak learning rate of AdamW, e.g. 3e-3.");
+    add_combo(form, "schedule", "Schedule", {kDefaultChoice, "cosine", "constant"},
+              "cosine: linear warm-up, then cosine decay to 0; constant: warm-up, then flat.");
+    add_edit(form, "epochs", "Epochs", "Passes over the training set.");
+    add_edit(form, "batch", "Batch size", "Examples per optimiser step.");
+    add_edit(form, "seed", "Seed", "Seeds the data, the initialisation and the batch order.");
+    add_combo(form, "device", "Device", {"auto", "cpu", "cuda"}, "Where the run trains.");
+    add_edit(form, "threads", "CPU threads", "0: every core. Use 1 when several runs train at once.");
+    add_edit(form, "target_acc", "Stop at exact match",
+             "Stop once the test exact match reaches this fraction, e.g. 0.99.");
+    add_edit(form, "name", "Run name", "Empty: made from task, method and time.");
+    outer->addLayout(form);
+
+    general_error_ = new QLabel;
+    general_error_->setWordWrap(true);
+    general_error_->setStyleSheet("color: #d62728;");
+    resolved_ = new QLabel;
+    resolved_->setWordWrap(true);
+    resolved_->setToolTip("The settings the run will get: your fields over the defaults and the preset.");
+    launch_button_ = new QPushButton("Launch run");
+    launch_button_->setToolTip("Start `fone train` with these settings (Ctrl+Return)");
+    connect(launch_button_, &QPushButton::clicked, this, &LaunchPanel::launch);
+    outer->addWidget(general_error_);
+    outer->addWidget(resolved_);
+    outer->addStretch(1);
+    auto* button_row = new QVBoxLayout;
+    button_row->setContentsMargins(8, 4, 8, 8);
+    button_row->addWidget(launch_button_);
+    top->addLayout(button_row);
+
+    combos_["task"]->setCurrentText("dec-add");
+    connect(combos_["model"], &QComboBox::currentIndexChanged, this, &LaunchPanel::update_model_fields);
+    update_model_fields();
+    validate();
+}
+
+QLineEdit* LaunchPanel::add_edit(QFormLayout* form, const QString& key, const QString& title,
+                                 const QString& tip) {
+    auto* edit = new QLineEdit;
+    edit->setObjectName(key);
+    edit->setToolTip(tip);
+    edit->setClearButtonEnabled(true);
+    form->addRow(title, edit);
+    edits_[key] = edit;
+    add_error_label(form, key);
+    connect(edit, &QLineEdit::textChanged, this, &LaunchPanel::validate);
+    return edit;
+}
+
+QComboBox* LaunchPanel::add_combo(QFormLayout* form, const QString& key, const QString& title,
+                                  const QStringList& items, const QString& tip) {
+    auto* combo = new QComboBox;
+    combo->setObjectName(key);
+    combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo->setMinimumContentsLength(8);
+    combo->addItems(items);
+    combo->setToolTip(tip);
+    form->addRow(title, combo);
+    combos_[key] = combo;
+    add_error_label(form, key);
+    connect(combo, &QComboBox::currentIndexChanged, this, &LaunchPanel::validate);
+    return combo;
+}
+
+void LaunchPanel::add_error_label(QFormLayout* form, const QString& key) {
+    auto* label = new QLabel;
+    label->setStyleSheet("color: #d62728;");
+    label->setWordWrap(true);
+    form->addRow(QString(), label);
+    form->setRowVisible(label, false);
+    errors_[key] = label;
+}
+
+void LaunchPanel::update_model_fields() {
+    const bool custom = combos_["model"]->currentText() == "Custom";
+    for (const char* key : kModelKeys) {
+        edits_[key]->setEnabled(custom);
+        form_->setRowVisible(edits_[key], custom);
+    }
+}
+
+json LaunchPanel::settings() const {
+    json s = json::object();
+    for (auto it = combos_.begin(); it != combos_.end(); ++it) {
+        const QString value = it.value()->currentText();
+        if (it.key() == "model") {
+            if (value.startsWith("Level")) s["size_level"] = value.section(' ', 1, 1).toInt();
+            if (value == "Custom") {
+                s["size_level"] = 0;
+                json model = json::object();
+                for (const char* key : kModelKeys) {
+                    bool ok = false;
+                    const int v = edits_[key]->text().trimmed().toInt(&ok);
+                    if (ok) model[key] = v;
+                }
+                s["model"] = model;
+            }
+        } else if (value != kDefaultChoice && !(it.key() == "device" && value == "auto")) {
+            s[it.key().toStdString()] = value.toStdString();
+        }
+    }
+    for (auto it = edits_.begin(); it != edits_.end(); ++it) {
+        const QString key = it.key(), text = it.value()->text().trimmed();
+        if (text.isEmpty() ||
+            std::find(std::begin(kModelKeys), std::end(kModelKeys), key) != std::end(kModelKeys))
+            continue;
+        bool ok = false;
+        if (key == "name") {
+            s["name"] = text.toStdString();
+        } else if (std::find(std::begin(kIntKeys), std::end(kIntKeys), key) != std::end(kIntKeys)) {
+            const qlonglong v = text.toLongLong(&ok);
+            if (ok) s[key.toStdString()] = v;
+        } else {
+            const double v = text.toDouble(&ok);
+            if (ok) s[key.toStdString()] = v;
+        }
+    }
+    if (!property("preset").toString().isEmpty()) s["preset"] = property("preset").toString().toStdString();
+    return s;
+}
+
+void LaunchPanel::validate() {
+    if (loading_) return;
+    QMap<QString, QString> errors;
+    // Text that is not a number never reaches the config: say so at the field.
+    for (auto it = edits_.begin(); it != edits_.end(); ++it) {
+        const QString key = it.key(), text = it.value()->text().trimmed();
+        if (text.isEmpty() || key == "name" || !it.value()->isEnabled()) continue;
+        bool ok = false;
+        const bool integer =
+            std::find(std::begin(kIntKeys), std::end(kIntKeys), key) != std::end(kIntKeys) ||
+            std::find(std::begin(kModelKeys), std::end(kModelKeys), key) != std::end(kModelKeys);
+        if (integer) {
+            const qlonglong v = text.toLongLong(&ok);
+            if (ok && v < 0) errors[key] = "must not be negative";
+        } else {
+            const double v = text.toDouble(&ok);
+            ok = ok && std::isfinite(v);
+        }
+        if (!ok) errors[key] = integer ? "must be a whole number" : "must be a number, e.g. 3e-3";
+    }
+    QString general;
+    const json s = settings();
+    if (errors.isEmpty()) {
+        try {
+            std::vector<json> layers;
+            if (s.contains("preset")) layers.push_back(preset_settings(s["preset"].get<std::string>()));
+            layers.push_back(s);
+            const TrainConfig c = resolve_train_config(layers);
+            const QString shape = c.size_level > 0 ? QStringLiteral("level %1").arg(c.size_level)
+                                                   : QStringLiteral("hidden %1, %2 layers, %3 heads")
+                                                         .arg(c.model.hidden)
+                                                         .arg(c.model.layers)
+                                                         .arg(c.model.heads);
+            resolved_->setText(
+                QStringLiteral("Will train: %1 with %2, %3 examples, %4; lr %5 %6, batch %7, %8 "
+                               "epochs (%9 steps), seed %10")
+                    .arg(QString::fromStdString(task_name(c.task.kind)), QString::fromStdString(c.method),
+                         format_count(double(c.train_size)), shape, QString::number(c.lr, 'g', 3),
+                         QString::fromStdString(c.schedule))
+                    .arg(c.batch)
+                    .arg(c.epochs)
+                    .arg(format_count(double(c.epochs) * std::ceil(double(c.train_size) / c.batch)))
+                    .arg(c.seed));
+        } catch (const std::exception& e) {
+            // One problem per line, "key: what is wrong"; a key without a field goes to the general label.
+            for (const QString& line : QString::fromUtf8(e.what()).split('\n', Qt::SkipEmptyParts)) {
+                QString key = line.section(':', 0, 0).trimmed();
+                if (key == "size_level" || key == "model") key = "model";
+                const QString why = line.section(':', 1).trimmed();
+                if (errors_.contains(key))
+                    errors[key] = why.isEmpty() ? line : why;
+                else
+                    general += (general.isEmpty() ? "" : "\n") + line;
+            }
+            resolved_->clear();
+        }
+    } else {
+        resolved_->clear();
+    }
+    show_errors(errors, general);
+    update_placeholders();
+    const bool valid = errors.isEmpty() && general.isEmpty();
+    launch_button_->setEnabled(valid);
+    if (valid != valid_) {
+        valid_ = valid;
+        Q_EMIT validityChanged(valid);
+    }
+    Q_EMIT settingsChanged();
+}
+
+void LaunchPanel::show_errors(const QMap<QString, QString>& errors, const QString& general) {
+    for (auto it = errors_.begin(); it != errors_.end(); ++it) {
+        const QString text = errors.value(it.key());
+        it.value()->setText(text);
+        form_->setRowVisible(it.value(), !text.isEmpty());
+        if (QWidget* field = edits_.contains(it.key()) ? static_cast<QWidget*>(edits_[it.key()])
+                                                       : static_cast<QWidget*>(combos_.value(it.key())))
+            field->setStyleSheet(text.isEmpty() ? QString() : "border: 1px solid #d62728;");
+    }
+    general_error_->setText(general);
+    general_error_->setVisible(!general.isEmpty());
+}
+
+void LaunchPanel::update_placeholders() {
+    // The defaults the empty fields will take, for this task and size (and preset).
+    try {
+        json s = settings();
+        const std::string task = s.value("task", std::string("dec-add"));
+        const std::size_t size = s.contains("train_size") ? s["train_size"].get<std::size_t>() : 51200;
+        json d = default_train_settings(task, size);
+        if (s.contains("preset")) d.update(preset_settings(s["preset"].get<std::string>()));
+        for (const char* key :
+             {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads", "target_acc"}) {
+            if (d.contains(key)) edits_[key]->setPlaceholderText("default " + json_text(d[key]));
+        }
+        if (!d.contains("train_size")) edits_["train_size"]->setPlaceholderText("default 51200");
+    } catch (const std::exception&) {
+    }
+}
+
+void LaunchPanel::load_settings(const json& config) {
+    loading_ = true;
+    setProperty("preset", QString());
+    auto value = [&](const char* key) { return config_value(config, key); };
+    for (auto it = edits_.begin(); it != edits_.end(); ++it)
+        it.value()->clear();
+    for (const char* key :
+         {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads", "target_acc"})
+        if (json v = value(key); v.is_number() && !(std::string(key) == "target_acc" && v.get<double>() == 0))
+            edits_[key]->setText(json_text(v));
+    if (json v = value("task"); v.is_string()) combos_["task"]->setCurrentText(json_text(v));
+    if (json v = value("method"); v.is_string()) combos_["method"]->setCurrentText(json_text(v));
+    if (json v = value("schedule"); v.is_string()) combos_["schedule"]->setCurrentText(json_text(v));
+    if (json v = value("device"); v.is_string()) combos_["device"]->setCurrentText(json_text(v));
+    if (json v = value("preset"); v.is_string() && !v.get<std::string>().empty())
+        setProperty("preset", json_text(v));
+    const json level = value("size_level");
+    const json model = value("model");
+    if (level.is_number() && level.get<int>() > 0) {
+        combos_["model"]->setCurrentIndex(level.get<int>());
+    } else if (model.is_object() && !model.empty()) {
+        combos_["model"]->setCurrentText("Custom");
+        for (const char* key : kModelKeys)
+            if (model.contains(key)) edits_[key]->setText(json_text(model[key]));
+    } else {
+        combos_["model"]->setCurrentIndex(0);
+    }
+    loading_ = false;
+    update_model_fields();
+    validate();
+}
+
+QStringList LaunchPanel::preset_titles() const {
+    QStringList out;
+    for (const Preset& p : presets())
+        out << p.title;
+    return out;
+}
+
+void LaunchPanel::apply_preset(const QString& title) {
+    for (const Preset& p : presets())
+        if (title == p.title) load_settings(p.settings);
+}
+
+void LaunchPanel::set_cuda_available(bool available, const QString& reason) {
+    auto* model = qobject_cast<QStandardItemModel*>(combos_["device"]->model());
+    QStandardItem* cuda = model->item(2);
+    cuda->setEnabled(available);
+    cuda->setToolTip(available ? "CUDA is available" : reason);
+    if (!available && combos_["device"]->currentIndex() == 2) combos_["device"]->setCurrentIndex(0);
+    combos_["device"]->setToolTip(available ? "auto picks CUDA" : "CUDA is greyed out: " + reason);
+}
+
+void LaunchPanel::launch() {
+    validate();
+    if (!valid_) return;
+    const json s = settings();
+    Q_EMIT launchRequested(train_args(s), label_for(s));
+}
+
+QStringList LaunchPanel::train_args(const json& settings) {
+    QStringList args;
+    for (auto it = settings.begin(); it != settings.end(); ++it) {
+        if (it.key() == "model") {
+            for (auto m = it->begin(); m != it->end(); ++m)
+                args << "--" + QString::fromStdString(m.key()).replace('_', '-') << json_text(*m);
+            continue;
+        }
+        args << "--" + QString::fromStdString(it.key()).replace('_', '-') << json_text(*it);
+    }
+    return args;
+}
+
+QString LaunchPanel::label_for(const json& s) {
+    QStringList parts;
+    for (const char* key : {"task", "method"})
+        if (s.contains(key)) parts << json_text(s[key]);
+    if (s.contains("train_size")) parts << format_count(s["train_size"].get<double>());
+    if (s.contains("size_level") && s["size_level"].get<int>() > 0)
+        parts << QStringLiteral("level %1").arg(s["size_level"].get<int>());
+    if (s.contains("seed")) parts << "seed " + json_text(s["seed"]);
+    return parts.isEmpty() ? QStringLiteral("run with the defaults") : parts.join(' ');
+}
+
+}  // namespace fone::gui

@@ -1,0 +1,72 @@
+// The launch panel: every setting of a training run, checked as you type (what is wrong shows next to the
+// field, from the same resolve_train_config the CLI uses), presets, "re-run this run's config", and the
+// `fone train` arguments it makes. Empty fields keep the defaults the task and training-set size choose
+// (shown greyed in the field).
+#pragma once
+
+#include <QMap>
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace fone::gui {
+
+class LaunchPanel : public QWidget {
+    Q_OBJECT
+  public:
+    explicit LaunchPanel(QWidget* parent = nullptr);
+
+    // The settings the fields give, as a JSON object of TrainConfig keys (only fields that are filled),
+    // or a field error. The preset is the key "preset".
+    nlohmann::json settings() const;
+    // Fills the fields from a run's config.json (or any settings object); unknown keys are ignored.
+    void load_settings(const nlohmann::json& config);
+    // `fone train` options for a settings object ("model" keys become --hidden etc.).
+    static QStringList train_args(const nlohmann::json& settings);
+    // "dec-add fone 51,200 level 3 seed 1": a short label for the queue and the table.
+    static QString label_for(const nlohmann::json& settings);
+    bool is_valid() const { return valid_; }
+    // Sets the CUDA choice enabled or greyed out with the reason (from `fone --version`).
+    void set_cuda_available(bool available, const QString& reason);
+    QLineEdit* field(const QString& key) const { return edits_.value(key); }
+    QComboBox* choice(const QString& key) const { return combos_.value(key); }
+    QStringList preset_titles() const;
+    void apply_preset(const QString& title);
+
+  public Q_SLOTS:
+    void launch();  // emits launchRequested when the settings are valid
+    void validate();
+
+  Q_SIGNALS:
+    void launchRequested(const QStringList& train_args, const QString& label);
+    void validityChanged(bool valid);
+    void settingsChanged();
+
+  private:
+    QLineEdit* add_edit(QFormLayout* form, const QString& key, const QString& title, const QString& tip);
+    QComboBox* add_combo(QFormLayout* form, const QString& key, const QString& title,
+                         const QStringList& items, const QString& tip);
+    void add_error_label(QFormLayout* form, const QString& key);
+    void update_model_fields();
+    void update_placeholders();
+    void show_errors(const QMap<QString, QString>& errors, const QString& general);
+
+    QMap<QString, QLineEdit*> edits_;
+    QMap<QString, QComboBox*> combos_;
+    QMap<QString, QLabel*> errors_;
+    QFormLayout* form_ = nullptr;
+    QComboBox* presets_ = nullptr;
+    QLabel* general_error_ = nullptr;
+    QLabel* resolved_ = nullptr;
+    QPushButton* launch_button_ = nullptr;
+    bool valid_ = false;
+    bool loading_ = false;
+};
+
+}  // namespace fone::gui

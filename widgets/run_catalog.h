@@ -1,0 +1,145 @@
+// The workbench's view of the run store: every run's settings, state and summary, and (loaded only when a
+// view asks) its metric series. The store is read off the GUI thread when the window opens; afterwards a
+// timer follows the runs that are training (status.json, new lines of metrics.jsonl) and picks up new run
+// directories, so runs started elsewhere (`fone train` in a terminal, `fone sweep`) appear too.
+//
+// Launches that have not made their run yet (queued, starting, or failed before the run existed) are
+// entries too, keyed by job id, so the table shows them and their error.
+#pragma once
+
+#include <QDateTime>
+#include <QFutureWatcher>
+#include <QHash>
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <QVector>
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fone::gui {
+
+// The status of a launch's row whose run turned up as its own row first (hidden in the table).
+inline constexpr const char* kRetired = "retired";
+
+// The metric series of one run, in file order (steps only grow, so every series is sorted by step).
+struct RunSeries {
+    // progress events
+    QVector<double> loss_step, loss_epoch, loss_time, loss;
+    // eval events of the test split
+    QVector<double> eval_step, eval_epoch, eval_time, exact_match, digit_accuracy;
+    void clear() { *this = RunSeries(); }
+};
+
+struct RunEntry {
+    QString name;  // run directory name; "" for a launch that has not made its run
+    QString dir;
+    QString status;  // running, finished, stopped, failed, interrupted, broken, queued, starting
+    QString message;
+    QString host;
+    int pid = 0;
+    QDateTime status_time;  // status.json's modification time when last read
+    int job_id = 0;         // the workbench job training it (0: none)
+    QString label;          // for a job without a run yet: what it will train
+
+    nlohmann::json config;        // config.json
+    nlohmann::json summary;       // summary.json ({} until it ends)
+    QString task, method, shape;  // shape: "level 3" or "h128 L2"
+    double train_size = 0, size_level = 0, seed = 0, epochs = 0, lr = 0, batch = 0;
+    double params = 0;  // from summary or the start event (0: unknown)
+
+    // Progress: from status.json, the last progress event, or the summary.
+    double step = 0, total_steps = 0, epoch = 0, elapsed_seconds = 0, eta_seconds = -1;
+    double exact_match = -1, best_exact_match = -1, digit_accuracy = -1;  // -1: none yet
+
+    RunSeries series;
+    bool series_loaded = false;
+    bool series_loading = false;  // being read in a worker thread
+    qint64 metrics_offset = 0;    // bytes of metrics.jsonl already read
+
+    // Steps done of all steps; before any progress line is read, epochs done (status.json) of all epochs.
+    double progress() const {
+        if (total_steps > 0) return step / total_steps;
+        if (status == "finished") return 1;
+        return epochs > 0 ? std::min(1.0, epoch / epochs) : 0;
+    }
+    bool can_resume() const { return status == "interrupted" || status == "stopped"; }
+    bool is_active() const { return status == "running" || status == "queued" || status == "starting"; }
+    QString display_name() const { return name.isEmpty() ? label : name; }
+};
+
+// Reads a run's directory (config, status, summary) into an entry. Never throws: a broken run is an entry
+// with status "broken" and the reason.
+RunEntry read_run_entry(const QString& dir);
+// Fills the derived columns (task, method, shape, sizes, summary figures) from entry.config/summary.
+void fill_from_config(RunEntry& entry);
+// Reads new complete lines of metrics.jsonl from entry.metrics_offset on (a cut-short last line waits for
+// the next call). Returns the number of new records.
+int read_new_metrics(RunEntry& entry);
+// Applies one progress/eval event (from metrics.jsonl or a child's stdout) to the entry and its series.
+void apply_event(RunEntry& entry, const nlohmann::json& event);
+
+class RunCatalog : public QObject {
+    Q_OBJECT
+  public:
+    explicit RunCatalog(QObject* parent = nullptr);
+    ~RunCatalog() override;
+
+    // Reads the store at root in a worker thread; loaded() when done. Creates the root if needed.
+    void open(const QString& root);
+    const QString& root() const { return root_; }
+    bool is_loaded() const { return loaded_; }
+
+    int size() const { return static_cast<int>(runs_.size()); }
+    const RunEntry& at(int row) const { return runs_[static_cast<std::size_t>(row)]; }
+    int row_of(const QString& name) const;  // -1 if absent
+    int row_of_job(int job_id) const;
+
+    // Starts reading the metric series of a run in a worker thread if it is not loaded yet; seriesChanged
+    // follows when it is there (later points come by polling).
+    void ensure_series(int row);
+    // Rereads status and new metrics of active runs and looks for new run directories; called by the timer.
+    void poll();
+    void set_poll_interval_ms(int ms) { timer_.setInterval(ms); }
+
+    // Jobs of the workbench (JobRunner): queued before their run exists, bound to it once it does.
+    int add_job(int job_id, const QString& label);
+    void set_job_status(int job_id, const QString& status, const QString& message = {});
+    void bind_job(int job_id, const QString& run_dir);
+    void job_event(int job_id, const nlohmann::json& event);
+    void finish_job(int job_id, const QString& status, const QString& message);
+
+  Q_SIGNALS:
+    void loaded();
+    // Before and after rows are added (an item model forwards them as begin/end pairs). Rows are never
+    // removed, so a row number stays valid for the catalog's life.
+    void rowsAboutToBeInserted(int first, int last);
+    void rowsInserted(int first, int last);
+    void rowChanged(int row);
+    void seriesChanged(int row);  // new points in a loaded series
+
+  private:
+    void on_loaded();
+    void on_series_read(int row, RunEntry snapshot);
+    void refresh_row(int row);
+    void scan_for_new_runs();
+    void insert_entry(RunEntry entry);
+
+    QString root_;
+    std::vector<RunEntry> runs_;
+    QHash<QString, int> row_by_name_;
+    bool loaded_ = false;
+    QTimer timer_;
+    int scan_countdown_ = 0;
+    QFutureWatcher<std::vector<RunEntry>> watcher_;
+};
+
+// Readable numbers for tables and labels.
+QString format_count(double n);    // 51200 -> "51,200", 4720000 -> "4.72M"
+QString format_seconds(double s);  // 75 -> "1:15", 3725 -> "1:02:05", -1 -> ""
+QString format_percent(double f);  // 0.9925 -> "99.25%", -1 -> ""
+
+}  // namespace fone::gui

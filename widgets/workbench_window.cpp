@@ -1,0 +1,582 @@
+#include "workbench_window.h"
+
+#include <signal.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QHBoxLayout>
+#include <QHash>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <cmath>
+#include <map>
+
+#include "comparison_view.h"
+#include "curve_view.h"
+#include "fone/run_store.h"
+#include "job_runner.h"
+#include "launch_panel.h"
+#include "plot_panel.h"
+#include "run_catalog.h"
+#include "run_table_model.h"
+#include "scaling_view.h"
+#include "sweep_designer.h"
+
+namespace fone::gui {
+
+namespace {
+constexpr int kDefaultWidth = 1400, kDefaultHeight = 900;
+const char* const kSettingsGroup = "workbench";
+}  // namespace
+
+WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* parent)
+    : QMainWindow(parent), options_(options) {
+    setWindowTitle("FoNE Workbench");
+    setObjectName("WorkbenchWindow");
+    setDockNestingEnabled(true);
+    resize(kDefaultWidth, kDefaultHeight);
+    const QString root =
+        options.runs_dir.isEmpty() ? QString::fromStdString(RunStore::default_root()) : options.runs_dir;
+    catalog_ = new RunCatalog(this);
+    jobs_ = new JobRunner(options.cli.isEmpty() ? JobRunner::default_cli_path() : options.cli, root, this);
+    model_ = new RunTableModel(catalog_, this);
+    proxy_ = new RunFilterProxy(this);
+    proxy_->setSourceModel(model_);
+    scaling_timer_ = new QTimer(this);
+    scaling_timer_->setSingleShot(true);
+    scaling_timer_->setInterval(300);
+    connect(scaling_timer_, &QTimer::timeout, this, &WorkbenchWindow::update_scaling_runs);
+
+    launch_ = new LaunchPanel;
+    sweep_ = new SweepDesigner(launch_, catalog_);
+    curves_ = new CurveView(catalog_);
+    data_size_ = new ScalingView(catalog_, ScalingMode::data_size);
+    model_size_ = new ScalingView(catalog_, ScalingMode::model_size);
+    compare_ = new ComparisonView(catalog_);
+    plots_ = {curves_, data_size_, model_size_};
+    last_plot_ = curves_;
+
+    // Launch and Sweep on the left, the run table top right, the plots below it.
+    add_dock("launch", "Launch", launch_, Qt::LeftDockWidgetArea);
+    add_dock("runs", "Runs", make_runs_view(), Qt::RightDockWidgetArea);
+    QDockWidget* sweep_dock = add_dock("sweep", "Sweep", sweep_, Qt::LeftDockWidgetArea);
+    tabifyDockWidget(docks_["launch"], sweep_dock);
+    docks_["launch"]->raise();
+    add_dock("curves", "Curves", curves_, Qt::RightDockWidgetArea);
+    splitDockWidget(docks_["runs"], docks_["curves"], Qt::Vertical);
+    for (auto [name, title, widget] :
+         {std::tuple<QString, QString, QWidget*>{"data-size", "Accuracy vs data size", data_size_},
+          {"model-size", "Accuracy vs model size", model_size_},
+          {"compare", "Compare", compare_}})
+        tabifyDockWidget(docks_["curves"], add_dock(name, title, widget, Qt::RightDockWidgetArea));
+    const WorkbenchContext context{catalog_, jobs_};
+    for (const ViewSpec& spec : registered_views())
+        tabifyDockWidget(docks_["curves"],
+                         add_dock(spec.name, spec.title, spec.make(context), Qt::RightDockWidgetArea));
+    docks_["curves"]->raise();
+    resizeDocks({docks_["launch"], docks_["runs"]}, {360, 1040}, Qt::Horizontal);
+    resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
+
+    status_label_ = new QLabel;
+    statusBar()->addPermanentWidget(status_label_);
+    make_menus();
+    connect_jobs();
+
+    connect(catalog_, &RunCatalog::loaded, this, [this] {
+        update_status();
+        scaling_timer_->start();
+    });
+    connect(catalog_, &RunCatalog::rowsInserted, this, [this] {
+        update_status();
+        scaling_timer_->start();
+    });
+    connect(catalog_, &RunCatalog::rowChanged, this, [this](int row) {
+        update_status();
+        if (catalog_->at(row).status == kRetired) proxy_->refilter();
+        if (catalog_->at(row).status == "finished") scaling_timer_->start();
+        if (!selected_rows().isEmpty() && selected_rows().first() == row) update_details();
+    });
+    connect(curves_, &CurveView::runHovered, model_, &RunTableModel::set_highlighted);
+
+    theme_ = theme_named(options.theme);
+    if (options.use_settings) restore_settings();
+    if (!options.theme.isEmpty()) theme_ = theme_named(options.theme);
+    set_theme(theme_.name);
+    catalog_->open(root);
+    check_cuda();
+    update_status();
+}
+
+WorkbenchWindow::~WorkbenchWindow() {
+    // Children die after the views: stop the probe and the training children while the views still exist.
+    if (cuda_probe_) {
+        cuda_probe_->disconnect(this);
+        cuda_probe_->kill();
+        cuda_probe_->waitForFinished(1000);
+        delete cuda_probe_;
+    }
+    delete jobs_;
+}
+
+QDockWidget* WorkbenchWindow::add_dock(const QString& name, const QString& title, QWidget* widget,
+                                       Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName("dock-" + name);
+    dock->setWidget(widget);
+    addDockWidget(area, dock);
+    docks_.insert(name, dock);
+    return dock;
+}
+
+QWidget* WorkbenchWindow::make_runs_view() {
+    auto* box = new QWidget;
+    auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* bar = new QHBoxLayout;
+    filter_ = new QLineEdit;
+    filter_->setPlaceholderText("Filter runs: words, or status:running, task:dec-add, method:fone (Ctrl+F)");
+    filter_->setClearButtonEnabled(true);
+    auto* rerun = new QPushButton("Re-run config");
+    rerun->setToolTip("Put the selected run's settings into the Launch panel");
+    auto* stop = new QPushButton("Stop");
+    stop->setToolTip("Ask the selected runs to checkpoint and stop (Ctrl+.)");
+    auto* resume = new QPushButton("Resume");
+    resume->setToolTip(
+        "Continue the selected stopped or interrupted runs from their last checkpoint (Ctrl+R)");
+    bar->addWidget(filter_, 1);
+    bar->addWidget(rerun);
+    bar->addWidget(stop);
+    bar->addWidget(resume);
+    layout->addLayout(bar);
+
+    table_ = new QTableView;
+    table_->setObjectName("run-table");
+    table_->setModel(proxy_);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(RunTableModel::kName, Qt::AscendingOrder);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(24);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->horizontalHeader()->setSectionsMovable(true);
+    table_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
+    table_->horizontalHeader()->setToolTip("Right-click to choose columns");
+    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95, 45,
+                                                     55,  55,  50,  90, 125, 105, 60, 200};
+    for (int c = 0; c < RunTableModel::kColumnCount; ++c)
+        table_->setColumnWidth(c, widths[c]);
+    for (int c : {RunTableModel::kLr, RunTableModel::kBatch, RunTableModel::kEpochs})
+        table_->setColumnHidden(c, true);
+    auto* delegate = new RunStatusDelegate(table_);
+    table_->setItemDelegate(delegate);
+    connect(delegate, &RunStatusDelegate::resumeClicked, this, &WorkbenchWindow::resume_row);
+    connect(delegate, &RunStatusDelegate::stopClicked, this, &WorkbenchWindow::stop_row);
+    connect(table_->horizontalHeader(), &QHeaderView::customContextMenuRequested, this,
+            &WorkbenchWindow::show_column_menu);
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &WorkbenchWindow::on_selection_changed);
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        proxy_->set_filter_text(text);
+        scaling_timer_->start();
+    });
+    // Hovering a row emphasises its curve (the curves do the same for the table).
+    table_->setMouseTracking(true);
+    connect(table_, &QAbstractItemView::entered, this, [this](const QModelIndex& index) {
+        curves_->highlight(catalog_->at(proxy_->mapToSource(index).row()).name);
+    });
+    auto* copy_csv = new QAction("Copy rows as CSV", table_);
+    copy_csv->setShortcut(QKeySequence::Copy);
+    copy_csv->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy_csv, &QAction::triggered, this,
+            [this] { QApplication::clipboard()->setText(selected_rows_text(false)); });
+    auto* copy_md = new QAction("Copy rows as Markdown", table_);
+    copy_md->setShortcut(QKeySequence("Ctrl+Shift+C"));
+    copy_md->setShortcutContext(Qt::WidgetShortcut);
+    connect(copy_md, &QAction::triggered, this,
+            [this] { QApplication::clipboard()->setText(selected_rows_text(true)); });
+    table_->addActions({copy_csv, copy_md});
+    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    connect(rerun, &QPushButton::clicked, this, &WorkbenchWindow::rerun_selected);
+    connect(stop, &QPushButton::clicked, this, &WorkbenchWindow::stop_selected);
+    connect(resume, &QPushButton::clicked, this, &WorkbenchWindow::resume_selected);
+
+    details_ = new QPlainTextEdit;
+    details_->setReadOnly(true);
+    details_->setPlaceholderText("The selected run's message (the end of its error output when it failed)");
+    details_->setMaximumHeight(80);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(table_);
+    split->addWidget(details_);
+    split->setStretchFactor(0, 1);
+    split->setSizes({300, 50});
+    layout->addWidget(split, 1);
+    return box;
+}
+
+void WorkbenchWindow::make_menus() {
+    QMenu* file = menuBar()->addMenu("&File");
+    QAction* export_action =
+        file->addAction("Export current plot…", this, &WorkbenchWindow::export_current_plot);
+    export_action->setShortcut(QKeySequence("Ctrl+E"));
+    file->addSeparator();
+    file->addAction("Quit", QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* run = menuBar()->addMenu("&Run");
+    QAction* launch = run->addAction("Launch", launch_, &LaunchPanel::launch);
+    launch->setShortcut(QKeySequence("Ctrl+Return"));
+    run->addAction("Stop selected", QKeySequence("Ctrl+."), this, &WorkbenchWindow::stop_selected);
+    run->addAction("Resume selected", QKeySequence("Ctrl+R"), this, &WorkbenchWindow::resume_selected);
+    run->addAction("Re-run selected config", this, &WorkbenchWindow::rerun_selected);
+    run->addAction("Stop everything", this, [this] { jobs_->cancel_all(); });
+
+    QMenu* view = menuBar()->addMenu("&View");
+    for (QDockWidget* dock : docks_)
+        view->addAction(dock->toggleViewAction());
+    view->addSeparator();
+    QAction* dark = view->addAction("Dark theme");
+    dark->setCheckable(true);
+    dark->setShortcut(QKeySequence("Ctrl+Shift+T"));
+    dark->setChecked(theme_.name == "dark");
+    connect(dark, &QAction::toggled, this, [this](bool on) { set_theme(on ? "dark" : "light"); });
+    QAction* find = view->addAction("Filter runs", this, [this] { filter_->setFocus(); });
+    find->setShortcut(QKeySequence::Find);
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("FoNE in one paragraph", this, [this] {
+        QMessageBox::information(
+            this, "FoNE in one paragraph",
+            "FoNE (Fourier Number Embedding) puts every number in ONE token. Its embedding is [cos 2πx/T, "
+            "sin 2πx/T] for the periods T = 10, 100, 1000, …: each pair encodes one digit of x, like the "
+            "hands "
+            "of a clock. The model reads each answer digit back from two entries of its last hidden state. "
+            "Exact match: the whole answer right. Digit accuracy: the share of right digits. The paper shows "
+            "FoNE reaching 99% with far less data and smaller models than digit-wise tokenisation: the "
+            "'Accuracy vs data size' and 'Accuracy vs model size' views draw those figures from your runs.");
+    });
+}
+
+void WorkbenchWindow::connect_jobs() {
+    connect(launch_, &LaunchPanel::launchRequested, jobs_,
+            [this](const QStringList& args, const QString& label) { jobs_->enqueue(args, label); });
+    connect(sweep_, &SweepDesigner::sweepRequested, this,
+            [this](const QList<QStringList>& args, const QStringList& labels) {
+                for (int i = 0; i < args.size(); ++i)
+                    jobs_->enqueue(args[i], labels[i]);
+            });
+    connect(sweep_, &SweepDesigner::maxParallelChanged, jobs_, &JobRunner::set_max_parallel);
+    jobs_->set_max_parallel(sweep_->max_parallel());
+    connect(jobs_, &JobRunner::jobQueued, catalog_, &RunCatalog::add_job);
+    connect(jobs_, &JobRunner::jobStarted, catalog_,
+            [this](int id) { catalog_->set_job_status(id, "starting"); });
+    connect(jobs_, &JobRunner::runCreated, catalog_, &RunCatalog::bind_job);
+    connect(jobs_, &JobRunner::jobEvent, catalog_, &RunCatalog::job_event);
+    connect(jobs_, &JobRunner::jobFinished, this,
+            [this](int id, const QString& status, const QString& message) {
+                catalog_->finish_job(id, status, message);
+                if (status == "failed")
+                    statusBar()->showMessage("A run failed: " + message.section('\n', 0, 0), 10000);
+                update_details();
+            });
+    connect(jobs_, &JobRunner::countsChanged, this, &WorkbenchWindow::update_status);
+}
+
+QList<int> WorkbenchWindow::selected_rows() const {
+    QList<int> rows;
+    if (!table_ || !table_->selectionModel()) return rows;
+    for (const QModelIndex& index : table_->selectionModel()->selectedRows())
+        rows << proxy_->mapToSource(index).row();
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+void WorkbenchWindow::on_selection_changed() {
+    const QList<int> rows = selected_rows();
+    curves_->set_runs(rows);
+    compare_->set_runs(rows);
+    update_details();
+}
+
+void WorkbenchWindow::update_details() {
+    const QList<int> rows = selected_rows();
+    if (rows.isEmpty()) {
+        details_->clear();
+        return;
+    }
+    const RunEntry& e = catalog_->at(rows.first());
+    QString text = e.display_name() + " — " + e.status;
+    if (!e.dir.isEmpty()) text += "  (" + e.dir + ")";
+    if (!e.message.isEmpty()) text += "\n" + e.message;
+    details_->setPlainText(text);
+}
+
+void WorkbenchWindow::update_scaling_runs() {
+    QList<int> rows;
+    for (int r = 0; r < proxy_->rowCount(); ++r)
+        rows << proxy_->mapToSource(proxy_->index(r, 0)).row();
+    data_size_->set_runs(rows);
+    model_size_->set_runs(rows);
+}
+
+QString WorkbenchWindow::status_text() const {
+    int running = 0, interrupted = 0, failed = 0;
+    for (int r = 0; r < catalog_->size(); ++r) {
+        const QString& s = catalog_->at(r).status;
+        running += s == "running" || s == "starting";
+        interrupted += s == "interrupted";
+        failed += s == "failed";
+    }
+    QString text = QStringLiteral("%1 running · %2 queued · %3 runs")
+                       .arg(running)
+                       .arg(jobs_->queued_count())
+                       .arg(catalog_->size());
+    if (interrupted) text += QStringLiteral(" · %1 interrupted").arg(interrupted);
+    if (failed) text += QStringLiteral(" · %1 failed").arg(failed);
+    text += catalog_->is_loaded() ? " · " + catalog_->root() : " · reading " + catalog_->root() + "…";
+    return text;
+}
+
+void WorkbenchWindow::update_status() {
+    status_label_->setText(status_text());
+}
+
+void WorkbenchWindow::check_cuda() {
+    // `fone --version` loads LibTorch (about a second of CPU): once per CLI and session.
+    static QHash<QString, std::pair<bool, QString>> known;
+    const QString cli = jobs_->cli();
+    if (known.contains(cli)) {
+        launch_->set_cuda_available(known[cli].first, known[cli].second);
+        return;
+    }
+    auto* probe = new QProcess(this);
+    cuda_probe_ = probe;
+    connect(probe, &QProcess::finished, this, [this, probe, cli](int code) {
+        const QString out = QString::fromUtf8(probe->readAllStandardOutput() + probe->readAllStandardError());
+        probe->deleteLater();
+        cuda_probe_ = nullptr;
+        const bool cuda = code == 0 && out.contains("CUDA available");
+        known[cli] = {cuda, cuda        ? QString()
+                            : code == 0 ? "this build of fone is CPU only"
+                                        : "fone --version failed"};
+        launch_->set_cuda_available(known[cli].first, known[cli].second);
+    });
+    connect(probe, &QProcess::errorOccurred, this, [this, probe](QProcess::ProcessError e) {
+        if (e != QProcess::FailedToStart) return;
+        launch_->set_cuda_available(false, "cannot start " + jobs_->cli());
+        statusBar()->showMessage("Cannot start " + jobs_->cli() + ": set FONE_CLI to the fone program",
+                                 15000);
+        probe->deleteLater();
+        cuda_probe_ = nullptr;
+    });
+    probe->start(cli, {"--version"});
+}
+
+void WorkbenchWindow::stop_row(int row) {
+    if (row < 0 || row >= catalog_->size()) return;
+    const RunEntry& e = catalog_->at(row);
+    if (e.job_id > 0) {
+        jobs_->cancel(e.job_id);
+    } else if (e.status == "running" && e.pid > 0 && e.host == QString::fromStdString(host_name())) {
+        ::kill(e.pid, SIGTERM);  // a run started outside the window: it checkpoints and stops the same way
+    }
+}
+
+void WorkbenchWindow::resume_row(int row) {
+    if (row < 0 || row >= catalog_->size() || !catalog_->at(row).can_resume()) return;
+    jobs_->enqueue_resume(catalog_->at(row).dir);
+}
+
+void WorkbenchWindow::stop_selected() {
+    for (int row : selected_rows())
+        stop_row(row);
+}
+
+void WorkbenchWindow::resume_selected() {
+    for (int row : selected_rows())
+        resume_row(row);
+}
+
+void WorkbenchWindow::rerun_selected() {
+    const QList<int> rows = selected_rows();
+    if (rows.isEmpty() || catalog_->at(rows.first()).config.empty()) return;
+    nlohmann::json config = catalog_->at(rows.first()).config;
+    config.erase("name");
+    launch_->load_settings(config);
+    docks_["launch"]->show();
+    docks_["launch"]->raise();
+}
+
+void WorkbenchWindow::export_current_plot() {
+    for (PlotPanel* plot : plots_)
+        if (plot->isVisible() && !plot->visibleRegion().isEmpty()) {
+            last_plot_ = plot;
+            if (plot->hasFocus() || plot->isAncestorOf(focusWidget())) break;
+        }
+    if (last_plot_) last_plot_->export_dialog();
+}
+
+void WorkbenchWindow::show_column_menu(const QPoint& pos) {
+    QMenu menu;
+    for (int c = 0; c < RunTableModel::kColumnCount; ++c) {
+        QAction* a = menu.addAction(model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+        a->setCheckable(true);
+        a->setChecked(!table_->isColumnHidden(c));
+        connect(a, &QAction::toggled, this, [this, c](bool on) { table_->setColumnHidden(c, !on); });
+    }
+    menu.exec(table_->horizontalHeader()->mapToGlobal(pos));
+}
+
+QString WorkbenchWindow::selected_rows_text(bool markdown) const {
+    // The selected rows as shown (visible columns, in their order), as CSV or a Markdown table.
+    QList<int> columns;
+    QHeaderView* header = table_->horizontalHeader();
+    for (int v = 0; v < header->count(); ++v)
+        if (!header->isSectionHidden(header->logicalIndex(v))) columns << header->logicalIndex(v);
+    auto line = [&](const QStringList& cells) {
+        if (!markdown) {
+            QStringList quoted;
+            for (const QString& c : cells)
+                quoted << csv_field(c);
+            return quoted.join(',') + "\n";
+        }
+        QStringList escaped;
+        for (const QString& c : cells)
+            escaped << QString(c).replace('|', "\\|");
+        return "| " + escaped.join(" | ") + " |\n";
+    };
+    QStringList titles;
+    for (int c : columns)
+        titles << model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+    QString out = line(titles);
+    if (markdown) out += "|" + QStringList(QList<QString>(columns.size(), "---")).join("|") + "|\n";
+    QModelIndexList rows = table_->selectionModel()->selectedRows();
+    std::sort(rows.begin(), rows.end(),
+              [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
+    for (const QModelIndex& index : rows) {
+        QStringList cells;
+        for (int c : columns) {
+            const QModelIndex cell = proxy_->index(index.row(), c);
+            cells << (c == RunTableModel::kProgress
+                          ? QString::number(
+                                std::lround(100 * cell.data(RunTableModel::kProgressRole).toDouble())) +
+                                "%"
+                          : cell.data().toString());
+        }
+        out += line(cells);
+    }
+    return out;
+}
+
+QStringList WorkbenchWindow::view_names() const {
+    return docks_.keys();
+}
+
+QWidget* WorkbenchWindow::view(const QString& name) const {
+    QDockWidget* dock = docks_.value(name);
+    return dock ? dock->widget() : nullptr;
+}
+
+bool WorkbenchWindow::show_only_view(const QString& name) {
+    if (!docks_.contains(name)) return false;
+    for (auto it = docks_.begin(); it != docks_.end(); ++it)
+        it.value()->setVisible(it.key() == name);
+    docks_[name]->raise();
+    return true;
+}
+
+void WorkbenchWindow::select_runs(const QStringList& names) {
+    QItemSelection selection;
+    for (int r = 0; r < proxy_->rowCount(); ++r) {
+        const int row = proxy_->mapToSource(proxy_->index(r, 0)).row();
+        if (names.contains(catalog_->at(row).name))
+            selection.select(proxy_->index(r, 0), proxy_->index(r, RunTableModel::kColumnCount - 1));
+    }
+    table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
+}
+
+void WorkbenchWindow::select_example_runs(int n) {
+    // Finished runs of the most common model shape and seed: one per training-set size.
+    std::map<std::pair<QString, double>, int> groups;
+    for (int r = 0; r < catalog_->size(); ++r)
+        if (catalog_->at(r).status == "finished") ++groups[{catalog_->at(r).shape, catalog_->at(r).seed}];
+    if (groups.empty()) groups[{QString(), -1}] = 0;
+    const auto group = std::max_element(groups.begin(), groups.end(), [](auto& a, auto& b) {
+                           return a.second < b.second;
+                       })->first;
+    std::map<double, QString> by_size;
+    for (int r = 0; r < catalog_->size(); ++r) {
+        const RunEntry& e = catalog_->at(r);
+        if (e.status == "finished" && e.shape == group.first && e.seed == group.second)
+            by_size.emplace(e.train_size, e.name);
+    }
+    // Runs training now come first: their curves are the live ones.
+    QStringList names;
+    for (int r = 0; r < catalog_->size() && names.size() < n / 2; ++r)
+        if (catalog_->at(r).status == "running") names << catalog_->at(r).name;
+    for (auto it = by_size.rbegin(); it != by_size.rend() && names.size() < n; ++it)
+        names << it->second;
+    select_runs(names);
+    if (names.isEmpty() || catalog_->row_of(names.first()) < 0) return;
+    const int row = catalog_->row_of(names.first());
+    QTimer::singleShot(0, this, [this, row] {  // once the view has its geometry
+        table_->scrollTo(proxy_->mapFromSource(model_->index(row, 0)), QAbstractItemView::PositionAtTop);
+    });
+}
+
+void WorkbenchWindow::set_theme(const QString& name) {
+    theme_ = theme_named(name);
+    apply_theme_to_app(theme_);
+    for (PlotPanel* plot : plots_)
+        plot->apply_theme(theme_);
+}
+
+void WorkbenchWindow::save_settings() {
+    QSettings s;
+    s.beginGroup(kSettingsGroup);
+    s.setValue("geometry", saveGeometry());
+    s.setValue("state", saveState());
+    s.setValue("columns", table_->horizontalHeader()->saveState());
+    s.setValue("theme", theme_.name);
+    s.setValue("launch", QString::fromStdString(launch_->settings().dump()));
+    s.setValue("parallel", sweep_->max_parallel());
+    s.endGroup();
+}
+
+void WorkbenchWindow::restore_settings() {
+    QSettings s;
+    s.beginGroup(kSettingsGroup);
+    if (s.contains("geometry")) restoreGeometry(s.value("geometry").toByteArray());
+    if (s.contains("state")) restoreState(s.value("state").toByteArray());
+    if (s.contains("columns")) table_->horizontalHeader()->restoreState(s.value("columns").toByteArray());
+    if (s.contains("theme")) theme_ = theme_named(s.value("theme").toString());
+    const auto launch = nlohmann::json::parse(s.value("launch").toString().toStdString(), nullptr, false);
+    if (launch.is_object() && !launch.empty()) launch_->load_settings(launch);
+    if (s.contains("parallel")) sweep_->set_max_parallel(s.value("parallel").toInt());
+    s.endGroup();
+}
+
+void WorkbenchWindow::closeEvent(QCloseEvent* event) {
+    if (options_.use_settings) save_settings();
+    QMainWindow::closeEvent(event);
+}
+
+}  // namespace fone::gui
