@@ -200,6 +200,26 @@ class TestEngine : public QObject {
         QVERIFY(a["generated"].toArray().size() >= 1);
     }
 
+    // The analyses read a trained run (engine: number_representations): at layer 0 (the input, the [NUM]
+    // embedding plus FoNE) the spectrum over 0..99 has the encoder's spikes at periods 10 and 100.
+    void analyse_spectrum_of_a_run() {
+        const QString out = dir_.path() + "/spectrum";
+        const auto r = run_fone({"analyse", "spectrum", "--source", "run", "--run", "ref", "--runs-dir",
+                                 runs(), "--numbers", "100", "--layer", "0", "--out", out});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject j = first_line(r.out);
+        QVERIFY(j["source"].toString().contains("input"));
+        QList<int> top;
+        for (const auto& spike : j["top_spikes"].toArray())
+            top << spike.toObject()["k"].toInt();
+        QVERIFY2(top.mid(0, 2).contains(10) && top.mid(0, 2).contains(1), r.out.constData());  // T = 10, 100
+        QVERIFY(QFile::exists(out + "/spectrum.csv"));
+        const auto bad = run_fone({"analyse", "spectrum", "--source", "run", "--run", "ref", "--runs-dir",
+                                   runs(), "--numbers", "100", "--layer", "9", "--out", out});
+        QCOMPARE(bad.code, 1);
+        QVERIFY(bad.err.contains("--layer 9"));
+    }
+
     void nan_loss_fails_with_step() {
         qputenv("FONE_INJECT_NAN_STEP", "3");
         const auto r = run_fone(tiny(runs(), "nan"));

@@ -23,6 +23,10 @@
 #include "fone/analysis.h"
 #include "fone/run_store.h"
 #include "json_io.h"
+#ifdef FONE_WITH_TORCH
+#include "fone/engine.h"
+#include "fone/run_store.h"
+#endif
 
 // Plain C++ (QCustomPlot only forward-declared); the drawing functions are linked only with FONE_WITH_PLOTS.
 #include "analysis_plots.h"
@@ -43,7 +47,8 @@ struct SourceOptions {
     int count = 0;
     std::string start = "0", step = "1";
     std::vector<std::string> inputs;
-    int layer = -1;  // -1: the last input
+    int layer = -1;             // -1: the last input
+    std::string run, runs_dir;  // run source
 };
 
 // The numbers and one matrix per layer (one for the encoder, one per --input file).
@@ -86,10 +91,14 @@ void add_spec_options(CLI::App* cmd, SourceOptions& o) {
 }
 
 void add_source_options(CLI::App* cmd, SourceOptions& o) {
-    // `run` (a trained model's hidden state at --layer) joins this list when the engine exposes it.
-    cmd->add_option("--source", o.source, "Where the representation comes from: encoder (FoNE itself) or csv")
-        ->check(CLI::IsMember({"encoder", "csv"}))
+    cmd->add_option(
+           "--source", o.source,
+           "Where the representation comes from: encoder (FoNE itself), csv, or run (a trained model: "
+           "hidden states at [NUM] per layer for FoNE/xVal, number-token embeddings for token methods)")
+        ->check(CLI::IsMember({"encoder", "csv", "run"}))
         ->capture_default_str();
+    cmd->add_option("--run", o.run, "Run name or directory (run source)");
+    cmd->add_option("--runs-dir", o.runs_dir, "Run store (run source)");
     add_spec_options(cmd, o);
     cmd->add_option("--numbers", o.count, "How many numbers (encoder): start, start+step, ...");
     cmd->add_option("--start", o.start, "First number (encoder)")->capture_default_str();
@@ -98,7 +107,10 @@ void add_source_options(CLI::App* cmd, SourceOptions& o) {
     cmd->add_option("--input", o.inputs,
                     "CSV file(s) (csv source): one row per number, first column the number, then the values; "
                     "several files are several layers");
-    cmd->add_option("--layer", o.layer, "Which --input file (0-based) is analysed; default the last");
+    cmd->add_option(
+        "--layer", o.layer,
+        "Which layer is analysed (0-based: an --input file, or for a run 0 = the input embedding, "
+        "L = after block L); default the last");
 }
 
 // The smallest m (and n) that fit every number, unless given.
@@ -141,6 +153,46 @@ double even_step(const std::vector<Decimal>& numbers, const std::string& where) 
     return step.to_double();
 }
 
+// A trained run's representations of start, start+step, ... (engine.h: number_representations).
+Loaded load_run(const SourceOptions& o) {
+#ifdef FONE_WITH_TORCH
+    if (o.run.empty()) throw std::runtime_error("--source run needs --run RUN");
+    if (!o.inputs.empty()) throw std::runtime_error("--input needs --source csv");
+    if (o.count < 2) throw std::runtime_error("--numbers must be at least 2 for --source run");
+    if (o.count > 100000) throw std::runtime_error("--numbers is limited to 100,000 for --source run");
+    const Decimal step = Decimal::parse(o.step);
+    if (step.is_zero() || step.negative()) throw std::runtime_error("--step must be positive");
+    Loaded out;
+    out.numbers = fa::number_range(Decimal::parse(o.start), step, o.count);
+    out.step = step.to_double();
+    const RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir, false);
+    const std::string dir = store.resolve(o.run);
+    const NumberRepresentations r = number_representations(dir, out.numbers);
+    for (std::size_t k = 0; k < r.layers.size(); ++k) {
+        const auto& rows = r.layers[k];
+        Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()),
+                          static_cast<Eigen::Index>(rows.at(0).size()));
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            for (std::size_t j = 0; j < rows[i].size(); ++j)
+                m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
+        out.layers.push_back(std::move(m));
+        out.layer_names.push_back(r.source == "token_embeddings" ? "token embeddings"
+                                  : k == 0                       ? "input (embedding + FoNE)"
+                                                                 : "after block " + std::to_string(k));
+    }
+    if (o.layer >= static_cast<int>(out.layers.size()))
+        throw std::runtime_error("--layer " + std::to_string(o.layer) + " but the run has layers 0.." +
+                                 std::to_string(out.layers.size() - 1));
+    out.chosen = o.layer >= 0 ? static_cast<std::size_t>(o.layer) : out.layers.size() - 1;
+    out.description =
+        "run " + std::filesystem::path(dir).filename().string() + ", " + out.layer_names[out.chosen];
+    return out;
+#else
+    (void)o;
+    throw std::runtime_error("--source run needs a build with LibTorch");
+#endif
+}
+
 Loaded load(const SourceOptions& o, bool need_even_spacing) {
     Loaded out;
     if (o.source == "encoder") {
@@ -160,6 +212,7 @@ Loaded load(const SourceOptions& o, bool need_even_spacing) {
         out.description = d.str();
         return out;
     }
+    if (o.source == "run") return load_run(o);
     if (o.inputs.empty()) throw std::runtime_error("--source csv needs --input FILE");
     if (o.count != 0)
         throw std::runtime_error("--numbers is for --source encoder; a CSV gives its own numbers");
