@@ -22,6 +22,7 @@ void add_text_commands(CLI::App& app);    // tokenize (text with numbers, three 
 void add_train_commands(CLI::App& app);   // train, eval, predict (needs LibTorch)
 void add_sweep_commands(CLI::App& app);   // sweep: a grid of train runs (needs LibTorch)
 void add_reproduce_commands(CLI::App& app);  // reproduce: the paper's experiments (needs LibTorch)
+void add_export_commands(CLI::App& app);     // export: a run's model without optimiser state (needs LibTorch)
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);
 

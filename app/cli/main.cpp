@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
     fone::cli::add_train_commands(app);
     fone::cli::add_sweep_commands(app);
     fone::cli::add_reproduce_commands(app);
+    fone::cli::add_export_commands(app);
 #endif
     try {
         app.parse(argc, argv);

@@ -810,4 +810,35 @@ NumberRepresentations number_representations(const std::string& run_dir, const s
     return out;
 }
 
+void export_model(const std::string& run_dir, const std::string& out_dir) {
+    if (fs::exists(out_dir)) throw RunError(out_dir + " exists; choose a new folder");
+    const std::string best = (fs::path(run_dir) / kBestCheckpoint).string();
+    const std::string source = fs::exists(best) ? best : (fs::path(run_dir) / kLastCheckpoint).string();
+    Checkpoint c = open_checkpoint(source);
+    const auto spec_and_scheme = [&] {
+        Splits splits;
+        if (c.config.task.kind == TaskKind::file) splits = load_splits(c.config);
+        const FoneSpec spec = spec_for(c.config, splits);
+        return std::make_pair(spec, make_scheme(c.config, spec));
+    }();
+    TrainConfig config = c.config;
+    FoneTransformer model = make_model(config, *spec_and_scheme.second);
+    load_weights(c, model, source);
+    const std::string tmp = out_dir + ".tmp-" + std::to_string(::getpid());
+    fs::create_directories(tmp);
+    torch::serialize::OutputArchive archive;
+    model->save(archive);
+    archive.write("meta.format", torch::tensor(kCheckpointFormat));
+    archive.write("meta.config", string_tensor(c.config.to_json().dump()));
+    archive.write("meta.position", torch::tensor({c.pos.step, c.pos.epoch, c.pos.batch_in_epoch}));
+    archive.write("meta.times", torch::tensor({c.pos.best_exact_match, c.pos.train_seconds,
+                                               c.pos.elapsed_seconds, c.pos.time_to_target},
+                                              torch::kFloat64));
+    archive.save_to((fs::path(tmp) / kBestCheckpoint).string());
+    for (const char* f : {"config.json", "summary.json"})
+        if (fs::exists(fs::path(run_dir) / f)) fs::copy_file(fs::path(run_dir) / f, fs::path(tmp) / f);
+    write_status(tmp, kStatusFinished, "exported from " + fs::path(run_dir).filename().string());
+    fs::rename(tmp, out_dir);
+}
+
 }  // namespace fone

@@ -93,4 +93,10 @@ struct NumberRepresentations {
 NumberRepresentations number_representations(const std::string& run_dir, const std::vector<Decimal>& numbers,
                                              int threads = 0);
 
+// Copies a run's model for shipping (a bundled demo, a colleague): out_dir gets config.json, summary.json, a
+// "finished" status.json and checkpoint-best.pt with the weights and the config but without the optimiser
+// state (a third of the size). The copy is a run directory: `fone eval/predict --run out_dir` take it.
+// Throws RunError for an unreadable run or an existing out_dir.
+void export_model(const std::string& run_dir, const std::string& out_dir);
+
 }  // namespace fone

@@ -1,0 +1,32 @@
+// fone export --run RUN --out DIR: a run's model without its optimiser state, as a run directory that
+// `fone eval/predict --run DIR` and the workbench open (how the bundled demo model is made).
+#include <iostream>
+
+#include "commands.h"
+#include "fone/engine.h"
+#include "fone/run_store.h"
+#include "json_io.h"
+
+namespace fone::cli {
+
+void add_export_commands(CLI::App& app) {
+    auto run = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto runs_dir = std::make_shared<std::string>();
+    auto* cmd = app.add_subcommand("export", "Copy a run's model (weights and config, no optimiser state)");
+    cmd->add_option("--run", *run, "Run name or directory")->required();
+    cmd->add_option("--out", *out, "New folder for the copy")->required();
+    cmd->add_option("--runs-dir", *runs_dir, "Run store");
+    cmd->callback([run, out, runs_dir] {
+        try {
+            const RunStore store(runs_dir->empty() ? RunStore::default_root() : *runs_dir, false);
+            export_model(store.resolve(*run), *out);
+            print_json_line(std::cout, {{"exported", *out}});
+        } catch (const std::exception& e) {
+            print_error("export", e.what());
+            throw CliFailure(e.what());
+        }
+    });
+}
+
+}  // namespace fone::cli
