@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <set>
@@ -28,6 +29,10 @@
 #include "fone/run_store.h"
 #include "fone/train_config.h"
 #include "json_io.h"
+
+#ifdef FONE_WITH_PLOTS
+#include "analysis_plots.h"
+#endif
 
 namespace fone::cli {
 namespace {
@@ -64,12 +69,9 @@ Scale scale_of(const std::string& preset) {
     // what FoNE needs there) for every method; the other experiments get 10 epochs of 12,800 examples.
     if (preset == "cpu") return {1000, {1600, 6400, 25600, 51200}, 12800, 0, 10, {1, 2, 3}, {1}};
     if (preset == "full")
-        return {2000,
-                {400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800},
-                51200,
-                0,
-                0,
-                {1, 2, 3, 4, 5, 6},
+        return {2000,     {400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800},
+                51200,    0,
+                0,        {1, 2, 3, 4, 5, 6},
                 {1, 2, 3}};
     throw std::invalid_argument("unknown preset '" + preset + "' (presets: quick, cpu, full)");
 }
@@ -103,7 +105,8 @@ Experiment build(const std::string& name, const Scale& s) {
             for (std::size_t n : s.sizes)
                 for (auto seed : s.seeds) {
                     json st = base_settings(s, "dec-add", n, seed, s.data_size_epochs);
-                    st["target_acc"] = 0.99;  // the question is whether (and from how much data) it gets there
+                    st["target_acc"] =
+                        0.99;  // the question is whether (and from how much data) it gets there
                     st["method"] = m;
                     add(m + "-n" + std::to_string(n) + "-s" + std::to_string(seed),
                         {{"method", m}, {"train_size", n}, {"seed", seed}}, st);
@@ -409,6 +412,99 @@ std::string markdown(const Experiment& e, const std::vector<json>& rows, json& e
     return md.str();
 }
 
+#ifdef FONE_WITH_PLOTS
+// Mean and min/max of exact match per (series, x), as a line per series.
+std::vector<plots::LineSeries> lines_of(const std::vector<json>& rows, const std::string& series_key,
+                                        const std::function<double(const json&)>& x_of) {
+    std::map<std::string, std::map<double, std::vector<double>>> groups;
+    for (const auto& r : rows) {
+        const double em = r["exact_match"].is_number() ? r["exact_match"].get<double>() : 0.0;
+        const std::string name =
+            r[series_key].is_string() ? r[series_key].get<std::string>() : r[series_key].dump();
+        groups[name][x_of(r)].push_back(em);
+    }
+    std::vector<plots::LineSeries> out;
+    for (const auto& [name, by_x] : groups) {
+        plots::LineSeries l;
+        l.name = name;
+        for (const auto& [x, v] : by_x) {
+            double sum = 0;
+            for (double e : v)
+                sum += e;
+            l.x.push_back(x);
+            l.y.push_back(sum / v.size());
+            l.low.push_back(*std::min_element(v.begin(), v.end()));
+            l.high.push_back(*std::max_element(v.begin(), v.end()));
+        }
+        out.push_back(std::move(l));
+    }
+    return out;
+}
+#endif
+
+// The experiment's pictures (PNG) when this build has QCustomPlot; the paths written.
+json write_plots(const Experiment& e, const std::vector<json>& rows, const fs::path& out) {
+    json files = json::array();
+#ifdef FONE_WITH_PLOTS
+    auto em = [](const json& r) {
+        return r["exact_match"].is_number() ? r["exact_match"].get<double>() : 0.0;
+    };
+    const std::string path = (out / (e.name + ".png")).string();
+    plots::LinesStyle style;
+    style.title = e.title;
+    style.y_label = "test exact match";
+    if (e.name == "data-size") {
+        style.x_label = "training examples (log scale)";
+        style.log_base = 2;
+        const auto lines =
+            lines_of(rows, "method", [](const json& r) { return r["train_size"].get<double>(); });
+        plots::write_png(path, 900, 520, [&](QCustomPlot& p) { plots::draw_lines(p, lines, style); });
+    } else if (e.name == "model-size") {
+        style.x_label = "parameters (log scale)";
+        style.log_base = 10;
+        const auto lines = lines_of(rows, "method", [](const json& r) { return r["params"].get<double>(); });
+        plots::write_png(path, 900, 520, [&](QCustomPlot& p) { plots::draw_lines(p, lines, style); });
+    } else if (e.name == "modular") {
+        style.x_label = "modulus p";
+        const auto lines = lines_of(rows, "method", [](const json& r) { return r["modulus"].get<double>(); });
+        plots::write_png(path, 900, 520, [&](QCustomPlot& p) { plots::draw_lines(p, lines, style); });
+    } else {
+        std::vector<std::string> labels;
+        std::vector<double> values;
+        for (const auto& r : rows) {
+            if (e.name == "efficiency")
+                labels.push_back(r["task"].get<std::string>() + "\n" + r["method"].get<std::string>());
+            else if (e.name == "ablations")
+                labels.push_back(r["variant"].get<std::string>());
+            else
+                labels.push_back(r["method"].get<std::string>() + "\nλ " + num(r["ntl_lambda"]));
+            values.push_back(em(r));
+        }
+        plots::write_png(path, std::max(960, 80 * static_cast<int>(labels.size())), 480,
+                         [&](QCustomPlot& p) { plots::draw_bars(p, labels, values, style); });
+        if (e.name == "efficiency") {
+            // Training time per epoch beside the accuracy: what the efficiency table is about.
+            std::vector<double> seconds;
+            for (const auto& r : rows)
+                seconds.push_back(r["epoch_seconds"].is_number() ? r["epoch_seconds"].get<double>() : 0.0);
+            plots::LinesStyle t = style;
+            t.title = "Training time per epoch (same model, data and epochs)";
+            t.y_label = "seconds per epoch";
+            t.percent = false;
+            t.y_max = *std::max_element(seconds.begin(), seconds.end());
+            const std::string time_path = (out / "efficiency-time.png").string();
+            plots::write_png(time_path, std::max(960, 80 * static_cast<int>(labels.size())), 480,
+                             [&](QCustomPlot& p) { plots::draw_bars(p, labels, seconds, t); });
+            files.push_back(time_path);
+        }
+    }
+    files.push_back(path);
+#else
+    (void)e, (void)rows, (void)out;
+#endif
+    return files;
+}
+
 void write_text_atomic(const fs::path& path, const std::string& text) {
     const fs::path tmp = path.string() + ".tmp";
     {
@@ -461,7 +557,8 @@ void run_reproduce(const Options& o) {
         std::erase_if(e.cells, [&](const Cell& c) {
             return !keep.count(c.settings.value("method", std::string("fone")));
         });
-        if (e.cells.empty()) throw std::invalid_argument("--methods " + o.methods + ": no run of " + e.name + " uses them");
+        if (e.cells.empty())
+            throw std::invalid_argument("--methods " + o.methods + ": no run of " + e.name + " uses them");
     }
     if (o.dry_run) {
         for (const auto& c : e.cells)
@@ -486,8 +583,12 @@ void run_reproduce(const Options& o) {
     const std::string md = markdown(e, rows, extra);
     write_text_atomic(out / "results.csv", csv(rows));
     write_text_atomic(out / "results.md", md);
-    write_json_atomic((out / "results.json").string(),
-                      {{"experiment", e.name}, {"preset", o.preset}, {"rows", rows}, {"summary", extra}});
+    const json pictures = write_plots(e, rows, out);
+    write_json_atomic((out / "results.json").string(), {{"experiment", e.name},
+                                                        {"preset", o.preset},
+                                                        {"rows", rows},
+                                                        {"summary", extra},
+                                                        {"plots", pictures}});
     std::cout << md << std::flush;
 }
 

@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QDir>
+#include <QLocale>
 #include <QSaveFile>
 #include <QTemporaryDir>
 #include <algorithm>
@@ -473,6 +474,92 @@ void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& res
     plot.yAxis->setTicker(tenths);
     top_legend(plot, 2);
     add_title(plot, q(title.empty() ? "Linear probe: can x mod T be read linearly?" : title));
+}
+
+void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const LinesStyle& style) {
+    reset(plot);
+    QSharedPointer<QCPAxisTickerText> xticks(new QCPAxisTickerText);
+    double x_lo = 1e300, x_hi = -1e300;
+    for (std::size_t i = 0; i < series.size(); ++i) {
+        const LineSeries& s = series[i];
+        auto* g = plot.addGraph();
+        g->setName(q(s.name));
+        const QColor colour = kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
+        g->setPen(QPen(colour, 2));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 7));
+        for (std::size_t k = 0; k < s.x.size(); ++k) {
+            g->addData(s.x[k], s.y[k]);
+            x_lo = std::min(x_lo, s.x[k]);
+            x_hi = std::max(x_hi, s.x[k]);
+            xticks->addTick(s.x[k], style.log_base == 10 && s.x[k] >= 1e6
+                                        ? QStringLiteral("%1M").arg(s.x[k] / 1e6, 0, 'g', 3)
+                                        : QLocale(QLocale::English).toString(s.x[k], 'g', 7));
+        }
+        if (!s.low.empty() && s.low.size() == s.x.size()) {
+            auto* bars = new QCPErrorBars(plot.xAxis, plot.yAxis);
+            bars->setDataPlottable(g);
+            bars->setPen(QPen(colour, 1));
+            bars->removeFromLegend();
+            QVector<double> minus, plus;
+            for (std::size_t k = 0; k < s.x.size(); ++k) {
+                minus << s.y[k] - s.low[k];
+                plus << s.high[k] - s.y[k];
+            }
+            bars->setData(minus, plus);
+        }
+    }
+    if (style.log_base > 0 && x_lo > 0) {
+        plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
+        plot.xAxis->setTicker(xticks);
+        plot.xAxis->setRange(x_lo / 1.4, x_hi * 1.4);
+    } else if (x_lo <= x_hi) {
+        plot.xAxis->setTicker(xticks);
+        const double pad = std::max(0.5, 0.05 * (x_hi - x_lo));
+        plot.xAxis->setRange(x_lo - pad, x_hi + pad);
+    }
+    plot.yAxis->setRange(style.y_min, style.y_max + (style.y_max - style.y_min) * 0.18);
+    if (style.percent) {
+        QSharedPointer<QCPAxisTickerText> yticks(new QCPAxisTickerText);
+        for (double v = style.y_min; v <= style.y_max + 1e-9; v += (style.y_max - style.y_min) / 5)
+            yticks->addTick(v, QStringLiteral("%1%").arg(100 * v, 0, 'f', 0));
+        plot.yAxis->setTicker(yticks);
+    }
+    plot.xAxis->setLabel(q(style.x_label));
+    plot.yAxis->setLabel(q(style.y_label));
+    plot.xAxis->grid()->setSubGridVisible(false);
+    top_legend(plot, std::min<int>(4, static_cast<int>(series.size())));
+    add_title(plot, q(style.title));
+}
+
+void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const std::vector<double>& values,
+               const LinesStyle& style) {
+    reset(plot);
+    auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
+    bars->setBrush(kPalette[0]);
+    bars->setPen(Qt::NoPen);
+    bars->setWidth(0.6);
+    QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    for (std::size_t i = 0; i < labels.size(); ++i) {
+        const double x = static_cast<double>(i);
+        bars->addData(x, values[i]);
+        ticks->addTick(x, q(labels[i]));
+        add_text(plot, x, values[i] + 0.01 * (style.y_max - style.y_min),
+                 style.percent ? QStringLiteral("%1%").arg(100.0 * values[i], 0, 'f', 1)
+                               : QString::number(values[i], 'g', 4),
+                 Qt::AlignBottom | Qt::AlignHCenter, label_font(8, true));
+    }
+    plot.xAxis->setTicker(ticks);
+    plot.xAxis->setRange(-0.6, static_cast<double>(labels.size()) - 0.4);
+    plot.yAxis->setRange(style.y_min, style.y_max * 1.12);
+    if (style.percent) {
+        QSharedPointer<QCPAxisTickerText> yticks(new QCPAxisTickerText);
+        for (double v = style.y_min; v <= style.y_max + 1e-9; v += (style.y_max - style.y_min) / 5)
+            yticks->addTick(v, QStringLiteral("%1%").arg(100 * v, 0, 'f', 0));
+        plot.yAxis->setTicker(yticks);
+    }
+    plot.xAxis->setLabel(q(style.x_label));
+    plot.yAxis->setLabel(q(style.y_label));
+    add_title(plot, q(style.title));
 }
 
 void write_png(const std::string& path, int width, int height,

@@ -52,6 +52,24 @@ std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles);
 void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& results,
                 const std::string& title = {});
 
+// Results charts (`fone reproduce`): one line per series over x (log scale: log2 for data sizes, log10 for
+// parameter counts), markers at the points, the spread over seeds as error bars when low/high are given.
+struct LineSeries {
+    std::string name;
+    std::vector<double> x, y, low, high;  // low/high empty: no error bars
+};
+struct LinesStyle {
+    std::string title, x_label, y_label;
+    int log_base = 0;  // 0: linear x; 2 or 10: logarithmic x with ticks at the data's x values
+    double y_min = 0.0, y_max = 1.0;
+    bool percent = true;  // y ticks as percentages
+};
+void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const LinesStyle& style);
+
+// Bars, one per label, with the value printed on top.
+void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const std::vector<double>& values,
+               const LinesStyle& style);
+
 // Creates a QApplication when there is none (with QT_QPA_PLATFORM=offscreen when it is unset and there is
 // no display), draws into a fresh width x height plot and writes a PNG atomically (temporary file, then
 // rename). Throws std::runtime_error naming the path when it cannot be written.
