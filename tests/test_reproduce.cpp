@@ -27,6 +27,8 @@ class TestReproduce : public QObject {
         const QByteArray table = md.readAll();
         if (!r.out.contains(table.left(40))) return {};  // the table is also printed
         const QJsonObject results = QJsonDocument::fromJson(json.readAll()).object();
+        for (const auto& png : results["plots"].toArray())  // listed plots exist and are PNGs
+            if (QFile f(png.toString()); !f.open(QIODevice::ReadOnly) || !f.read(8).startsWith("\x89PNG")) return {};
         const int lines = csv.readAll().trimmed().split('\n').size();
         if (lines != results["rows"].toArray().size() + 1) return {};  // header + one row per run
         return results;
