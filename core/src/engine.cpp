@@ -530,7 +530,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
             last_eval_["epoch"] = epoch_float;
             emit(last_eval_, true);
             const double em = last_eval_["exact_match"];
-            if (em > pos_.best_exact_match) {
+            if (em >= pos_.best_exact_match) {  // ties go to the later, more trained model
                 pos_.best_exact_match = em;
                 checkpoint(kBestCheckpoint);
             }
