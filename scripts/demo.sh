@@ -52,5 +52,12 @@ PY
     2>/dev/null || true
 fi
 
+WORKBENCH="$(dirname "$FONE")/fone-workbench"
+if [ -x "$WORKBENCH" ] && [ -d "$OUT/runs" ]; then
+  step "7. No display here: the workbench window, rendered offscreen  ->  $OUT/workbench.png"
+  QT_QPA_PLATFORM=offscreen "$WORKBENCH" --runs-dir "$OUT/runs" --screenshot "$OUT/workbench.png" 2>/dev/null \
+    && echo "   open it with any image viewer; with a display, scripts/run.sh starts the window itself"
+fi
+
 step "Outputs are in $OUT"
 ls -1 "$OUT"
