@@ -50,9 +50,13 @@ struct TrainOptions {
 };
 
 void add_train_options(CLI::App* cmd, TrainOptions& o) {
-    o.add<std::string>(cmd, "--task", "task",
-                       "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file");
-    o.add<std::string>(cmd, "--data", "data", "Dataset file of a+b=c lines (with --task file)");
+    o.add<std::string>(
+        cmd, "--task", "task",
+        "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file; a language model "
+        "on text with numbers: text (--data FILE), word-problems, units, tables");
+    o.add<std::string>(cmd, "--data", "data",
+                       "Dataset file of a+b=c lines (--task file); JSONL of {\"prompt\", \"answer\"} or "
+                       "plain text, one document a line (--task text)");
     o.add<std::string>(cmd, "--method", "method",
                        "Number method: fone, digit, subword, xval, ntl, abacus, fone+abacus, fone-direct");
     o.add<double>(cmd, "--ntl-lambda", "ntl_lambda",
@@ -60,6 +64,13 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<std::string>(cmd, "--ntl-tokens", "ntl_tokens", "ntl: on digit or subword tokens");
     o.add<int>(cmd, "--abacus-max-offset", "abacus_max_offset",
                "abacus: random offset of digit positions in training, 0..N");
+    o.add<double>(
+        cmd, "--digit-loss-weight", "digit_loss_weight",
+        "Text, fone: weight of the Fourier digit loss where the next token is a number (default 1)");
+    o.add<int>(cmd, "--vocab-size", "text_vocab_size",
+               "Text: SentencePiece vocabulary, trained on the train split (default 1000)");
+    o.add<std::string>(cmd, "--text-loss", "text_loss",
+                       "Text: the loss on all tokens (default) or on the answer after the prompt only");
     o.add<std::size_t>(cmd, "--train-size", "train_size", "Training examples");
     o.add<std::size_t>(cmd, "--val-size", "val_size", "Validation examples");
     o.add<std::size_t>(cmd, "--test-size", "test_size", "Test examples");
@@ -217,7 +228,9 @@ void add_train_commands(CLI::App& app) {
     auto* eval =
         app.add_subcommand("eval", "Metrics of a run's model on its test split or a dataset file (JSON)");
     eval->add_option("--run", *run, "Run name or directory")->required();
-    eval->add_option("--data", *data, "Dataset file of a+b=c lines (default: the run's test split)");
+    eval->add_option("--data", *data,
+                     "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
+                     "test split)");
     eval->add_option("--runs-dir", *runs_dir, "Run store");
     eval->add_option("--threads", *threads, "CPU threads (0: every core)");
     eval->add_option("--mispredictions", *wrong, "Also list the first N wrong answers");
