@@ -70,7 +70,7 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<int>(cmd, "--vocab-size", "text_vocab_size",
                "Text: SentencePiece vocabulary, trained on the train split (default 1000)");
     o.add<std::string>(cmd, "--text-loss", "text_loss",
-                       "Text: the loss on all tokens (default) or on the answer after the prompt only");
+                       "Text: all (every token, the default) or answer (the tokens after the prompt only)");
     o.add<std::size_t>(cmd, "--train-size", "train_size", "Training examples");
     o.add<std::size_t>(cmd, "--val-size", "val_size", "Validation examples");
     o.add<std::size_t>(cmd, "--test-size", "test_size", "Test examples");
@@ -113,8 +113,10 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<std::string>(cmd, "--name", "name", "Run name (default: made from task, method and time)");
     o.add<std::string>(cmd, "--preset", "preset",
                        "fast (the defaults) or paper (lr 5e-3, 100 epochs, level 4, ...)");
-    o.add<int>(cmd, "--int-digits", "int_digits", "FoNE integer digit slots m (default: the task's)");
-    o.add<int>(cmd, "--frac-digits", "frac_digits", "FoNE fractional digit slots n (default: the task's)");
+    o.add<int>(cmd, "--int-digits", "int_digits",
+               "FoNE integer digit slots m (default: the task's; text: the corpus's longest)");
+    o.add<int>(cmd, "--frac-digits", "frac_digits",
+               "FoNE fractional digit slots n (default: the task's; text: the corpus's longest)");
     o.add<int>(cmd, "--period-base", "period_base", "FoNE period base");
     cmd->add_option("--periods", o.periods, "Mixed period multipliers, e.g. 2,5,10");
     cmd->add_option("--config", o.config_file, "JSON file of settings (command-line options override it)");

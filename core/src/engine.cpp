@@ -683,7 +683,8 @@ std::string resolve_device(const std::string& requested) {
 
 TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink) {
     config.validate();
-    resolve_device(config.device);  // fail before making a run directory
+    resolve_device(config.device);                    // fail before making a run directory
+    if (config.is_text()) check_text_corpus(config);  // unreadable data, numbers that do not fit
     json record = config.to_json();
     record["versions"] = {
         {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};

@@ -33,6 +33,23 @@ TextSplits load_text_splits(const TrainConfig& c) {
                                 c.seed);
 }
 
+TextTokenSums text_token_sums(const torch::Tensor& logits, const torch::Tensor& targets, int pieces) {
+    const auto nll =
+        F::cross_entropy(logits.to(torch::kFloat32).reshape({-1, logits.size(-1)}), targets.reshape({-1}),
+                         F::CrossEntropyFuncOptions().ignore_index(kIgnore).reduction(torch::kNone))
+            .reshape(targets.sizes())
+            .to(torch::kFloat64);
+    const auto valid = targets.ne(kIgnore);
+    const auto number = valid.logical_and(targets.eq(tt::kNum).logical_or(targets.ge(pieces)));
+    const auto text = valid.logical_and(number.logical_not());
+    TextTokenSums s;
+    s.text_nll = (nll * text).sum().item<double>();
+    s.text_tokens = text.sum().item<int64_t>();
+    s.all_nll = (nll * valid).sum().item<double>();
+    s.all_tokens = valid.sum().item<int64_t>();
+    return s;
+}
+
 FoneSpec text_spec(const TrainConfig& c) {
     FoneSpec spec;
     spec.base = 10;
@@ -59,6 +76,30 @@ FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
     if (chosen.int_digits < 0) chosen.int_digits = m;
     if (chosen.frac_digits < 0) chosen.frac_digits = n;
     return text_spec(chosen);
+}
+
+void check_text_corpus(const TrainConfig& c) {
+    const TextSplits s = load_text_splits(c);
+    if (c.method != "fone") return;
+    const FoneSpec spec = text_spec(c, s);
+    const std::pair<const char*, const std::vector<TextExample>*> splits[] = {
+        {"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
+    for (const auto& [name, examples] : splits)
+        for (std::size_t i = 0; i < examples->size(); ++i) {
+            const TextExample& e = (*examples)[i];
+            for (const std::string* text : {&e.prompt, &e.answer})
+                for (const ParsedNumber& x : parse_numbers(*text).numbers) {
+                    try {
+                        check_fits(x.value, spec);
+                    } catch (const NumberError& err) {
+                        const std::string shown = e.prompt.empty() ? e.answer : e.prompt;
+                        throw NumberError(std::string(name) + " split, example " + std::to_string(i + 1) +
+                                          " (\"" + shown.substr(0, 40) +
+                                          (shown.size() > 40 ? "...\"" : "\"") + "): " + err.what() +
+                                          " (set by --int-digits/--frac-digits)");
+                    }
+                }
+        }
 }
 
 TextLmScheme::TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const TrainConfig& config)
@@ -97,9 +138,9 @@ void TextLmScheme::fone_into(const Decimal& x, float* out, const std::string& wh
     try {
         check_fits(x, spec_);
     } catch (const NumberError& e) {
-        throw NumberError(where + e.what() + " (the run's FoNE has m = " + std::to_string(spec_.int_digits) +
-                          " integer and n = " + std::to_string(spec_.frac_digits) +
-                          " fractional digit slots; train with larger --int-digits/--frac-digits)");
+        throw NumberError(
+            where + e.what() +
+            " (a run's digit slots come from its training corpus, or --int-digits/--frac-digits)");
     }
     encode_into(x, spec_, out);
 }
@@ -123,14 +164,15 @@ Batch TextLmScheme::encode_text(const std::vector<TextExample>& examples) const 
     auto* tgt = b.targets.data_ptr<int64_t>();
     auto* start = b.number_start.data_ptr<bool>();
     float* f = nullptr;
-    int64_t *dg = nullptr, *sg = nullptr;
+    uint8_t *dg = nullptr, *sg = nullptr;
     if (fone()) {
         b.in.fone = torch::zeros({n, l, w}, torch::kFloat32);
-        b.digits = torch::zeros({n, l, slots}, torch::kInt64);
-        b.signs = torch::zeros({n, l}, torch::kInt64);
+        // Bytes: a large corpus keeps a label per position (converted per batch in the loss).
+        b.digits = torch::zeros({n, l, slots}, torch::kUInt8);
+        b.signs = torch::zeros({n, l}, torch::kUInt8);
         f = b.in.fone.data_ptr<float>();
-        dg = b.digits.data_ptr<int64_t>();
-        sg = b.signs.data_ptr<int64_t>();
+        dg = b.digits.data_ptr<uint8_t>();
+        sg = b.signs.data_ptr<uint8_t>();
     }
     for (int64_t i = 0; i < n; ++i) {
         const EncodedText& e = rows[static_cast<std::size_t>(i)];
@@ -145,10 +187,14 @@ Batch TextLmScheme::encode_text(const std::vector<TextExample>& examples) const 
             if (tgt[i * l + at - 1] != kIgnore) start[i * l + at - 1] = true;
             if (!fone()) continue;
             const Decimal& x = e.numbers[k];
+            const TextExample& ex = examples[static_cast<std::size_t>(i)];
+            const std::string text = ex.prompt.empty() ? ex.answer : ex.prompt;
             fone_into(x, f + (i * l + at) * w,
-                      "example " + std::to_string(i + 1) + ": number " + x.to_string() + ": ");
+                      "example " + std::to_string(i + 1) + " (\"" + text.substr(0, 40) +
+                          (text.size() > 40 ? "...\"" : "\"") + "): ");
             const auto digits = label_digits(x, plain_);
-            std::copy(digits.begin(), digits.end(), dg + (i * l + at - 1) * slots);
+            std::transform(digits.begin(), digits.end(), dg + (i * l + at - 1) * slots,
+                           [](int d) { return static_cast<uint8_t>(d); });
             sg[i * l + at - 1] = x.negative() ? 1 : 0;
         }
         b.prompt_texts.push_back(examples[static_cast<std::size_t>(i)].prompt);
@@ -181,8 +227,7 @@ Batch TextLmScheme::encode_prompt(const std::string& prompt) const {
     if (fone()) {
         b.in.fone = torch::zeros({1, l, w}, torch::kFloat32);
         for (std::size_t k = 0; k < e.number_spans.size(); ++k)
-            fone_into(e.numbers[k], b.in.fone.data_ptr<float>() + e.number_spans[k].begin * w,
-                      "prompt: number " + e.numbers[k].to_string() + ": ");
+            fone_into(e.numbers[k], b.in.fone.data_ptr<float>() + e.number_spans[k].begin * w, "prompt: ");
         b.in.num_mask = b.in.tokens.eq(tt::kNum);
     }
     b.prompt = b.in.tokens;
@@ -211,8 +256,8 @@ torch::Tensor TextLmScheme::loss(FoneTransformer& model, const Batch& b, bool) c
     if (!fone() || digit_loss_weight_ == 0) return lm;
     const auto at = b.targets.eq(tt::kNum);
     if (!at.any().item<bool>()) return lm;
-    return lm +
-           digit_loss_weight_ * digit_loss(model, h.index({at}), b.digits.index({at}), b.signs.index({at}));
+    return lm + digit_loss_weight_ * digit_loss(model, h.index({at}), b.digits.index({at}).to(torch::kInt64),
+                                                b.signs.index({at}));
 }
 
 Decimal TextLmScheme::read_value(FoneTransformer& model, const torch::Tensor& h_row) const {
@@ -258,7 +303,7 @@ std::vector<Generation> TextLmScheme::generate(
         for (std::size_t k = 0; k < p.number_spans.size(); ++k)
             fone_into(p.numbers[k],
                       fone_in.data_ptr<float>() + (i * lp + offset + p.number_spans[k].begin) * w,
-                      "prompt: number " + p.numbers[k].to_string() + ": ");
+                      "prompt: ");
     }
     torch::Tensor key_mask;
     if (shortest != longest) key_mask = tokens.ne(tt::kPad).to(device);
@@ -414,17 +459,11 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         const Batch b = to_device(select_rows(data, torch::arange(from, from + len, torch::kInt64)), device);
         const auto h = model->forward(b.in, /*last_only=*/false);
         const auto logits = model->lm_logits(h).to(torch::kFloat32);
-        const auto nll =
-            F::cross_entropy(logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
-                             F::CrossEntropyFuncOptions().ignore_index(kIgnore).reduction(torch::kNone))
-                .reshape(b.targets.sizes());
-        const auto valid = b.targets.ne(kIgnore);
-        const auto number_target = valid.logical_and(b.targets.eq(tt::kNum).logical_or(b.targets.ge(pieces)));
-        const auto text = valid.logical_and(number_target.logical_not());
-        text_nll += (nll * text).sum().item<double>();
-        text_count += text.sum().item<int64_t>();
-        all_nll += (nll * valid).sum().item<double>();
-        all_count += valid.sum().item<int64_t>();
+        const TextTokenSums sums = text_token_sums(logits, b.targets, pieces);
+        text_nll += sums.text_nll;
+        text_count += sums.text_tokens;
+        all_nll += sums.all_nll;
+        all_count += sums.all_tokens;
         const auto argmax = logits.argmax(-1).to(torch::kCPU).contiguous();
         const auto targets = b.targets.to(torch::kCPU).contiguous();
         const auto starts = b.number_start.to(torch::kCPU).contiguous();
@@ -434,7 +473,7 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         const auto* st = starts.data_ptr<bool>();
         torch::Tensor value_right;  // fone: the digit head right at every position (all digits and sign)
         if (fone()) {
-            auto right = model->digit_logits(h).argmax(-1).eq(b.digits).all(-1);
+            auto right = model->digit_logits(h).argmax(-1).eq(b.digits.to(torch::kInt64)).all(-1);
             const auto s = model->sign_logit(h);
             if (s.defined()) right = right.logical_and(s.gt(0).eq(b.signs.eq(1)));
             value_right = right.to(torch::kCPU).contiguous();

@@ -33,8 +33,22 @@ TextSplits load_text_splits(const TrainConfig& config);
 // of any number in any split; the config's int_digits / frac_digits (when >= 0) override them. Text
 // runs always carry the sign entry.
 FoneSpec text_spec(const TrainConfig& config, const TextSplits& splits);
+// Reads (or generates) a text config's corpus and, for fone, checks that every number fits the digit
+// slots: the errors a run would fail with, before a run directory is made. Throws TextDataError for a
+// file that cannot be read, NumberError naming the split, the example and the number that does not fit,
+// std::invalid_argument for splits that are too large for the corpus.
+void check_text_corpus(const TrainConfig& config);
 // The spec of a run whose config records its digit slots (every text run's checkpoint does).
 FoneSpec text_spec(const TrainConfig& config);
+
+// Cross-entropy sums of one batch: over every target token, and over the target tokens that are not
+// number tokens (not [NUM], no id >= text_pieces): the text-token perplexity is exp(text_nll /
+// text_tokens). logits [B, L, V], targets [B, L] with -100 where there is no target.
+struct TextTokenSums {
+    double text_nll = 0, all_nll = 0;
+    int64_t text_tokens = 0, all_tokens = 0;
+};
+TextTokenSums text_token_sums(const torch::Tensor& logits, const torch::Tensor& targets, int text_pieces);
 
 struct GenerateOptions {
     double temperature = 0.0;  // <= 0: greedy (the most probable token)
