@@ -58,7 +58,8 @@ def main():
     ap.add_argument("--test-size", type=int, default=500)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--generations", type=int, default=8, help="test prompts shown per method")
+    ap.add_argument("--generations", type=int, default=60, help="test prompts generated per method (the "
+                    "right answers among them and the first wrong ones are shown)")
     a = ap.parse_args()
     if os.path.exists(a.out):
         shutil.rmtree(a.out)
@@ -107,22 +108,28 @@ def main():
 
     with open(os.path.join(a.out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
-    lines = ["| method | params (w/o embedding) | training problems | CPU s (process) | number exact match | "
-             "answer exact match | digit accuracy | text-token perplexity | tokens / example | tokens / number |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| method | params (w/o embedding) | CPU s per step | training problems | CPU s (process) | "
+             "number exact match | answer exact match | digit accuracy | numbers within 1% | median relative "
+             "error | text-token perplexity | tokens / example | tokens / number |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         e = r["eval"]
+        median = e.get("number_relative_error_median")
         lines.append(f"| {r['method']} | {r['params']:,} ({r['params_without_embedding']:,}) | "
-                     f"{r['train_examples']:,} | {r['process_cpu_seconds']:.0f} | {100 * e['exact_match']:.1f}% | "
-                     f"{100 * e['answer_exact_match']:.1f}% | {100 * e['digit_accuracy']:.1f}% | "
-                     f"{e['text_perplexity']:.3f} | {e['tokens_per_example']:.1f} | {e['tokens_per_number']:.2f} |")
+                     f"{r['cpu_per_step']:.3f} | {r['train_examples']:,} | {r['process_cpu_seconds']:.0f} | "
+                     f"{100 * e['exact_match']:.1f}% | {100 * e['answer_exact_match']:.1f}% | "
+                     f"{100 * e['digit_accuracy']:.1f}% | {100 * e['number_within_1_percent']:.1f}% | "
+                     f"{'-' if median is None else f'{100 * median:.1f}%'} | {e['text_perplexity']:.4f} | "
+                     f"{e['tokens_per_example']:.1f} | {e['tokens_per_number']:.2f} |")
     table = "\n".join(lines)
     gens = []
     for r in results:
-        gens.append(f"\n{r['method']}:\n")
-        for g in r["generations"]:
-            mark = "right" if g["generated"] == g["reference"] else "wrong"
-            gens.append(f"- {g['prompt']}\n  - wrote: `{g['generated']}` ({mark}; reference `{g['reference']}`)")
+        right = [g for g in r["generations"] if g["generated"] == g["reference"]]
+        wrong = [g for g in r["generations"] if g["generated"] != g["reference"]]
+        gens.append(f"\n{r['method']}: {len(right)} of the first {len(r['generations'])} test problems right\n")
+        for g in right[:6] + wrong[:4]:
+            mark = "right" if g in right else f"wrong; reference `{g['reference']}`"
+            gens.append(f"- {g['prompt']} → `{g['generated']}` ({mark})")
     with open(os.path.join(a.out, "table.md"), "w") as f:
         f.write(table + "\n" + "\n".join(gens) + "\n")
     print(table)

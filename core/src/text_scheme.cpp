@@ -505,6 +505,7 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
     int64_t generated = 0, exact = 0, answer_exact = 0, malformed = 0, ref_numbers = 0, numbers_right = 0,
             digits_right = 0;
     json wrong = json::array();
+    std::vector<double> relative_errors;  // |generated - reference| / |reference|, per reference number
     std::vector<std::size_t> rows;
     for (std::size_t i = 0; i < data.prompt_texts.size(); ++i)
         if (!data.prompt_texts[i].empty()) rows.push_back(i);
@@ -535,8 +536,13 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
             answer_exact += g.ended && text == write_numbers(reference);
             ref_numbers += static_cast<int64_t>(want.size());
             for (std::size_t j = 0; j < want.size(); ++j) {
-                if (j >= got.size()) continue;
+                if (j >= got.size()) {
+                    relative_errors.push_back(INFINITY);  // a number the answer does not have
+                    continue;
+                }
                 numbers_right += want[j] == got[j];
+                const double w = want[j].to_double(), v = got[j].to_double();
+                relative_errors.push_back(w == v ? 0.0 : std::fabs(v - w) / std::max(std::fabs(w), 1e-9));
                 for (int p = -spec_.frac_digits; p < spec_.int_digits; ++p)
                     digits_right += want[j].digit(p) == got[j].digit(p);
             }
@@ -553,27 +559,38 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         examples.push_back({data.prompt_texts[i], data.answer_texts[i]});
     const TokenCounts counts = count_tokens(tokenizer_, examples);
     const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    const auto within_1_percent =
+        std::count_if(relative_errors.begin(), relative_errors.end(), [](double e) { return e <= 0.01; });
+    json median_error = nullptr;  // null when there is no number (or the median answer has none)
+    if (!relative_errors.empty()) {
+        auto mid = relative_errors.begin() + static_cast<std::ptrdiff_t>(relative_errors.size() / 2);
+        std::nth_element(relative_errors.begin(), mid, relative_errors.end());
+        if (std::isfinite(*mid)) median_error = *mid;
+    }
     const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
     const double forced =
         ratio(static_cast<double>(numbers_forced_right), static_cast<double>(numbers_forced));
-    json out = {{"n", data.n},
-                {"generated", generated},
-                {"exact_match", generated > 0 ? ratio(exact, generated) : forced},
-                {"exact_match_of", generated > 0 ? "generated answers" : "next numbers, teacher-forced"},
-                {"number_accuracy", ratio(numbers_right, ref_numbers)},
-                {"answer_exact_match", ratio(answer_exact, generated)},
-                {"digit_accuracy", ratio(digits_right, static_cast<double>(ref_numbers) * slots)},
-                {"malformed", malformed},
-                {"next_number_exact_match", forced},
-                {"text_perplexity", std::exp(ratio(text_nll, text_count))},
-                {"text_tokens", text_count},
-                {"loss", ratio(all_nll, all_count)},
-                {"perplexity", std::exp(ratio(all_nll, all_count))},
-                {"tokens_per_example", counts.tokens_per_example()},
-                {"tokens_per_number", counts.tokens_per_number()},
-                {"numbers", counts.numbers},
-                {"eval_seconds", secs},
-                {"eval_examples_per_second", ratio(static_cast<double>(data.n), secs)}};
+    json out = {
+        {"n", data.n},
+        {"generated", generated},
+        {"exact_match", generated > 0 ? ratio(exact, generated) : forced},
+        {"exact_match_of", generated > 0 ? "generated answers" : "next numbers, teacher-forced"},
+        {"number_accuracy", ratio(numbers_right, ref_numbers)},
+        {"number_within_1_percent", ratio(within_1_percent, static_cast<double>(relative_errors.size()))},
+        {"number_relative_error_median", median_error},
+        {"answer_exact_match", ratio(answer_exact, generated)},
+        {"digit_accuracy", ratio(digits_right, static_cast<double>(ref_numbers) * slots)},
+        {"malformed", malformed},
+        {"next_number_exact_match", forced},
+        {"text_perplexity", std::exp(ratio(text_nll, text_count))},
+        {"text_tokens", text_count},
+        {"loss", ratio(all_nll, all_count)},
+        {"perplexity", std::exp(ratio(all_nll, all_count))},
+        {"tokens_per_example", counts.tokens_per_example()},
+        {"tokens_per_number", counts.tokens_per_number()},
+        {"numbers", counts.numbers},
+        {"eval_seconds", secs},
+        {"eval_examples_per_second", ratio(static_cast<double>(data.n), secs)}};
     if (max_wrong > 0) out["mispredictions"] = wrong;
     return out;
 }

@@ -106,6 +106,8 @@ class TextLmScheme : public NumberScheme {
     //   exact_match          examples whose generated answer holds exactly the reference's numbers
     //                        (greedy, from the prompt; documents: next_number_exact_match)
     //   number_accuracy      reference numbers matched at their place in the generated answer
+    //   number_within_1_percent, number_relative_error_median   how close those numbers are:
+    //                        |generated - reference| / |reference| (a missing number: infinitely far)
     //   answer_exact_match   generated answer == the reference answer as written (write_numbers)
     //   digit_accuracy       digits of those numbers, over the spec's m + n positions
     //   malformed            answers that did not end with [EOS]
