@@ -388,7 +388,7 @@ std::vector<Generation> TextLmScheme::generate(
                 all_done = false;
             }
         }
-        if (all_done) break;
+        if (all_done || step + 1 == o.max_tokens) break;
         if (length + 1 > model->config.max_seq) {
             for (std::size_t r = 0; r < out.size(); ++r)
                 if (!done[r]) out[r].out_of_positions = true;
