@@ -58,14 +58,24 @@ def main():
     ap.add_argument("--test-size", type=int, default=500)
     ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--generations", type=int, default=60, help="test prompts generated per method (the "
-                    "right answers among them and the first wrong ones are shown)")
+    ap.add_argument("--show", type=int, default=3, help="right and wrong answers shown per method, each "
+                    "generated again with `fone generate`")
+    ap.add_argument("--report-only", action="store_true", help="no training: the report of the runs in --out")
     a = ap.parse_args()
-    if os.path.exists(a.out):
-        shutil.rmtree(a.out)
     runs = os.path.join(a.out, "runs")
-    os.makedirs(runs)
+    results_path = os.path.join(a.out, "results.json")
+    if a.report_only:
+        with open(results_path) as f:
+            results = json.load(f)
+    else:
+        if os.path.exists(a.out):
+            shutil.rmtree(a.out)
+        os.makedirs(runs)
+        results = train_all(a, runs, results_path)
+    report(a, results)
 
+
+def train_all(a, runs, results_path):
     def train(method, name, train_size, test_size):
         cmd = [a.fone, "train", "--task", "word-problems", "--method", method, "--train-size", str(train_size),
                "--val-size", "0", "--test-size", str(test_size), "--epochs", "1", "--batch", str(a.batch),
@@ -92,48 +102,80 @@ def main():
                         "wall_seconds": wall, "train_seconds": ev[-1]["elapsed_seconds"],
                         "params": start["params"], "params_without_embedding": start["params_without_embedding"],
                         "vocab_size": start["text"]["vocab_size"], "eval": final})
+        with open(results_path, "w") as f:  # after every method: an interrupted comparison keeps its runs
+            json.dump(results, f, indent=1)
+    return results
 
-    # A few unseen problems (the test split: the same for every method) and what each model writes.
+
+def template(prompt):
+    """The generator's template of a word problem (core/src/text_data.cpp)."""
+    if "bags of" in prompt:
+        return "bags × kg"
+    if "note." in prompt:
+        return "change from a note"
+    if "% off" in prompt:
+        return "percent off"
+    if " for " in prompt and "How much does one" in prompt:
+        return "unit price"
+    if "in total" in prompt:
+        return "two purchases"
+    return "total cost"
+
+
+def report(a, results):
+    # The test split is drawn first from the seed: `fone data` with the same seed and size gives it.
     data = os.path.join(a.out, "data")
-    run([a.fone, "data", "--task", "word-problems", "--train-size", "1", "--val-size", "0", "--test-size",
-         str(a.test_size), "--seed", str(a.seed), "--out", data])
+    if not os.path.exists(data):
+        run([a.fone, "data", "--task", "word-problems", "--train-size", "1", "--val-size", "0", "--test-size",
+             str(a.test_size), "--seed", str(a.seed), "--out", data])
     with open(os.path.join(data, "test.jsonl")) as f:
-        tests = [json.loads(line) for line in f][: a.generations]
+        tests = [json.loads(line) for line in f]
+    templates = sorted({template(t["prompt"]) for t in tests})
     for r in results:
+        # Every wrong answer of the run's model on the test split; the others are right.
+        out, _, _ = run([a.fone, "eval", "--run", r["run"], "--threads", "1", "--mispredictions", "1000000"])
+        wrong = {m["prompt"]: m["predicted"] for m in events(out)[0]["mispredictions"]}
+        r["by_template"] = {}
+        for name in templates:
+            of = [t for t in tests if template(t["prompt"]) == name]
+            r["by_template"][name] = [sum(t["prompt"] not in wrong for t in of), len(of)]
+        shown = [t for t in tests if t["prompt"] not in wrong][: a.show] + \
+                [t for t in tests if t["prompt"] in wrong][: a.show]
         r["generations"] = []
-        for t in tests:
+        for t in shown:
             out, _, _ = run([a.fone, "generate", "--run", r["run"], "--threads", "1", "--json", t["prompt"]])
-            end = events(out)[-1]
-            r["generations"].append({"prompt": t["prompt"], "reference": t["answer"], "generated": end["text"]})
-
-    with open(os.path.join(a.out, "results.json"), "w") as f:
+            r["generations"].append({"prompt": t["prompt"], "reference": t["answer"],
+                                     "generated": events(out)[-1]["text"]})
+    with open(os.path.join(a.out, "report.json"), "w") as f:
         json.dump(results, f, indent=1)
-    lines = ["| method | params (w/o embedding) | CPU s per step | training problems | CPU s (process) | "
-             "number exact match | answer exact match | digit accuracy | numbers within 1% | median relative "
-             "error | text-token perplexity | tokens / example | tokens / number |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    lines = ["| method | params (w/o embedding) | training problems | CPU s (process) | number exact match | "
+             "answer exact match | digit accuracy | numbers within 1% | median relative error | "
+             "text-token perplexity | tokens / example | tokens / number |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         e = r["eval"]
         median = e.get("number_relative_error_median")
         lines.append(f"| {r['method']} | {r['params']:,} ({r['params_without_embedding']:,}) | "
-                     f"{r['cpu_per_step']:.3f} | {r['train_examples']:,} | {r['process_cpu_seconds']:.0f} | "
+                     f"{r['train_examples']:,} | {r['process_cpu_seconds']:.0f} | "
                      f"{100 * e['exact_match']:.1f}% | {100 * e['answer_exact_match']:.1f}% | "
                      f"{100 * e['digit_accuracy']:.1f}% | {100 * e['number_within_1_percent']:.1f}% | "
                      f"{'-' if median is None else f'{100 * median:.1f}%'} | {e['text_perplexity']:.4f} | "
                      f"{e['tokens_per_example']:.1f} | {e['tokens_per_number']:.2f} |")
-    table = "\n".join(lines)
-    gens = []
+    lines += ["", "| template | " + " | ".join(r["method"] for r in results) + " |",
+              "|---|" + "---|" * len(results)]
+    for name in templates:
+        cells = [f"{r['by_template'][name][0]} / {r['by_template'][name][1]}" for r in results]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
     for r in results:
-        right = [g for g in r["generations"] if g["generated"] == g["reference"]]
-        wrong = [g for g in r["generations"] if g["generated"] != g["reference"]]
-        gens.append(f"\n{r['method']}: {len(right)} of the first {len(r['generations'])} test problems right\n")
-        for g in right[:6] + wrong[:4]:
-            mark = "right" if g in right else f"wrong; reference `{g['reference']}`"
-            gens.append(f"- {g['prompt']} → `{g['generated']}` ({mark})")
+        lines.append(f"\n{r['method']} (`fone generate --run {os.path.basename(r['run'])} PROMPT`):\n")
+        for g in r["generations"]:
+            mark = "right" if g["generated"] == g["reference"] else f"wrong: the answer is `{g['reference']}`"
+            lines.append(f"- {g['prompt']} → `{g['generated']}` ({mark})")
+    text = "\n".join(lines) + "\n"
     with open(os.path.join(a.out, "table.md"), "w") as f:
-        f.write(table + "\n" + "\n".join(gens) + "\n")
-    print(table)
-    print("\n".join(gens))
+        f.write(text)
+    print(text)
 
 
 if __name__ == "__main__":
