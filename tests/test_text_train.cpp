@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <csignal>
+#include <map>
 
 #include "fone/number_parser.h"
 #include "fone_process.h"
@@ -38,7 +39,7 @@ struct Tiny {
 };
 
 // A scheme for the corpus and a 1-layer model trained on it until it writes every answer.
-Tiny trained_tiny(const std::string& method, int steps) {
+Tiny train_tiny(const std::string& method, int steps) {
     TokenizerOptions to;
     to.vocab_size = 300;
     const TextTokenizer tok = TextTokenizer::train(kCorpus, text_scheme_from_name(method), to);
@@ -67,6 +68,14 @@ Tiny trained_tiny(const std::string& method, int steps) {
     }
     t.model->eval();
     return t;
+}
+
+// Trained once per (method, steps) and shared by the tests: the models are deterministic.
+Tiny& trained_tiny(const std::string& method, int steps) {
+    static std::map<std::pair<std::string, int>, Tiny> cache;
+    auto it = cache.find({method, steps});
+    if (it == cache.end()) it = cache.emplace(std::make_pair(method, steps), train_tiny(method, steps)).first;
+    return it->second;
 }
 
 // ---- through `fone` ----------------------------------------------------------------------------------
@@ -262,7 +271,7 @@ class TestTextTrain : public QObject {
     }
 
     void fone_loss_adds_the_weighted_digit_loss() {
-        Tiny t = trained_tiny("fone", 0);  // untrained
+        Tiny& t = trained_tiny("fone", 0);  // untrained
         const Batch b = t.scheme->encode_text(kCorpus);
         const auto h = t.model->forward(b.in, false);
         const auto lm = torch::nn::functional::cross_entropy(
@@ -285,7 +294,7 @@ class TestTextTrain : public QObject {
         QVERIFY2(std::abs(total - (lm.item<double>() + digit)) < 1e-4,
                  qPrintable(QString("%1 vs %2 + %3").arg(total).arg(lm.item<double>()).arg(digit)));
         // digit: the next-token cross-entropy alone.
-        Tiny d = trained_tiny("digit", 0);
+        Tiny& d = trained_tiny("digit", 0);
         const Batch db = d.scheme->encode_text(kCorpus);
         const auto dl = d.model->lm_logits(d.model->forward(db.in, false));
         const double want = torch::nn::functional::cross_entropy(
@@ -298,7 +307,7 @@ class TestTextTrain : public QObject {
     // ---- generation --------------------------------------------------------------------------------------
 
     void generation_writes_num_with_the_digit_heads_value() {
-        Tiny t = trained_tiny("fone", 300);
+        Tiny& t = trained_tiny("fone", 300);
         const auto prompt = t.scheme->prompt_tokens("What does the pen cost?", true);
         std::vector<GeneratedToken> seen;
         const auto g =
@@ -317,7 +326,7 @@ class TestTextTrain : public QObject {
 
     void kv_cache_equals_the_full_forward_pass() {
         for (const char* method : {"fone", "digit"}) {
-            Tiny t = trained_tiny(method, 300);
+            Tiny& t = trained_tiny(method, 300);
             // Two prompts of different lengths: left padding and its key mask too.
             const std::vector<EncodedText> prompts = {
                 t.scheme->prompt_tokens("What does the lamp cost?", true),
@@ -339,7 +348,7 @@ class TestTextTrain : public QObject {
     }
 
     void sampling_is_seeded() {
-        Tiny t = trained_tiny("subword", 30);  // half trained: sampling has choices
+        Tiny& t = trained_tiny("subword", 30);  // half trained: sampling has choices
         const auto prompt = t.scheme->prompt_tokens("What does the pen cost?", true);
         GenerateOptions o;
         o.temperature = 1.5;
@@ -358,7 +367,7 @@ class TestTextTrain : public QObject {
     }
 
     void prompt_number_that_does_not_fit_is_named() {
-        Tiny t = trained_tiny("fone", 0);  // m = 2, n = 2 from the corpus
+        Tiny& t = trained_tiny("fone", 0);  // m = 2, n = 2 from the corpus
         const auto prompt = t.scheme->prompt_tokens("What does 123456 cost?", true);
         try {
             t.scheme->generate(t.model, {prompt}, GenerateOptions{});
