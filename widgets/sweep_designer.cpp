@@ -123,6 +123,15 @@ void SweepDesigner::set_level_checked(int level, bool on) {
     levels_.at(static_cast<std::size_t>(level))->setChecked(on);
 }
 
+bool SweepDesigner::set_method_checked(const QString& method, bool on) {
+    for (QCheckBox* box : methods_)
+        if (box->text() == method) {
+            box->setChecked(on);
+            return true;
+        }
+    return false;
+}
+
 std::vector<SweepCell> SweepDesigner::cells(QString* error) const {
     auto fail = [&](const QString& why) {
         *error = why;
