@@ -96,6 +96,39 @@ void top_legend(QCustomPlot& plot, int per_row) {
     plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
 }
 
+// How many circles per row make them largest in the plot (cells of cell_w x cell_h units; title row about
+// 40 px); among equally large layouts, the one with the fullest rows.
+int best_columns(const QCustomPlot& plot, int count, double cell_w, double cell_h) {
+    const double width = std::max(50, plot.width() - 12), height = std::max(50, plot.height() - 52);
+    int best = std::max(1, std::min(count, 5));
+    double best_scale = 0.0;
+    for (int c = 1; c <= count; ++c) {
+        const int rows = (count + c - 1) / c;
+        const double scale = std::min(width / (c * cell_w), height / (rows * cell_h));
+        if (scale >= best_scale * 0.9999) {
+            best_scale = scale;
+            best = c;
+        }
+    }
+    return best;
+}
+
+// Ranges with equal scales on both axes that show [x_low, x_high] x [y_low, y_high] whole and centred in a
+// plot of any shape (title row about 40 px), so circles stay round.
+void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y_low, double y_high) {
+    plot.xAxis->setVisible(false);
+    plot.yAxis->setVisible(false);
+    plot.axisRect()->setAutoMargins(QCP::msNone);
+    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
+    const double width = std::max(50, plot.width() - 12), height = std::max(50, plot.height() - 52);
+    const double units_per_pixel = std::max((y_high - y_low) / height, (x_high - x_low) / width);
+    const double x_centre = (x_low + x_high) / 2.0;
+    const double x_half = width * units_per_pixel / 2.0, y_half = height * units_per_pixel / 2.0;
+    plot.xAxis->setRange(x_centre - x_half, x_centre + x_half);
+    const double y_centre = (y_low + y_high) / 2.0;
+    plot.yAxis->setRange(y_centre - y_half, y_centre + y_half);
+}
+
 }  // namespace
 
 void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const SpectrumStyle& style) {
@@ -119,13 +152,13 @@ void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const 
         QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
         ticker->setSubTickCount(8);
         plot.xAxis->setTicker(ticker);
-        plot.xAxis->setRange(0.8, k_max * 1.25);
+        plot.xAxis->setRange(0.55, k_max * 1.25);
     } else {
         plot.xAxis->setRange(-0.01 * k_max, k_max * 1.01);
     }
     // Where a k lands across the axis (0..1), to stack labels that would overlap.
     auto across = [&](double x) {
-        return style.log_k ? std::log(x / 0.8) / std::log(k_max * 1.25 / 0.8)
+        return style.log_k ? std::log(x / 0.55) / std::log(k_max * 1.25 / 0.55)
                            : (x + 0.01 * k_max) / (1.02 * k_max);
     };
     auto spikes = analysis::top_spikes(spectrum, style.labelled_spikes, 0.05);
@@ -272,8 +305,9 @@ std::pair<int, int> circles_size(const analysis::UnitCircles& circles) {
 void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title) {
     reset(plot);
     const int count = static_cast<int>(circles.circles.size());
-    const int columns = std::max(1, std::min(count, 5)), rows = std::max(1, (count + 4) / 5);
     constexpr double kCellWidth = 3.0, kCellHeight = 4.0;
+    const int columns = best_columns(plot, std::max(1, count), kCellWidth, kCellHeight);
+    const int rows = std::max(1, (count + columns - 1) / columns);
     QVector<double> ring_x, ring_y;
     for (int i = 0; i <= 120; ++i) {
         ring_x << std::cos(2.0 * std::numbers::pi * i / 120);
@@ -322,18 +356,7 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
                  Qt::AlignTop | Qt::AlignHCenter, label_font(9, c.digit >= 0),
                  c.digit >= 0 ? kPalette[2] : kInk);
     }
-    plot.xAxis->setVisible(false);
-    plot.yAxis->setVisible(false);
-    plot.axisRect()->setAutoMargins(QCP::msNone);
-    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
-    // Equal scales on both axes, so circles stay round in any plot size (title row about 40 px).
-    const double y_low = -(rows - 1) * kCellHeight - 2.05, y_high = 1.75;
-    const double units_per_pixel = (y_high - y_low) / std::max(50, plot.height() - 52);
-    const double x_centre = (columns - 1) * kCellWidth / 2.0;
-    const double x_half =
-        std::max((columns - 1) * kCellWidth / 2.0 + 1.5, (plot.width() - 12) * units_per_pixel / 2.0);
-    plot.xAxis->setRange(x_centre - x_half, x_centre + x_half);
-    plot.yAxis->setRange(y_low, y_high);
+    equal_scale_ranges(plot, -1.5, (columns - 1) * kCellWidth + 1.5, -(rows - 1) * kCellHeight - 2.05, 1.75);
     add_title(plot,
               q(title.empty() ? "FoNE unit circles of " + circles.number.to_string() +
                                     (circles.base == 10 ? "" : " (base " + std::to_string(circles.base) + ")")
@@ -342,7 +365,7 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
 
 namespace {
 
-constexpr double kHiddenCellWidth = 3.2, kHiddenCellHeight = 5.2;
+constexpr double kHiddenCellWidth = 3.2, kHiddenCellHeight = 5.45;
 
 // A unit circle's outline around (cx, cy).
 void add_ring(QCustomPlot& plot, double cx, double cy) {
@@ -353,33 +376,21 @@ void add_ring(QCustomPlot& plot, double cx, double cy) {
     ring->setPen(QPen(kFaint, 1.2));
 }
 
-// Ranges with equal scales on both axes for a grid of cells (title row about 40 px).
-void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y_low, double y_high) {
-    plot.xAxis->setVisible(false);
-    plot.yAxis->setVisible(false);
-    plot.axisRect()->setAutoMargins(QCP::msNone);
-    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
-    const double units_per_pixel = (y_high - y_low) / std::max(50, plot.height() - 52);
-    const double x_centre = (x_low + x_high) / 2.0;
-    const double x_half = std::max((x_high - x_low) / 2.0, (plot.width() - 12) * units_per_pixel / 2.0);
-    plot.xAxis->setRange(x_centre - x_half, x_centre + x_half);
-    plot.yAxis->setRange(y_low, y_high);
-}
-
 }  // namespace
 
 std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles) {
     const int count = std::max<int>(1, static_cast<int>(circles.pairs.size()));
     const int columns = std::min(count, 5), rows = (count + 4) / 5;
     return {std::max(420, static_cast<int>(75 * kHiddenCellWidth * columns) + 12),
-            static_cast<int>(52 + 75 * ((rows - 1) * kHiddenCellHeight + 5.15))};
+            static_cast<int>(52 + 75 * ((rows - 1) * kHiddenCellHeight + 5.4))};
 }
 
 void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circles,
                          const std::string& title) {
     reset(plot);
     const int count = static_cast<int>(circles.pairs.size());
-    const int columns = std::max(1, std::min(count, 5)), rows = std::max(1, (count + 4) / 5);
+    const int columns = best_columns(plot, std::max(1, count), kHiddenCellWidth, kHiddenCellHeight);
+    const int rows = std::max(1, (count + columns - 1) / columns);
     const int base = circles.base;
     for (int index = 0; index < count; ++index) {
         const auto& pair = circles.pairs[static_cast<std::size_t>(count - 1 - index)];  // highest digit first
@@ -408,13 +419,14 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
         hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
         add_text(plot, cx, cy + 1.42, QStringLiteral("T = %1").arg(q(analysis::period_text(pair.period))),
                  Qt::AlignBottom | Qt::AlignHCenter, label_font(10, true));
-        QString caption =
-            QStringLiteral("|h| = %1 · predicted %2").arg(pair.length, 0, 'f', 2).arg(pair.predicted);
+        QString caption = QStringLiteral("predicted %1").arg(pair.predicted);
         if (pair.truth >= 0) caption += QStringLiteral(" · true %1").arg(pair.truth);
-        add_text(plot, cx, cy - 1.36, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(8, pair.wrong()),
+        add_text(plot, cx, cy - 1.34, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(8, pair.wrong()),
                  verdict);
+        add_text(plot, cx, cy - 1.62, QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2),
+                 Qt::AlignTop | Qt::AlignHCenter, label_font(8), QColor(110, 110, 110));
         // Probability bars: digit j at x = cx - 1.35 + 2.7·(j + 0.5)/base, 1.3 units high for p = 1.
-        const double baseline = cy - 3.05, slot = 2.7 / base;
+        const double baseline = cy - 3.3, slot = 2.7 / base;
         for (int j = 0; j < base; ++j) {
             const double p = j < static_cast<int>(pair.probabilities.size())
                                  ? pair.probabilities[static_cast<std::size_t>(j)]
@@ -433,7 +445,7 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
         }
     }
     equal_scale_ranges(plot, -1.6, (columns - 1) * kHiddenCellWidth + 1.6,
-                       -(rows - 1) * kHiddenCellHeight - 3.4, 1.75);
+                       -(rows - 1) * kHiddenCellHeight - 3.65, 1.75);
     std::string heading = "Hidden state on the circles: predicted " + circles.predicted.to_string();
     if (circles.has_truth) heading += ", true " + circles.truth.to_string();
     add_title(plot, q(title.empty() ? heading : title));
