@@ -565,8 +565,11 @@ void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const 
     plot.yAxis->setRange(style.y_min, style.y_max * 1.12);
     if (style.percent) {
         QSharedPointer<QCPAxisTickerText> yticks(new QCPAxisTickerText);
-        for (double v = style.y_min; v <= style.y_max + 1e-9; v += (style.y_max - style.y_min) / 5)
-            yticks->addTick(v, QStringLiteral("%1%").arg(100 * v, 0, 'f', 0));
+        // As many decimals as the tick step needs (0.2% steps on a 0-1% axis).
+        const double step = (style.y_max - style.y_min) / 5;
+        const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(100 * step) + 1e-9)));
+        for (double v = style.y_min; v <= style.y_max + 1e-9; v += step)
+            yticks->addTick(v, QStringLiteral("%1%").arg(100 * v, 0, 'f', decimals));
         plot.yAxis->setTicker(yticks);
     }
     plot.xAxis->setLabel(q(style.x_label));

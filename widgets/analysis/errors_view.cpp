@@ -24,6 +24,15 @@ namespace fone::gui {
 using nlohmann::json;
 namespace fa = fone::analysis;
 
+namespace {
+// The smallest of 1%, 2%, 5%, 10%, 20%, 50%, 100% above the highest bar (with room for its label).
+double nice_ceiling(double highest) {
+    for (double top : {0.01, 0.02, 0.05, 0.1, 0.2, 0.5})
+        if (highest * 1.1 <= top) return top;
+    return 1.0;
+}
+}  // namespace
+
 QString position_name(int position) {
     static const char* const kNames[] = {"thousandths", "hundredths", "tenths",   "units",
                                          "tens",        "hundreds",   "thousands"};
@@ -115,7 +124,7 @@ ErrorsView::ErrorsView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
     table_ = new QTableWidget;
     table_->setColumnCount(5);
     table_->setHorizontalHeaderLabels({"Prompt", "True answer", "Predicted", "Wrong digits", "Off by 5"});
-    table_->horizontalHeaderItem(1)->setToolTip("The true answer, the digits the model got wrong in bold");
+    table_->horizontalHeaderItem(1)->setToolTip("The true answer; the digits the model got wrong in green");
     table_->horizontalHeaderItem(2)->setToolTip(
         "The model's answer, aligned at the decimal point; wrong digits "
         "in red (· where it wrote no digit)");
@@ -274,7 +283,7 @@ void ErrorsView::on_result(const json& result) {
                 << QStringLiteral("%1: %2→%3").arg(position_name(d.position)).arg(d.actual).arg(d.predicted);
         }
         if (m.sign_differs) wrong << "sign";
-        set(1, r.expected, aligned_number_html(m.actual, positions, int_width, frac_width, "#202020"));
+        set(1, r.expected, aligned_number_html(m.actual, positions, int_width, frac_width, "#2ca02c"));
         set(2, r.predicted, aligned_number_html(m.predicted, positions, int_width, frac_width, "#d62728"));
         set(3, wrong.join(", "));
         set(4, m.all_off_by_5() ? "yes" : "");
@@ -291,16 +300,16 @@ void ErrorsView::on_result(const json& result) {
     std::vector<double> rates;
     double highest = 0.0;
     for (auto it = by_position.rbegin(); it != by_position.rend(); ++it) {
-        labels.push_back(position_name(it->first).toStdString());
+        labels.push_back(power_of_ten(it->first).toStdString());
         rates.push_back(it->second);
         highest = std::max(highest, it->second);
     }
     const int n = result.value("n", 0);
     plots::draw_bars(*rates_->plot(), labels, rates,
                      {.title = "Error rate per digit (test split, " + std::to_string(n) + " answers)",
-                      .x_label = "digit position",
+                      .x_label = "digit position (10³ thousands … 10⁻³ thousandths)",
                       .y_label = "answers with this digit wrong",
-                      .y_max = highest > 0.5 || highest == 0.0 ? 1.0 : std::ceil(highest * 10.0) / 10.0});
+                      .y_max = nice_ceiling(highest)});
     rates_->plot()->replot(QCustomPlot::rpQueuedReplot);
 
     const double exact = result.value("exact_match", 0.0);
@@ -320,7 +329,9 @@ void ErrorsView::on_result(const json& result) {
                 .arg(errors_.all_off_by_5)
                 .arg(errors_.mispredictions.size())
                 .arg(errors_.single_digit_off_by_5);
-    if (malformed_) text += QStringLiteral(" %1 answers are not numbers.").arg(malformed_);
+    if (malformed_)
+        text += malformed_ == 1 ? QStringLiteral(" 1 answer is not a number.")
+                                : QStringLiteral(" %1 answers are not numbers.").arg(malformed_);
     summary_->setText(text);
     set_busy(false);
     Q_EMIT evaluated();

@@ -201,8 +201,10 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     probabilities_->verticalHeader()->setDefaultSectionSize(20);
     probabilities_->horizontalHeader()->setDefaultSectionSize(44);
     probabilities_->hide();
-    ask_layout->addWidget(probabilities_, 1);
-    ask_layout->addStretch(0);
+    probabilities_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
+    probabilities_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    ask_layout->addWidget(probabilities_);
+    ask_layout->addStretch(1);
     ask_layout->addWidget(status_label());
 
     // Tokens per table.
@@ -228,7 +230,8 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     split->addWidget(top);
     split->addWidget(bottom);
     split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(1, 3);
+    split->setSizes({230, 690});
     layout->addWidget(split, 1);
 
     call_ = new FoneCall(default_fone_program(), this);
@@ -525,7 +528,7 @@ void PlaygroundView::show_prediction() {
         for (int r = 0; r < static_cast<int>(digits.size()); ++r) {
             const json& d = digits[static_cast<std::size_t>(r)];
             const int position = d.value("position", 0);
-            rows << QStringLiteral("10^%1").arg(position);
+            rows << power_of_ten(position);
             const int chosen = d.value("digit", -1);
             const std::vector<double> p = d.contains("probabilities")
                                               ? d["probabilities"].get<std::vector<double>>()

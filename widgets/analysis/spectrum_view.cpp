@@ -22,6 +22,9 @@ namespace fa = fone::analysis;
 
 namespace {
 
+// A probe holds out a quarter of the numbers: with fewer than 40 (10 held out) it says nothing.
+constexpr int kMinProbeNumbers = 40;
+
 // A progress that reports [from, to] of the whole for a stage's 0..1.
 fa::Progress stage(const fa::Progress& whole, double from, double to) {
     fa::Progress p;
@@ -48,7 +51,7 @@ SpectrumResult analyse_spectrum(std::shared_ptr<const Representations> source, c
     r.layers = fa::layer_spectra(source->layers, {}, stage(progress, 0.0, 0.3));
     const int n = static_cast<int>(source->numbers.size());
     for (std::int64_t t : {2, 5, 10, 100})
-        if (n >= 2 * t) r.probe_periods.push_back(t);
+        if (n >= std::max<std::int64_t>(kMinProbeNumbers, 2 * t)) r.probe_periods.push_back(t);
     const int total = std::max<int>(1, layers * static_cast<int>(r.probe_periods.size()));
     int done = 0;
     r.probes.resize(static_cast<std::size_t>(layers));
@@ -125,7 +128,6 @@ SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : AnalysisView(
         "tooltip of each cell)");
     probe_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     probe_table_->verticalHeader()->setDefaultSectionSize(22);
-    probe_table_->setMaximumHeight(170);
     auto* probe_box = new QWidget;
     auto* probe_layout = new QVBoxLayout(probe_box);
     probe_layout->setContentsMargins(0, 0, 0, 0);
@@ -356,11 +358,11 @@ void SpectrumView::draw() {
     const int l = std::clamp(layer(), 0, static_cast<int>(src.layers.size()) - 1);
     const fa::Spectrum s = spectrum();
     const std::string range = src.numbers.front().to_string() + ".." + src.numbers.back().to_string();
+    const bool encoder = src.layer_names.size() == 1 && src.layer_names[0] == "FoNE encoder";
     plots::draw_spectrum(
         *spectrum_panel_->plot(), s,
         {.title = "Spectrum of " + src.description.toStdString() +
-                  (src.layers.size() > 1 ? ", " + src.layer_names[l].toStdString() : std::string()) +
-                  ", numbers " + range,
+                  (encoder ? std::string() : ", " + src.layer_names[l].toStdString()) + ", numbers " + range,
          .period_unit = src.step});
     spectrum_panel_->plot()->replot(QCustomPlot::rpQueuedReplot);
     // Spikes as text: what the picture says, in words.
@@ -395,7 +397,9 @@ void SpectrumView::draw() {
         probe_panel_->plot()->clearPlottables();
         probe_panel_->plot()->clearItems();
         probe_panel_->plot()->replot();
-        show_info("Too few numbers for a probe (x mod 2 needs at least 4). " + source_->limit_note());
+        show_info(QStringLiteral("No linear probe: it needs at least %1 numbers (a quarter is held out). ")
+                      .arg(kMinProbeNumbers) +
+                  source_->limit_note());
     }
     probe_table_->setVisible(src.layers.size() > 1 && !result_->probe_periods.empty());
     probe_table_->clear();
@@ -427,6 +431,9 @@ void SpectrumView::draw() {
             probe_table_->setItem(r, static_cast<int>(c), item);
         }
     probe_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    probe_table_->setFixedHeight(
+        probe_table_->horizontalHeader()->sizeHint().height() +
+        probe_table_->rowCount() * probe_table_->verticalHeader()->defaultSectionSize() + 4);
 }
 
 }  // namespace fone::gui

@@ -313,6 +313,15 @@ void RunPicker::on_index_changed() {
     Q_EMIT runChanged(current_);
 }
 
+QString power_of_ten(int exponent) {
+    static const QString kSuperscripts[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    if (exponent == 0) return QStringLiteral("1");
+    QString out = exponent < 0 ? QStringLiteral("10⁻") : QStringLiteral("10");
+    for (const QChar c : QString::number(std::abs(exponent)))
+        out += kSuperscripts[c.digitValue()];
+    return out;
+}
+
 namespace {
 class ResizeWatcher : public QObject {
   public:

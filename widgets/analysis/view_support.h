@@ -103,6 +103,9 @@ class RunPicker : public QWidget {
     QTimer* rebuild_timer_;
 };
 
+// 10 to a power as people write it: "10³", "10⁻²", "1" for 10⁰.
+QString power_of_ten(int exponent);
+
 // Calls `f` after every resize of `widget` (drawings that keep equal scales redraw at the new size).
 void on_resize(QWidget* widget, std::function<void()> f);
 
