@@ -479,10 +479,12 @@ void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& res
     }
     plot.xAxis->setTicker(ticks);
     plot.xAxis->setRange(-0.6, static_cast<double>(results.size()) - 0.4);
-    plot.yAxis->setRange(0, 1.25);
+    // Head room above 100% for the value labels and the legend, ticks only up to 100%.
+    plot.yAxis->setRange(0, 1.4);
     plot.yAxis->setLabel(QStringLiteral("accuracy on held-out numbers"));
-    QSharedPointer<QCPAxisTickerFixed> tenths(new QCPAxisTickerFixed);
-    tenths->setTickStep(0.2);
+    QSharedPointer<QCPAxisTickerText> tenths(new QCPAxisTickerText);
+    for (int i = 0; i <= 5; ++i)
+        tenths->addTick(0.2 * i, QStringLiteral("%1%").arg(20 * i));
     plot.yAxis->setTicker(tenths);
     top_legend(plot, 2);
     add_title(plot, q(title.empty() ? "Linear probe: can x mod T be read linearly?" : title));

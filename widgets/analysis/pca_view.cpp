@@ -138,10 +138,8 @@ PcaView::PcaView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
     debounce_->setSingleShot(true);
     debounce_->setInterval(600);
     connect(debounce_, &QTimer::timeout, this, [this] { request_refresh(); });
-    connect(source_, &SourceBox::changed, this, [this] {
-        wanted_layer_ = -1;
-        debounce_->start();
-    });
+    connect(source_, &SourceBox::sourceChanged, this, [this] { wanted_layer_ = -1; });
+    connect(source_, &SourceBox::changed, debounce_, qOverload<>(&QTimer::start));
     connect(loader_, &RepresentationLoader::loaded, this, &PcaView::on_loaded);
     connect(loader_, &RepresentationLoader::failed, this, [this](const QString& message) {
         set_running(false);
@@ -434,6 +432,14 @@ void PcaView::draw() {
                             .arg(source_data_->numbers.size())
                             .arg(source_data_->layers[static_cast<std::size_t>(pca_layer_)].cols())
                             .arg(parts.join(", ")));
+    // Equal variances: the principal axes are not unique (the FoNE encoder: every pair has variance 1/2).
+    const auto& r = pca_->explained_ratio;
+    if (r.size() >= 2 && r[0] > 0 && r[0] - r[1] < 0.01 * r[0])
+        show_info(
+            QStringLiteral("PC1 and PC2 explain the same share of the variance: the principal axes are not "
+                           "unique here (any rotation of them is as good), so the picture is one of many. "
+                           "The FoNE encoder is like this: all its pairs have the same variance.%1")
+                .arg(source_->limit_note().isEmpty() ? QString() : " " + source_->limit_note()));
     plot.replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -128,7 +128,8 @@ SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : AnalysisView(
         "tooltip of each cell)");
     probe_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     probe_table_->verticalHeader()->setDefaultSectionSize(22);
-    auto* probe_box = new QWidget;
+    probe_box_ = new QWidget;
+    QWidget* probe_box = probe_box_;
     auto* probe_layout = new QVBoxLayout(probe_box);
     probe_layout->setContentsMargins(0, 0, 0, 0);
     probe_layout->addWidget(probe_panel_, 1);
@@ -157,10 +158,8 @@ SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : AnalysisView(
     debounce_->setSingleShot(true);
     debounce_->setInterval(600);
     connect(debounce_, &QTimer::timeout, this, [this] { request_refresh(); });
-    connect(source_, &SourceBox::changed, this, [this] {
-        wanted_layer_ = -1;
-        debounce_->start();
-    });
+    connect(source_, &SourceBox::sourceChanged, this, [this] { wanted_layer_ = -1; });
+    connect(source_, &SourceBox::changed, debounce_, qOverload<>(&QTimer::start));
     connect(loader_, &RepresentationLoader::loaded, this, &SpectrumView::on_loaded);
     connect(loader_, &RepresentationLoader::failed, this, &SpectrumView::on_failed);
     connect(loader_, &RepresentationLoader::progress, this, &SpectrumView::on_progress);
@@ -393,10 +392,9 @@ void SpectrumView::draw() {
             "Linear probe of x mod T" +
                 (src.layers.size() > 1 ? ", " + src.layer_names[l].toStdString() : std::string()));
         probe_panel_->plot()->replot(QCustomPlot::rpQueuedReplot);
-    } else {
-        probe_panel_->plot()->clearPlottables();
-        probe_panel_->plot()->clearItems();
-        probe_panel_->plot()->replot();
+    }
+    probe_box_->setVisible(!result_->probe_periods.empty());
+    if (result_->probe_periods.empty()) {
         show_info(QStringLiteral("No linear probe: it needs at least %1 numbers (a quarter is held out). ")
                       .arg(kMinProbeNumbers) +
                   source_->limit_note());

@@ -97,6 +97,7 @@ class SpectrumView : public AnalysisView {
     QProgressBar* progress_;
     PlotPanel *spectrum_panel_, *heatmap_panel_, *probe_panel_;
     QTableWidget* probe_table_;
+    QWidget* probe_box_;  // the probe plot and table (hidden when too few numbers for a probe)
     QLabel* spikes_;
     RepresentationLoader* loader_;
     QFutureWatcher<SpectrumResult> watcher_;

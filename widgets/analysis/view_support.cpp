@@ -489,6 +489,7 @@ SourceBox::SourceBox(RunCatalog* catalog, QWidget* parent) : QWidget(parent) {
     second->addStretch(1);
     connect(kind_, &QComboBox::currentIndexChanged, this, [this] {
         update_enabled();
+        Q_EMIT sourceChanged();
         Q_EMIT changed();
     });
     connect(runs_, &RunPicker::runChanged, this, [this] {
@@ -499,6 +500,7 @@ SourceBox::SourceBox(RunCatalog* catalog, QWidget* parent) : QWidget(parent) {
             step_->setText("1");
         }
         update_enabled();
+        if (kind_->currentIndex() == 1) Q_EMIT sourceChanged();
         Q_EMIT changed();
     });
     for (QSpinBox* s : {count_, int_digits_, frac_digits_, base_})

@@ -181,7 +181,8 @@ class SourceBox : public QWidget {
     QString limit_note() const;
 
   Q_SIGNALS:
-    void changed();
+    void changed();        // any setting
+    void sourceChanged();  // encoder <-> run, or another run (before changed())
 
   private:
     void update_enabled();
