@@ -141,7 +141,30 @@ class TestAnalysisViews : public QObject {
         QCOMPARE(changed.count(), 1);
         QCOMPARE(v.number(), QString("0.042"));
         QCOMPARE(v.read_off(), QString("0000.042"));  // the slots stay while dragging
+        // The step moved the hands (a layer of their own) without drawing the rest again: they end on the
+        // pairs of 0.042, and the picture changed.
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
         v.redraw_now();
+        const QImage before = v.plot()->grab().toImage();
+        const int items = v.plot()->itemCount();
+        v.slider()->setValue(5678);
+        QCOMPARE(v.plot()->itemCount(), items);
+        QList<QPointF> hands;
+        for (int i = 0; i < v.plot()->itemCount(); ++i)
+            if (auto* line = qobject_cast<QCPItemLine*>(v.plot()->item(i)))
+                hands << line->end->coords() - line->start->coords();
+        QCOMPARE(hands.size(), 7);
+        for (int i = 0; i < 7; ++i) {  // drawn largest period first
+            const auto& c = v.circles()->circles[static_cast<std::size_t>(6 - i)];
+            QVERIFY(std::abs(hands[i].x() - c.x) < 1e-12 && std::abs(hands[i].y() - c.y) < 1e-12);
+        }
+        QCoreApplication::processEvents();
+        QVERIFY(v.plot()->grab().toImage() != before);
+        // Other periods (more slots): everything drawn again.
+        v.set_slots(6, 3);
+        QCOMPARE(v.circles()->circles.size(), std::size_t(9));
     }
 
     // ---- Hidden state ----------------------------------------------------------------------------------

@@ -302,12 +302,64 @@ std::pair<int, int> circles_size(const analysis::UnitCircles& circles) {
     return {std::max(420, 240 * columns + 12), static_cast<int>(52 + 80 * ((rows - 1) * 4.0 + 3.8))};
 }
 
-void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title) {
+namespace {
+
+constexpr char kHandsLayer[] = "circles-hands";
+
+QString residue_caption(const analysis::CircleReading& c) {
+    QString caption = QStringLiteral("x mod T = %1").arg(q(c.residue));
+    if (caption.size() > 30) caption = caption.left(27) + QStringLiteral("…");
+    return caption;
+}
+
+QString digit_caption(const analysis::CircleReading& c) {
+    const double degrees = c.angle * 180.0 / std::numbers::pi;
+    return c.digit >= 0 ? QStringLiteral("digit %1 · %2°").arg(c.digit).arg(degrees, 0, 'f', 1)
+                        : QStringLiteral("%1°").arg(degrees, 0, 'f', 1);
+}
+
+// Moves circle i's number-dependent items to reading c (centre cx, cy).
+void place_circle(CircleHandles& h, std::size_t i, const analysis::CircleReading& c,
+                  const std::vector<analysis::DigitMarker>& markers) {
+    const double cx = h.centres[i].first, cy = h.centres[i].second;
+    h.hands[i]->end->setCoords(cx + c.x, cy + c.y);
+    h.residues[i]->setText(residue_caption(c));
+    h.digits[i]->setText(digit_caption(c));
+    h.digits[i]->setFont(label_font(9, c.digit >= 0));
+    h.digits[i]->setColor(c.digit >= 0 ? kPalette[2] : kInk);
+    const bool carried = c.digit >= 0 && c.digit < static_cast<int>(markers.size());
+    h.carried[i]->data()->clear();
+    h.carried_labels[i]->setVisible(carried);
+    if (!carried) return;
+    const auto& m = markers[static_cast<std::size_t>(c.digit)];
+    h.carried[i]->addData(cx + m.x, cy + m.y);
+    h.carried_labels[i]->position->setCoords(cx + 1.2 * m.x, cy + 1.2 * m.y);
+    h.carried_labels[i]->setText(QString::number(m.digit, 36));
+}
+
+}  // namespace
+
+void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title,
+                  CircleHandles* handles) {
     reset(plot);
     const int count = static_cast<int>(circles.circles.size());
     constexpr double kCellWidth = 3.0, kCellHeight = 4.0;
     const int columns = best_columns(plot, std::max(1, count), kCellWidth, kCellHeight);
     const int rows = std::max(1, (count + columns - 1) / columns);
+    // What follows the number goes on a buffered layer of its own when the caller keeps handles, so that
+    // update_circles() can repaint just that layer.
+    CircleHandles local;
+    CircleHandles& h = handles ? *handles : local;
+    h = CircleHandles{};
+    h.base = circles.base;
+    if (handles) {
+        if (!plot.layer(kHandsLayer)) plot.addLayer(kHandsLayer, plot.layer("main"), QCustomPlot::limAbove);
+        h.layer = plot.layer(kHandsLayer);
+        h.layer->setMode(QCPLayer::lmBuffered);
+    }
+    auto dynamic = [&](QCPLayerable* item) {
+        if (h.layer) item->setLayer(h.layer);
+    };
     QVector<double> ring_x, ring_y;
     for (int i = 0; i <= 120; ++i) {
         ring_x << std::cos(2.0 * std::numbers::pi * i / 120);
@@ -315,7 +367,8 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
     }
     // Largest period (highest digit) first, reading like the number from left to right.
     for (int index = 0; index < count; ++index) {
-        const auto& c = circles.circles[static_cast<std::size_t>(count - 1 - index)];
+        const std::size_t k = static_cast<std::size_t>(count - 1 - index);
+        const auto& c = circles.circles[k];
         const double cx = (index % columns) * kCellWidth, cy = -(index / columns) * kCellHeight;
         auto* ring = new QCPCurve(plot.xAxis, plot.yAxis);
         QVector<double> xs, ys;
@@ -325,42 +378,70 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
         }
         ring->setData(xs, ys);
         ring->setPen(QPen(kFaint, 1.2));
-        // All markers of a circle in one curve, the digit this circle carries in another, on top.
+        // Every marker grey with its digit; the digit this circle carries drawn again on top, in green.
         auto* markers = new QCPCurve(plot.xAxis, plot.yAxis);
         auto* carried = new QCPCurve(plot.xAxis, plot.yAxis);
         for (auto* curve : {markers, carried})
             curve->setLineStyle(QCPCurve::lsNone);
         markers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kFaint, kFaint, 6));
         carried->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kPalette[2], kPalette[2], 9));
+        dynamic(carried);
         for (const auto& m : circles.markers) {
-            const bool read = m.digit == c.digit;
-            (read ? carried : markers)->addData(cx + m.x, cy + m.y);
-            add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit), Qt::AlignCenter,
-                     label_font(8, read), read ? kPalette[2] : QColor(110, 110, 110));
+            markers->addData(cx + m.x, cy + m.y);
+            add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit, 36), Qt::AlignCenter,
+                     label_font(8), QColor(110, 110, 110));
         }
+        QCPItemText* carried_label =
+            add_text(plot, cx, cy, QString(), Qt::AlignCenter, label_font(8, true), kPalette[2]);
+        carried_label->setBrush(Qt::white);  // hides the grey digit under it
+        dynamic(carried_label);
         auto* hand = new QCPItemLine(&plot);
         hand->start->setCoords(cx, cy);
-        hand->end->setCoords(cx + c.x, cy + c.y);
         hand->setPen(QPen(kAccent, 2.0));
         hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
+        dynamic(hand);
         add_text(plot, cx, cy + 1.42, QStringLiteral("T = %1").arg(q(analysis::period_text(c.period))),
                  Qt::AlignBottom | Qt::AlignHCenter, label_font(10, true));
-        QString caption = QStringLiteral("x mod T = %1").arg(q(c.residue));
-        if (caption.size() > 30) caption = caption.left(27) + QStringLiteral("…");
-        add_text(plot, cx, cy - 1.38, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(9), kAccent);
-        add_text(plot, cx, cy - 1.68,
-                 c.digit >= 0 ? QStringLiteral("digit %1 · %2°")
-                                    .arg(c.digit)
-                                    .arg(c.angle * 180.0 / std::numbers::pi, 0, 'f', 1)
-                              : QStringLiteral("%1°").arg(c.angle * 180.0 / std::numbers::pi, 0, 'f', 1),
-                 Qt::AlignTop | Qt::AlignHCenter, label_font(9, c.digit >= 0),
-                 c.digit >= 0 ? kPalette[2] : kInk);
+        QCPItemText* residue =
+            add_text(plot, cx, cy - 1.38, QString(), Qt::AlignTop | Qt::AlignHCenter, label_font(9), kAccent);
+        QCPItemText* digit =
+            add_text(plot, cx, cy - 1.68, QString(), Qt::AlignTop | Qt::AlignHCenter, label_font(9), kInk);
+        dynamic(residue);
+        dynamic(digit);
+        // Handles are kept in the readings' order (smallest period first).
+        if (h.hands.size() < circles.circles.size()) {
+            const std::size_t n = circles.circles.size();
+            h.hands.resize(n);
+            h.residues.resize(n);
+            h.digits.resize(n);
+            h.carried.resize(n);
+            h.carried_labels.resize(n);
+            h.centres.resize(n);
+            h.periods.resize(n);
+        }
+        h.hands[k] = hand;
+        h.residues[k] = residue;
+        h.digits[k] = digit;
+        h.carried[k] = carried;
+        h.carried_labels[k] = carried_label;
+        h.centres[k] = {cx, cy};
+        h.periods[k] = analysis::period_text(c.period);
+        place_circle(h, k, c, circles.markers);
     }
     equal_scale_ranges(plot, -1.5, (columns - 1) * kCellWidth + 1.5, -(rows - 1) * kCellHeight - 2.05, 1.75);
     add_title(plot,
               q(title.empty() ? "FoNE unit circles of " + circles.number.to_string() +
                                     (circles.base == 10 ? "" : " (base " + std::to_string(circles.base) + ")")
                               : title));
+}
+
+bool update_circles(CircleHandles& handles, const analysis::UnitCircles& circles) {
+    if (circles.base != handles.base || circles.circles.size() != handles.hands.size()) return false;
+    for (std::size_t i = 0; i < circles.circles.size(); ++i)
+        if (analysis::period_text(circles.circles[i].period) != handles.periods[i]) return false;
+    for (std::size_t i = 0; i < circles.circles.size(); ++i)
+        place_circle(handles, i, circles.circles[i], circles.markers);
+    return true;
 }
 
 namespace {

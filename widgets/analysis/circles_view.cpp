@@ -194,7 +194,7 @@ bool CirclesView::update_circles(const QString& text, bool from_slider) {
                                base_->value() == 10
                                    ? QStringLiteral(" (the number: %1)").arg(value.toHtmlEscaped())
                                    : QStringLiteral(" in base %1").arg(base_->value())));
-    draw(false);
+    move_hands();
     Q_EMIT numberChanged(number());
     return true;
 }
@@ -215,8 +215,20 @@ QString CirclesView::read_off() const {
 
 void CirclesView::draw(bool immediate) {
     if (!circles_) return;
-    plots::draw_circles(*panel_->plot(), *circles_);
+    const std::string title =
+        "FoNE unit circles: one per period T" +
+        (circles_->base == 10 ? std::string() : " (base " + std::to_string(circles_->base) + ")");
+    plots::draw_circles(*panel_->plot(), *circles_, title, &handles_);
     panel_->plot()->replot(immediate ? QCustomPlot::rpImmediateRefresh : QCustomPlot::rpQueuedReplot);
+}
+
+void CirclesView::move_hands() {
+    // Same periods as drawn: move what follows the number and repaint only its layer.
+    if (circles_ && handles_.layer && plots::update_circles(handles_, *circles_)) {
+        handles_.layer->replot();
+        return;
+    }
+    draw(false);
 }
 
 void CirclesView::redraw_now() {

@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "analysis_plots.h"
 #include "fone/analysis.h"
 #include "view_support.h"
 
@@ -42,7 +43,7 @@ class CirclesView : public AnalysisView {
     QCustomPlot* plot() const;
     QSlider* slider() const { return slider_; }
     QLineEdit* number_field() const { return number_edit_; }
-    // Draws the current circles and replots now (what one slider step costs; bench_analysis measures it).
+    // Draws the current circles and replots now.
     void redraw_now();
 
   Q_SIGNALS:
@@ -51,7 +52,8 @@ class CirclesView : public AnalysisView {
   private:
     bool update_circles(const QString& text, bool from_slider);
     void update_slider_range(const Decimal& x);
-    void draw(bool immediate);
+    void draw(bool immediate);  // everything, then a whole replot
+    void move_hands();          // only what follows the number, when the periods are the same
 
     PlotPanel* panel_;
     QLineEdit* number_edit_;
@@ -59,6 +61,7 @@ class CirclesView : public AnalysisView {
     QSlider* slider_;
     QLabel *slider_label_, *readout_;
     std::optional<analysis::UnitCircles> circles_;
+    plots::CircleHandles handles_;
     QString error_;
     int slider_decimals_ = 3;  // the slider moves in steps of 10^-slider_decimals_
     int slider_digits_ = 4;    // integer slots kept while dragging (auto m never shrinks under the slider)
