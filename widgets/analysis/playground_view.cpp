@@ -29,6 +29,10 @@ namespace {
 constexpr double kPaperFoneTokensPerTable = 149.25, kPaperDigitTokensPerTable = 329.7;
 const TextScheme kSchemes[3] = {TextScheme::fone, TextScheme::digit, TextScheme::subword};
 
+// The trained text pieces, shared by every playground of the session (GUI thread only).
+std::shared_ptr<const std::vector<TextTokenizer>> g_tokenizers;
+QString g_tokenizer_error;
+
 const char* const kDefaultText = "Ana buys 12 pens at $3.45 each and pays with a $50 note. 12+345=";
 const char* const kDefaultTable =
     "Country,Year,Population,Area (km²),Growth %\n"
@@ -289,14 +293,11 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     connect(table_timer_, &QTimer::timeout, this, &PlaygroundView::recount_table);
     connect(table_, &QPlainTextEdit::textChanged, table_timer_, qOverload<>(&QTimer::start));
 
-    // The text pieces: trained once per session (shared by every playground), in a worker thread.
-    static std::shared_ptr<const Tokenizers> trained;
-    static QString trained_error;
     connect(&trainer_, &QFutureWatcher<std::pair<std::shared_ptr<const Tokenizers>, QString>>::finished, this,
             [this] {
                 const auto [tokenizers, error] = trainer_.result();
-                trained = tokenizers;
-                trained_error = error;
+                g_tokenizers = tokenizers;
+                g_tokenizer_error = error;
                 tokenizers_ = tokenizers;
                 tokenizer_error_ = error;
                 training_ = false;
@@ -307,25 +308,37 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     text_->setPlainText(kDefaultText);
     table_->setPlainText(kDefaultTable);
     recount_table();
-    if (trained || !trained_error.isEmpty()) {
-        tokenizers_ = trained;
-        tokenizer_error_ = trained_error;
+    if (g_tokenizers || !g_tokenizer_error.isEmpty()) ensure_tokenizer();
+}
+
+void PlaygroundView::ensure_tokenizer() {
+    // The text pieces: trained once per session (shared by every playground), in a worker thread, when a
+    // playground is first shown or given a text, so that opening the window costs nothing.
+    if (tokenizers_ || training_ || !tokenizer_error_.isEmpty()) return;
+    if (g_tokenizers || !g_tokenizer_error.isEmpty()) {
+        tokenizers_ = g_tokenizers;
+        tokenizer_error_ = g_tokenizer_error;
         retokenize();
-    } else {
-        training_ = true;
-        set_busy(training_ || asking_);
-        trainer_.setFuture(QtConcurrent::run([]() -> std::pair<std::shared_ptr<const Tokenizers>, QString> {
-            try {
-                const TextTokenizer base = TextTokenizer::train(playground_corpus(), TextScheme::fone);
-                auto all = std::make_shared<Tokenizers>();
-                for (TextScheme s : kSchemes)
-                    all->push_back(base.with_scheme(s));
-                return {all, {}};
-            } catch (const std::exception& e) {
-                return {nullptr, QString::fromStdString(e.what())};
-            }
-        }));
+        return;
     }
+    training_ = true;
+    set_busy(training_ || asking_);
+    trainer_.setFuture(QtConcurrent::run([]() -> std::pair<std::shared_ptr<const Tokenizers>, QString> {
+        try {
+            const TextTokenizer base = TextTokenizer::train(playground_corpus(), TextScheme::fone);
+            auto all = std::make_shared<Tokenizers>();
+            for (TextScheme s : kSchemes)
+                all->push_back(base.with_scheme(s));
+            return {all, {}};
+        } catch (const std::exception& e) {
+            return {nullptr, QString::fromStdString(e.what())};
+        }
+    }));
+}
+
+void PlaygroundView::showEvent(QShowEvent* event) {
+    AnalysisView::showEvent(event);
+    ensure_tokenizer();
 }
 
 PlaygroundView::~PlaygroundView() {
@@ -333,6 +346,7 @@ PlaygroundView::~PlaygroundView() {
 }
 
 void PlaygroundView::set_text(const QString& text) {
+    ensure_tokenizer();
     text_->setPlainText(text);
 }
 

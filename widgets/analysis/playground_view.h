@@ -87,8 +87,10 @@ class PlaygroundView : public AnalysisView {
 
   protected:
     void refresh() override { ask(); }
+    void showEvent(QShowEvent* event) override;
 
   private:
+    void ensure_tokenizer();
     void retokenize();
     void recount_table();
     void show_prediction();

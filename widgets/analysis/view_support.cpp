@@ -151,8 +151,15 @@ void FoneCall::finish(int exit_code, QProcess::ExitStatus status) {
 // ---------------------------------------------------------------------------------------------
 
 bool run_has_model(const QString& dir) {
-    return !dir.isEmpty() &&
-           (QFile::exists(dir + "/checkpoint-best.pt") || QFile::exists(dir + "/checkpoint-last.pt"));
+    // Checkpoints are not deleted while the window runs: a run once seen with one is remembered (the pickers
+    // ask for every run of the store when it changes).
+    static QSet<QString> known;
+    if (dir.isEmpty()) return false;
+    if (known.contains(dir)) return true;
+    if (!QFile::exists(dir + "/checkpoint-best.pt") && !QFile::exists(dir + "/checkpoint-last.pt"))
+        return false;
+    known.insert(dir);
+    return true;
 }
 
 namespace {
