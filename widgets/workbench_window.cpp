@@ -82,17 +82,27 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     add_dock("curves", "Curves", curves_, Qt::RightDockWidgetArea);
     splitDockWidget(docks_["runs"], docks_["curves"], Qt::Vertical);
     for (auto [name, title, widget] :
-         {std::tuple<QString, QString, QWidget*>{"data-size", "Accuracy vs data size", data_size_},
-          {"model-size", "Accuracy vs model size", model_size_},
+         {std::tuple<QString, QString, QWidget*>{"data-size", "Data size", data_size_},
+          {"model-size", "Model size", model_size_},
           {"compare", "Compare", compare_}})
         tabifyDockWidget(docks_["curves"], add_dock(name, title, widget, Qt::RightDockWidgetArea));
+    // Registered views (the welcome view and the analysis views, which need height) join the run table's
+    // tab group above the training plots; a view that asks to be in front (the welcome view) is raised.
     const WorkbenchContext context{catalog_, jobs_};
-    for (const ViewSpec& spec : registered_views())
-        tabifyDockWidget(docks_["curves"],
-                         add_dock(spec.name, spec.title, spec.make(context), Qt::RightDockWidgetArea));
+    QDockWidget* front = nullptr;
+    for (const ViewSpec& spec : registered_views()) {
+        QDockWidget* dock = add_dock(spec.name, spec.title, spec.make(context), Qt::RightDockWidgetArea);
+        tabifyDockWidget(docks_["runs"], dock);
+        if (spec.in_front && !front) front = dock;
+    }
     docks_["curves"]->raise();
+    (front ? front : docks_["runs"])->raise();
     resizeDocks({docks_["launch"], docks_["runs"]}, {360, 1040}, Qt::Horizontal);
-    resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
+    // (resizeDocks takes the dock in front of each tab group)
+    if (front)
+        resizeDocks({front, docks_["curves"]}, {620, 280}, Qt::Vertical);
+    else
+        resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
 
     status_label_ = new QLabel;
     statusBar()->addPermanentWidget(status_label_);
@@ -271,7 +281,7 @@ void WorkbenchWindow::make_menus() {
             "of a clock. The model reads each answer digit back from two entries of its last hidden state. "
             "Exact match: the whole answer right. Digit accuracy: the share of right digits. The paper shows "
             "FoNE reaching 99% with far less data and smaller models than digit-wise tokenisation: the "
-            "'Accuracy vs data size' and 'Accuracy vs model size' views draw those figures from your runs.");
+            "'Data size' and 'Model size' views draw accuracy against them from your runs.");
     });
 }
 
@@ -286,6 +296,8 @@ void WorkbenchWindow::connect_jobs() {
     connect(sweep_, &SweepDesigner::maxParallelChanged, jobs_, &JobRunner::set_max_parallel);
     jobs_->set_max_parallel(sweep_->max_parallel());
     connect(jobs_, &JobRunner::jobQueued, catalog_, &RunCatalog::add_job);
+    // A launch shows the run table (it may be behind the welcome or an analysis view).
+    connect(jobs_, &JobRunner::jobQueued, this, [this] { docks_["runs"]->raise(); });
     connect(jobs_, &JobRunner::jobStarted, catalog_,
             [this](int id) { catalog_->set_job_status(id, "starting"); });
     connect(jobs_, &JobRunner::runCreated, catalog_, &RunCatalog::bind_job);

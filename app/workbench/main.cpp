@@ -125,11 +125,19 @@ int main(int argc, char** argv) {
         auto* poll = new QTimer(&app);
         QObject::connect(poll, &QTimer::timeout, &app, [&, poll, clock] {
             if (clock->elapsed() < kSettleMs) return;
-            if (shown && shown->property("busy").toBool() && clock->elapsed() < kBusyLimitMs) return;
+            // The view asked for, or (the whole window) every view in sight.
+            bool busy = false;
+            if (shown)
+                busy = shown->property("busy").toBool();
+            else
+                for (const QString& name : window.view_names())
+                    if (QWidget* w = window.view(name); w && w->isVisible() && w->property("busy").toBool())
+                        busy = true;
+            if (busy && clock->elapsed() < kBusyLimitMs) return;
             poll->stop();
             delete clock;
             QTimer::singleShot(
-                shown && shown->metaObject()->indexOfProperty("busy") >= 0 ? kSettleMs / 2 : 0, &app, [&] {
+                !shown || shown->metaObject()->indexOfProperty("busy") >= 0 ? kSettleMs / 2 : 0, &app, [&] {
                     const QPixmap pixmap = window.grab();
                     const QString tmp =
                         QFileInfo(shot).absolutePath() + "/." + QFileInfo(shot).fileName() + ".tmp.png";

@@ -473,6 +473,7 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
     const int columns = best_columns(plot, std::max(1, count), kHiddenCellWidth, kHiddenCellHeight);
     const int rows = std::max(1, (count + columns - 1) / columns);
     const int base = circles.base;
+    const bool compact = (plot.width() - 12.0) / columns < 130.0;
     for (int index = 0; index < count; ++index) {
         const auto& pair = circles.pairs[static_cast<std::size_t>(count - 1 - index)];  // highest digit first
         const double cx = (index % columns) * kHiddenCellWidth, cy = -(index / columns) * kHiddenCellHeight;
@@ -502,6 +503,10 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
                  Qt::AlignBottom | Qt::AlignHCenter, label_font(10, true));
         QString caption = QStringLiteral("predicted %1").arg(pair.predicted);
         if (pair.truth >= 0) caption += QStringLiteral(" · true %1").arg(pair.truth);
+        if (compact)  // a narrow cell: the words would run into the next circle's
+            caption = pair.truth < 0 ? QString::number(pair.predicted)
+                      : pair.wrong() ? QStringLiteral("%1 ✗ (true %2)").arg(pair.predicted).arg(pair.truth)
+                                     : QStringLiteral("%1 ✓").arg(pair.predicted);
         add_text(plot, cx, cy - 1.34, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(8, pair.wrong()),
                  verdict);
         add_text(plot, cx, cy - 1.62, QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2),

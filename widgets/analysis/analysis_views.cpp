@@ -8,6 +8,7 @@
 #include "playground_view.h"
 #include "spectrum_view.h"
 #include "view_registry.h"
+#include "welcome_view.h"
 
 namespace fone::gui {
 
@@ -23,10 +24,16 @@ View* with_program(View* view, const WorkbenchContext& context) {
 }  // namespace
 
 QStringList analysis_view_names() {
-    return {"circles", "hidden", "spectrum", "pca", "errors", "playground"};
+    return {"welcome", "circles", "hidden", "spectrum", "pca", "errors", "playground"};
 }
 
 void register_analysis_views() {
+    // The window opens on the welcome view (in front of the other views the first time).
+    register_view({"welcome", "Welcome",
+                   [](const WorkbenchContext& c) {
+                       return new WelcomeView(c.catalog, c.jobs ? c.jobs->cli() : default_fone_program());
+                   },
+                   true});
     register_view({"circles", "Unit circles", [](const WorkbenchContext&) { return new CirclesView; }});
     register_view({"hidden", "Hidden state",
                    [](const WorkbenchContext& c) { return with_program(new HiddenView(c.catalog), c); }});

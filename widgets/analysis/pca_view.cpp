@@ -88,7 +88,8 @@ PcaView::PcaView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
     layout->addWidget(source_);
     auto* row = new QHBoxLayout;
     layer_ = new QComboBox;
-    layer_->setMinimumContentsLength(20);
+    layer_->setMinimumContentsLength(10);
+    layer_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     layer_->setToolTip(
         "The layer analysed: 0 is the input (token embedding + FoNE), L the output of block L");
     colour_ = new QComboBox;
@@ -100,6 +101,11 @@ PcaView::PcaView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
         "colours separate into ten spokes.");
     axes_ = new QComboBox;
     axes_->addItems({"PC1 × PC2", "PC1 × PC3", "PC2 × PC3", "PC1-PC3 in 3-D (drag to turn)"});
+    // Short combos and progress bar: the dock shares the window's width with the other views.
+    axes_->setMinimumContentsLength(10);
+    axes_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    colour_->setMinimumContentsLength(10);
+    colour_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     axes_->setToolTip(
         "Which principal components are drawn. Principal components are the directions along which "
         "the representations vary most, largest first.");
@@ -108,7 +114,7 @@ PcaView::PcaView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
     cancel_button_->setEnabled(false);
     progress_ = new QProgressBar;
     progress_->setRange(0, 1000);
-    progress_->setMinimumWidth(280);
+    progress_->setMinimumWidth(80);
     row->addWidget(new QLabel("Layer"));
     row->addWidget(layer_);
     row->addWidget(new QLabel("Colour by"));

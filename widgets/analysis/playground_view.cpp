@@ -138,8 +138,9 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     text_->setMaximumHeight(64);
     layout->addWidget(text_);
     auto* columns = new QHBoxLayout;
-    const char* const titles[3] = {"FoNE — one token per number", "Digit-wise — one token per character",
-                                   "Subword — chunks of up to 3 digits"};
+    // Short titles: the three columns share the dock's width (the tooltips say more).
+    const char* const titles[3] = {"FoNE: a token per number", "Digit-wise: a token per character",
+                                   "Subword: chunks of ≤ 3 digits"};
     const char* const tips[3] = {
         "FoNE: every number is ONE [NUM] token; its exact value goes in beside the token as [cos 2πx/T, sin "
         "2πx/T] "
@@ -154,6 +155,7 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
         auto* v = new QVBoxLayout(box);
         counts_[i] = new QLabel;
         counts_[i]->setTextFormat(Qt::RichText);
+        counts_[i]->setWordWrap(true);
         columns_[i] = new QTextBrowser;
         columns_[i]->setFrameShape(QFrame::NoFrame);
         columns_[i]->setMinimumHeight(60);
