@@ -1,0 +1,52 @@
+// The bundled demo model (resources/demo-model, made by scripts/make-demo-model.sh) still loads with this
+// build and still answers: 123.456+654.321 = 777.777, and at least 99% exact match on its test split.
+// The installed copy (share/fone-workbench/demo-model) is checked by scripts/package.sh --install-check.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "fone_process.h"
+
+using namespace fone_test;
+
+class TestDemoModel : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir store_;  // an empty store, so that nothing is made in the user's
+    const QString model_ = QStringLiteral(FONE_SOURCE_DIR "/resources/demo-model");
+
+  private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY2(QFile::exists(FONE_BIN_DIR "/fone"), "build the fone target first");
+        QVERIFY2(QFile::exists(model_ + "/checkpoint-best.pt"), "resources/demo-model is missing");
+        QVERIFY2(!QFile::exists(model_ + "/checkpoint-last.pt"), "the demo ships one checkpoint");
+        QVERIFY(QFileInfo(model_ + "/checkpoint-best.pt").size() < 2 * 1024 * 1024);  // small: no optimiser
+    }
+
+    void answers_the_readme_example() {
+        const Result r =
+            run_fone({"predict", "--run", model_, "--runs-dir", store_.path(), "123.456+654.321="});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(first_line(r.out)["value"].toString(), QString("777.777"));
+        const Result s = run_fone({"predict", "--run", model_, "--runs-dir", store_.path(), "0.5+999.5="});
+        QVERIFY2(s.code == 0, s.err.constData());
+        QCOMPARE(first_line(s.out)["value"].toString(), QString("1000"));
+    }
+
+    void exact_match_on_its_test_split() {
+        const Result r = run_fone({"eval", "--run", model_, "--runs-dir", store_.path(), "--threads", "1"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject m = first_line(r.out);
+        QCOMPARE(m["n"].toInt(), 2000);
+        QVERIFY2(m["exact_match"].toDouble() >= 0.99,
+                 qPrintable(QString::number(m["exact_match"].toDouble())));
+    }
+
+    void is_listed_as_a_finished_run() {
+        const Result r = run_fone({"runs", "show", model_});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(first_line(r.out)["status"].toString(), QString("finished"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDemoModel)
+#include "test_demo_model.moc"
