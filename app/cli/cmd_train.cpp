@@ -32,6 +32,8 @@ struct TrainOptions {
              bool model_key = false) {
         auto value = std::make_shared<T>();
         CLI::Option* opt = cmd->add_option(flags, *value, help);
+        // CLI11 reads "-1" into an unsigned option as 2^64-1: a negative count or seed is refused instead.
+        if constexpr (std::is_unsigned_v<T>) opt->check(CLI::NonNegativeNumber);
         collect.push_back([this, opt, value, key, model_key] {
             if (opt->count() > 0) set(key, *value, model_key);
         });

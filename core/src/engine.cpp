@@ -678,6 +678,16 @@ std::string resolve_device(const std::string& requested) {
 TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink) {
     config.validate();
     resolve_device(config.device);  // fail before making a run directory
+    {
+        // Everything that can refuse this config without training (a dataset file that is missing or
+        // malformed, digit slots that do not fit the data or the model) refuses it here, before the run
+        // directory exists: bad input writes nothing. The trainer repeats this work (well under a second).
+        const Splits splits = load_splits(config);
+        const FoneSpec spec = spec_for(config, splits);
+        const auto scheme = make_scheme(config, spec);
+        TrainConfig probe = config;
+        (void)make_model(probe, *scheme);
+    }
     json record = config.to_json();
     record["versions"] = {
         {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
@@ -691,7 +701,25 @@ TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSi
     }
 }
 
+// Temporary files ("<file>.tmp-<pid>") of writers that died mid-write (kill -9 while a checkpoint or a
+// status was being written): the renamed file is whole, the temporary one is litter.
+static void remove_stale_temporaries(const std::string& run_dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const auto mark = name.rfind(".tmp-");
+        if (mark == std::string::npos) continue;
+        const std::string pid = name.substr(mark + 5);
+        if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (pid.size() < 10 && !process_alive(std::stoi(pid))) {
+            std::error_code rm;
+            fs::remove(it->path(), rm);
+        }
+    }
+}
+
 TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads) {
+    remove_stale_temporaries(run_dir);
     const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
     const std::string status_path = (fs::path(run_dir) / "status.json").string();
     if (fs::exists(status_path)) {

@@ -76,6 +76,8 @@ void TrainConfig::validate() const {
     check(task.modulus >= 2, "modulus: must be at least 2");
     check(task.long_digits >= 1 && task.long_digits <= 1000, "long_digits: must be in 1..1000");
     check(period_base >= 2 && period_base <= 36, "period_base: must be in 2..36");
+    check(int_digits >= -1 && int_digits <= 1000, "int_digits: must be in 0..1000 (or -1: the task's)");
+    check(frac_digits >= -1 && frac_digits <= 1000, "frac_digits: must be in 0..1000 (or -1: the task's)");
     check(ntl_lambda >= 0 && ntl_lambda <= 100, "ntl_lambda: must be in [0, 100]");
     check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
     check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");

@@ -8,6 +8,8 @@
 //
 // The kill moments are random: FONE_KILL_SEED=<n> replays a sequence (the seed used is printed).
 //   ctest --test-dir build -R test_kill_resume --output-on-failure
+#include <signal.h>
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -84,7 +86,7 @@ class TestKillResume : public QObject {
 
         const QString dir = runs + "/victim";
         QByteArray previous_metrics;
-        int kills = 0, before_first_checkpoint = 0, tmp_left = 0;
+        int kills = 0, in_startup_kills = 0, before_first_checkpoint = 0, tmp_left = 0;
         QStringList moments;
         for (int attempt = 0; kills < kKills && attempt < 3 * kKills; ++attempt) {
             const bool fresh = !QDir(dir).exists();
@@ -93,8 +95,18 @@ class TestKillResume : public QObject {
                 QStringLiteral(FONE_BIN_DIR "/fone"),
                 fresh ? run_args(runs, "victim") : QStringList{"train", "--resume", dir, "--threads", "1"});
             QVERIFY(p.waitForStarted());
-            // Anywhere from start-up (loading LibTorch, making the data) to well into training.
-            const int delay_ms = 150 + static_cast<int>(rng.bounded(2600));
+            // One kill in five lands while it starts up (loading LibTorch, making the data, before its
+            // "start" event); the others at a random moment of training, 0-1.5 s after it started training.
+            QByteArray out;
+            const bool in_startup = rng.bounded(5) == 0;
+            QElapsedTimer since;
+            since.start();
+            if (!in_startup) {
+                while (!out.contains("\"event\":\"start\"") && p.state() != QProcess::NotRunning &&
+                       since.elapsed() < 120000)
+                    if (p.waitForReadyRead(100)) out += p.readAllStandardOutput();
+            }
+            const int delay_ms = static_cast<int>(rng.bounded(in_startup ? 1000 : 1500));
             if (p.waitForFinished(delay_ms)) {
                 // It finished (or failed) before the kill: that must be a clean finish.
                 QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
@@ -104,9 +116,11 @@ class TestKillResume : public QObject {
             ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
             QVERIFY(p.waitForFinished(10000));
             ++kills;
-            before_first_checkpoint += !had_checkpoint;
-            moments << QString::number(delay_ms);
-            const QByteArray out = p.readAllStandardOutput();
+            const bool started = out.contains("\"event\":\"start\"");
+            in_startup_kills += !started;
+            before_first_checkpoint += started && !had_checkpoint;
+            moments << QString("%1%2 ms").arg(started ? "training +" : "start-up +").arg(delay_ms);
+            out += p.readAllStandardOutput();
 
             // 1. Every file parses.
             if (!QDir(dir).exists()) continue;  // killed before it made its run: the next attempt starts it
@@ -153,8 +167,9 @@ class TestKillResume : public QObject {
             previous_metrics = metrics;
         }
         qInfo(
-            "%d kills (at %s ms after start), %d before the run's first checkpoint, %d temporary files left",
-            kills, qPrintable(moments.join(", ")), before_first_checkpoint, tmp_left);
+            "%d kills (%s): %d during start-up, %d in training before the run's first checkpoint; "
+            "%d temporary files left by the kills (a resume removes them)",
+            kills, qPrintable(moments.join(", ")), in_startup_kills, before_first_checkpoint, tmp_left);
         QCOMPARE(kills, kKills);
 
         // The last resume runs to the end: the same weights as the run that was never killed.
@@ -164,6 +179,8 @@ class TestKillResume : public QObject {
         QCOMPARE(end["status"].toString(), QString("finished"));
         QCOMPARE(end["weights_digest"].toString(), digest);
         QVERIFY(read_all(dir + "/metrics.jsonl").startsWith(previous_metrics));
+        for (const QString& f : QDir(dir).entryList(QDir::Files))
+            QVERIFY2(!f.contains(".tmp-"), qPrintable("left behind: " + f));
         const fone::RunInfo info = fone::RunStore(runs.toStdString()).info(dir.toStdString());
         QCOMPARE(QString::fromStdString(info.status), QString("finished"));
     }

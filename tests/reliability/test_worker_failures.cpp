@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include "fone/build_info.h"
 #include "job_runner.h"
 #include "launch_panel.h"
 #include "run_catalog.h"
@@ -38,9 +39,9 @@ case "$name" in
     echo '{"event":"eval","split":7,"exact_match":"high","digit_accuracy":[1]}'
     echo '{"event":"start","dir":42,"params":"many"}'
     echo '{"event":"end","status":7,"message":[1]}'
-    head -c 2097152 /dev/zero | tr '\000' 'x'
-    printf '\n'
     head -c 65536 /dev/urandom
+    printf '\n'
+    head -c 2097152 /dev/zero | tr '\000' 'x'
     printf '\n{"event":"progress",\n'
     exit 0 ;;
   liar)
@@ -90,16 +91,12 @@ class TestWorkerFailures : public QObject {
             QVERIFY2(panel->is_valid(), qPrintable(name));
             panel->launch();
             QCOMPARE(queued.size(), job_of.size() + 1);
-            job_of[name] = queued.last().at(0).toInt();
+            // The catalog's row for the job (rows never move; a finished job keeps its row).
+            job_of[name] = w.catalog()->row_of_job(queued.last().at(0).toInt());
+            QVERIFY(job_of[name] >= 0);
         }
-        const auto status = [&](const QString& name) {
-            const int row = w.catalog()->row_of_job(job_of[name]);
-            return row < 0 ? QString() : w.catalog()->at(row).status;
-        };
-        const auto message = [&](const QString& name) {
-            const int row = w.catalog()->row_of_job(job_of[name]);
-            return row < 0 ? QString() : w.catalog()->at(row).message;
-        };
+        const auto status = [&](const QString& name) { return w.catalog()->at(job_of[name]).status; };
+        const auto message = [&](const QString& name) { return w.catalog()->at(job_of[name]).message; };
         QTRY_COMPARE_WITH_TIMEOUT(status("good"), QString("finished"), 120000);
 
         QCOMPARE(status("crash"), QString("failed"));
@@ -115,6 +112,14 @@ class TestWorkerFailures : public QObject {
         QVERIFY(w.isEnabled());
         QCOMPARE(w.jobs()->running_count(), 0);
         QVERIFY2(w.status_text().contains("4 failed"), qPrintable(w.status_text()));
+
+        // Help > About names the versions: the workbench's, the CLI's LibTorch (CPU or CUDA), Qt's.
+        QTRY_VERIFY_WITH_TIMEOUT(w.cuda_checked(), 30000);
+        const QString about = w.about_text();
+        QVERIFY2(about.contains(FONE_VERSION), qPrintable(about));
+        QVERIFY2(about.contains("LibTorch") && (about.contains("CPU only") || about.contains("CUDA")),
+                 qPrintable(about));
+        QVERIFY2(about.contains(QString("Qt</td><td>") + qVersion()), qPrintable(about));
     }
 };
 
