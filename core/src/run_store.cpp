@@ -162,6 +162,13 @@ JsonLoad load_json(const std::string& path, json& out, std::string& error) {
             if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
         error = path + ": corrupt JSON at byte " + std::to_string(e.byte) + " (" + what + ")";
         return JsonLoad::bad;
+    } catch (const json::exception& e) {
+        // Valid syntax the parser still refuses: a number beyond a double's range (1e99999) is out_of_range.
+        std::string what = e.what();
+        if (what.rfind("[json.exception.", 0) == 0)
+            if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
+        error = path + ": corrupt JSON (" + what + ")";
+        return JsonLoad::bad;
     }
     return JsonLoad::ok;
 }

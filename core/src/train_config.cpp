@@ -204,6 +204,8 @@ nlohmann::json config_settings_from_text(const std::string& text, const std::str
         j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
         throw RunError(where + ": corrupt JSON at byte " + std::to_string(e.byte));
+    } catch (const nlohmann::json::exception&) {  // e.g. a number beyond a double's range
+        throw RunError(where + ": corrupt JSON (a number out of range)");
     }
     return settings_object(std::move(j), where);
 }
