@@ -2,8 +2,8 @@
 # Builds libFuzzer targets (tests/fuzz/) in their own clang tree and runs each for a while.
 #   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
 #     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_checkpoint; all: the four, N s each.
-#     Defaults: 60 s, build-fuzz (fuzz_checkpoint builds in DIR-torch: it links LibTorch), fone: build/bin/fone
-#     (fuzz_checkpoint's seed checkpoint is a tiny run trained by it).
+#     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's libfone_core.a,
+#     and its seed checkpoint is a tiny run trained by that fone).
 # Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
 # Exit 0: no crash; 77: clang or its fuzzer runtime (or, for fuzz_checkpoint, a built fone) is missing
 # (CTest reports it as skipped); anything else: a crash, a hang (5 s per input), memory over the limit or an
@@ -68,7 +68,8 @@ configure() {
     if [[ ! -f "$dir/build.ninja" ]]; then
         cmake -S "$repo" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
             -DFONE_BUILD_FUZZERS=ON -DFONE_WITH_TORCH="$torch" -DFONE_BUILD_TESTS=OFF -DFONE_BUILD_BENCH=OFF \
-            -DFONE_BUILD_CLI=OFF -DFONE_BUILD_GUI=OFF >"$dir/configure.log" 2>&1 || {
+            -DFONE_BUILD_CLI=OFF -DFONE_BUILD_GUI=OFF \
+            >"$dir/configure.log" 2>&1 || {
             cat "$dir/configure.log" >&2
             exit 1
         }
@@ -106,12 +107,16 @@ make_seeds() {
 
 run_one() {
     local name="$1" dir="$build_dir" extra=() env_seed=""
+    configure "$dir" OFF
     if [[ "$name" == fuzz_checkpoint ]]; then
-        dir="$build_dir-torch"
-        [[ -x "$fone" ]] || skip "fuzz_checkpoint needs a built fone for its seed checkpoint (--fone PATH; not found: $fone)"
-        configure "$dir" ON
-    else
-        configure "$dir" OFF
+        [[ -x "$fone" ]] || skip "fuzz_checkpoint needs a regular build's fone (--fone PATH; not found: $fone)"
+        local libs
+        libs="$(cd "$(dirname "$fone")/../lib" 2>/dev/null && pwd || true)"
+        [[ -f "$libs/libfone_core.a" ]] || skip "fuzz_checkpoint links the regular build's libfone_core.a (not in $libs)"
+        cmake -S "$repo" -B "$dir" -DFONE_FUZZ_CORE_LIB_DIR="$libs" >>"$dir/configure.log" 2>&1 || {
+            tail -n 20 "$dir/configure.log" >&2
+            exit 1
+        }
     fi
     cmake --build "$dir" --target "$name" >"$dir/$name.build.log" 2>&1 || {
         tail -n 40 "$dir/$name.build.log" >&2

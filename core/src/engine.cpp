@@ -25,6 +25,7 @@
 #include "model.h"
 #include "scheme.h"
 #include "scheme_parts.h"
+#include "zip_integrity.h"
 
 namespace fone {
 namespace {
@@ -269,6 +270,9 @@ void check_model_fits_file(const TrainConfig& config, const std::string& path) {
 // Reads a checkpoint's archive and meta data; a corrupt or truncated file is a RunError that names it.
 Checkpoint open_checkpoint(const std::string& path) {
     if (!fs::exists(path)) throw RunError(path + ": missing");
+    // LibTorch 1.13 reads without checking CRCs and can crash on a damaged archive: check them first.
+    if (const std::string why = detail::zip_problem(path); !why.empty())
+        throw RunError(path + ": corrupt or truncated checkpoint (" + why + ")");
     Checkpoint c;
     try {
         c.archive.load_from(path);
