@@ -28,8 +28,11 @@
 #include <cmath>
 #include <map>
 
+#include <qcustomplot.h>
+
 #include "comparison_view.h"
 #include "curve_view.h"
+#include "fone/build_info.h"
 #include "fone/run_store.h"
 #include "job_runner.h"
 #include "launch_panel.h"
@@ -272,6 +275,8 @@ void WorkbenchWindow::make_menus() {
     find->setShortcut(QKeySequence::Find);
 
     QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("About FoNE Workbench", this,
+                    [this] { QMessageBox::about(this, "About FoNE Workbench", about_text()); });
     help->addAction("FoNE in one paragraph", this, [this] {
         QMessageBox::information(
             this, "FoNE in one paragraph",
@@ -283,6 +288,27 @@ void WorkbenchWindow::make_menus() {
             "FoNE reaching 99% with far less data and smaller models than digit-wise tokenisation: the "
             "'Data size' and 'Model size' views draw accuracy against them from your runs.");
     });
+}
+
+QString WorkbenchWindow::about_text() const {
+    // The versions a bug report needs: this window's, the `fone` it runs (its LibTorch, CUDA or not), Qt's.
+    QString cli = cli_version_;
+    if (cli.isEmpty())
+        cli = cuda_probe_ ? QStringLiteral("(asking fone --version…)") : QStringLiteral("unknown");
+    return QStringLiteral(
+               "<h3>FoNE Workbench %1</h3>"
+               "<p>Fourier Number Embeddings: train, compare and look inside models that read every number "
+               "as one token.</p>"
+               "<table>"
+               "<tr><td>Workbench</td><td>%1 (git %2)</td></tr>"
+               "<tr><td>Training (<code>%3</code>)</td><td>%4</td></tr>"
+               "<tr><td>Qt</td><td>%5 (built with %6)</td></tr>"
+               "<tr><td>QCustomPlot</td><td>%7</td></tr>"
+               "</table>"
+               "<p>Licence: GPL-3.0-or-later.</p>")
+        .arg(QStringLiteral(FONE_VERSION), QStringLiteral(FONE_GIT_REVISION), jobs_->cli().toHtmlEscaped(),
+             cli.toHtmlEscaped(), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
+             QStringLiteral(QCUSTOMPLOT_VERSION_STR));
 }
 
 void WorkbenchWindow::connect_jobs() {
@@ -374,9 +400,11 @@ void WorkbenchWindow::update_status() {
 void WorkbenchWindow::check_cuda() {
     // `fone --version` loads LibTorch (about a second of CPU): once per CLI and session.
     static QHash<QString, std::pair<bool, QString>> known;
+    static QHash<QString, QString> versions;
     const QString cli = jobs_->cli();
     if (known.contains(cli)) {
         launch_->set_cuda_available(known[cli].first, known[cli].second);
+        cli_version_ = versions.value(cli);
         return;
     }
     auto* probe = new QProcess(this);
@@ -385,7 +413,9 @@ void WorkbenchWindow::check_cuda() {
         const QString out = QString::fromUtf8(probe->readAllStandardOutput() + probe->readAllStandardError());
         probe->deleteLater();
         cuda_probe_ = nullptr;
+        cli_version_ = code == 0 ? out.trimmed().section('\n', -1) : QStringLiteral("fone --version failed");
         const bool cuda = code == 0 && out.contains("CUDA available");
+        versions[cli] = cli_version_;
         known[cli] = {cuda, cuda        ? QString()
                             : code == 0 ? "this build of fone is CPU only"
                                         : "fone --version failed"};
@@ -394,6 +424,7 @@ void WorkbenchWindow::check_cuda() {
     connect(probe, &QProcess::errorOccurred, this, [this, probe](QProcess::ProcessError e) {
         if (e != QProcess::FailedToStart) return;
         launch_->set_cuda_available(false, "cannot start " + jobs_->cli());
+        cli_version_ = "cannot start " + jobs_->cli();
         statusBar()->showMessage("Cannot start " + jobs_->cli() + ": set FONE_CLI to the fone program",
                                  15000);
         probe->deleteLater();

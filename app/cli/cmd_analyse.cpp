@@ -694,7 +694,9 @@ void register_errors(CLI::App* analyse) {
         "errors", "Mispredictions: digits that differ, error rate per digit position, the off-by-5 pattern");
     cmd->add_option("--input", *input, "CSV of predicted,actual pairs (a header line is skipped)")
         ->required();
-    cmd->add_option("--examples", *examples, "Mispredictions listed in the output")->capture_default_str();
+    cmd->add_option("--examples", *examples, "Mispredictions listed in the output")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
     cmd->callback([input, examples] {
         std::ifstream in(*input, std::ios::binary);
         if (!in) throw std::runtime_error("cannot read " + *input);
