@@ -1,6 +1,7 @@
 // Speed of the analyses (one thread: Eigen is built without OpenMP here). The budgets: a spectrum
 // of 1,000 numbers x 512 dimensions well under 1 s (off the GUI thread), the unit circles redrawn in under
-// 16 ms while a slider moves (this measures the geometry and, with QCustomPlot, drawing + rendering).
+// 16 ms while a slider moves (this measures the geometry and, with QCustomPlot, drawing + rendering; with
+// the workbench views, one step of the circles view's slider and the spectrum view's whole computation).
 // Prints the median of several repeats per figure.
 //   build/bin/bench_analysis [repeats]
 #include <algorithm>
@@ -18,6 +19,14 @@
 #include <QApplication>
 
 #include "analysis_plots.h"
+#endif
+#ifdef FONE_WITH_ANALYSIS_VIEWS
+#include <QEventLoop>
+#include <QSlider>
+#include <QTimer>
+
+#include "circles_view.h"
+#include "spectrum_view.h"
 #endif
 
 namespace {
@@ -122,6 +131,51 @@ int main(int argc, char** argv) {
                             sink += plot.toPixmap(w, h).width();
                         }),
          "(budget for the redraw: < 16 ms)");
+#endif
+#ifdef FONE_WITH_ANALYSIS_VIEWS
+    {
+        // The circles view as the user drives it. A slider step parses the number, computes its circles,
+        // moves the hands and captions (a layer of their own) and repaints the plot; changing the periods
+        // (or a resize) draws everything again.
+        fone::gui::CirclesView view;
+        view.resize(1300, 800);
+        view.show();
+        view.set_number("1234.567");  // 7 circles, the slider in steps of 0.001
+        view.redraw_now();
+        QCoreApplication::processEvents();
+        int value = 1234567;
+        auto step = [&] {
+            view.slider()->setValue(++value);
+            QCoreApplication::processEvents();  // the repaint
+            sink += view.circles()->circles[0].turns;
+        };
+        line("circles view: one slider step (7 circles, 1300x800)", median_seconds(repeats * 20, step),
+             "(budget: < 16 ms)");
+        line("circles view: everything redrawn (7 circles)",
+             median_seconds(repeats * 5, [&] { view.redraw_now(); }), "(a resize, other periods)");
+        view.set_slots(7, 3);  // ten circles
+        view.redraw_now();
+        QCoreApplication::processEvents();
+        line("circles view: one slider step (10 circles)", median_seconds(repeats * 20, step),
+             "(budget: < 16 ms)");
+        line("circles view: everything redrawn (10 circles)",
+             median_seconds(repeats * 5, [&] { view.redraw_now(); }), "");
+        // The spectrum view's whole job, off the GUI thread: encode 0..999, spectrum, 4 probes.
+        fone::gui::SpectrumView spectrum(nullptr);
+        spectrum.set_numbers(1000);
+        line("spectrum view: encoder 0..999, spectrum + 4 probes (worker)",
+             median_seconds(repeats,
+                            [&] {
+                                QEventLoop loop;
+                                QObject::connect(&spectrum, &fone::gui::SpectrumView::finished, &loop,
+                                                 &QEventLoop::quit);
+                                spectrum.set_numbers(spectrum.numbers() == 1000 ? 1001 : 1000);  // no cache
+                                spectrum.compute();
+                                loop.exec();
+                                sink += static_cast<double>(spectrum.spikes(3).size());
+                            }),
+             "(wall time, the window stays free)");
+    }
 #endif
     std::printf("(checksum %.3f)\n", sink);
     return 0;

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target fuzz_numbers (tests/fuzz/) in its own clang tree and runs it for a while.
-#   scripts/fuzz.sh [--seconds N] [--build-dir DIR]      (defaults: 60, build-fuzz)
-# Exit 0: no crash; 77: clang or its fuzzer runtime is missing (CTest reports it as skipped); anything
-# else: the fuzzer found a crash, a hang or an invariant violation (the input is kept in DIR/crashes/).
+# Builds libFuzzer targets (tests/fuzz/) in their own clang tree and runs each for a while.
+#   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
+#     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_checkpoint; all: the four, N s each.
+#     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's libfone_core.a,
+#     and its seed checkpoint is a tiny run trained by that fone).
+# Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
+# Exit 0: no crash; 77: clang or its fuzzer runtime (or, for fuzz_checkpoint, a built fone) is missing
+# (CTest reports it as skipped); anything else: a crash, a hang (5 s per input), memory over the limit or an
+# invariant violation (the input is kept in DIR/crashes/).
 set -euo pipefail
 
 seconds=60
 build_dir=build-fuzz
-usage() { echo "usage: $0 [--seconds N] [--build-dir DIR]" >&2; }
+target=fuzz_numbers
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+fone="$repo/build/bin/fone"
+usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) seconds="${2:?--seconds needs a value}"; shift 2 ;;
         --build-dir) build_dir="${2:?--build-dir needs a value}"; shift 2 ;;
+        --target) target="${2:?--target needs a value}"; shift 2 ;;
+        --fone) fone="${2:?--fone needs a value}"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) usage; exit 2 ;;
     esac
@@ -20,9 +30,13 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     echo "fuzz.sh: --seconds must be a positive integer, not '$seconds'" >&2
     exit 2
 fi
+case "$target" in
+    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_checkpoint) targets=("$target") ;;
+    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_checkpoint) ;;
+    *) echo "fuzz.sh: unknown --target '$target'" >&2; usage; exit 2 ;;
+esac
 
-repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-skip() { echo "fuzz_numbers: skipped: $*"; exit 77; }
+skip() { echo "$target: skipped: $*"; exit 77; }
 
 cxx=""
 for candidate in clang++-14 clang++; do
@@ -46,41 +60,123 @@ fi
 
 mkdir -p "$build_dir"
 build_dir="$(cd "$build_dir" && pwd)"
-cmake -S "$repo" -B "$build_dir" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DFONE_BUILD_FUZZERS=ON \
-    -DFONE_WITH_TORCH=OFF -DFONE_BUILD_TESTS=OFF -DFONE_BUILD_BENCH=OFF -DFONE_BUILD_CLI=OFF \
-    -DFONE_BUILD_GUI=OFF >"$build_dir/configure.log" 2>&1 || {
-    cat "$build_dir/configure.log" >&2
-    exit 1
+
+# configure DIR TORCH(ON|OFF)
+configure() {
+    local dir="$1" torch="$2"
+    mkdir -p "$dir"
+    if [[ ! -f "$dir/build.ninja" ]]; then
+        cmake -S "$repo" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER="$cxx" \
+            -DFONE_BUILD_FUZZERS=ON -DFONE_WITH_TORCH="$torch" -DFONE_BUILD_TESTS=OFF -DFONE_BUILD_BENCH=OFF \
+            -DFONE_BUILD_CLI=OFF -DFONE_BUILD_GUI=OFF \
+            >"$dir/configure.log" 2>&1 || {
+            cat "$dir/configure.log" >&2
+            exit 1
+        }
+    fi
 }
-cmake --build "$build_dir" --target fuzz_numbers
 
-# Seeds: the shapes the parser decides about (grouping, signs, exponents, dots, out of range).
-corpus="$build_dir/corpus/fuzz_numbers"
-mkdir -p "$corpus" "$build_dir/crashes"
-seeds=("1,234,567.5" "\$99.99" "50%" "3.14e-2" "6E23 1e+5" $'\xe2\x88\x92''5' "x = -5" "COVID-19" "3-5"
-       "1.2.3" "2024.01.05" "--5" "1e999999" "1,23" "007 -0 +5" ".5 and 5." "abc123def" "wait...5")
-for k in "${!seeds[@]}"; do
-    printf '%s' "${seeds[$k]}" >"$corpus/seed_$k"
+# seed FILE CONTENT
+seed() { printf '%s' "$2" >"$1"; }
+
+make_seeds() {
+    local name="$1" corpus="$2" k
+    case "$name" in
+        fuzz_numbers)
+            local seeds=("1,234,567.5" "\$99.99" "50%" "3.14e-2" "6E23 1e+5" $'\xe2\x88\x92''5' "x = -5" "COVID-19"
+                         "3-5" "1.2.3" "2024.01.05" "--5" "1e999999" "1,23" "007 -0 +5" ".5 and 5." "abc123def"
+                         "wait...5")
+            for k in "${!seeds[@]}"; do seed "$corpus/seed_$k" "${seeds[$k]}"; done ;;
+        fuzz_config)
+            seed "$corpus/empty" '{}'
+            seed "$corpus/small" '{"task":"dec-add","method":"fone","train_size":3200,"lr":0.003,"epochs":2}'
+            seed "$corpus/paper" '{"preset":"paper","task":"int-add","size_level":4,"seed":1}'
+            seed "$corpus/custom" '{"size_level":0,"model":{"hidden":64,"layers":2,"heads":2,"kv_heads":1,"head_dim":32,"intermediate":256}}'
+            seed "$corpus/types" '{"epochs":"5","lr":null,"seed":18446744073709551615,"threads":4294967297}'
+            seed "$corpus/periods" '{"period_multipliers":[2,5,10],"int_digits":7,"frac_digits":3,"period_base":10}'
+            seed "$corpus/file" '{"task":"file","data":"x.txt","versions":{"fone":"0.1.0"}}'
+            seed "$corpus/list" '[1,2,3]'
+            seed "$corpus/run" '{"abacus_max_offset":20,"batch":256,"beta1":0.9,"beta2":0.999,"checkpoint_every":0,"classify_d":10,"clip":1.0,"data":"","device":"auto","epochs":5,"eval_every":50,"frac_digits":-1,"int_digits":-1,"long_digits":60,"lr":0.003,"method":"fone","modulus":97,"name":"r","ntl_lambda":0.3,"ntl_tokens":"digit","period_base":10,"period_multipliers":[],"preset":"","schedule":"cosine","seed":42,"size_level":0,"swap_operands":false,"target_acc":0.0,"task":"dec-add","test_size":2000,"threads":0,"train_size":51200,"val_size":1000,"warmup":0.1,"weight_decay":0.01,"model":{"vocab_size":20,"hidden":64,"layers":2,"heads":2,"kv_heads":1,"intermediate":256,"head_dim":32,"max_seq":64,"rope_theta":500000.0,"norm_eps":1e-05,"fone_input":"pad","head_norm":"layernorm","head_temperature":true,"head_temperature_init":1.0,"init_std":0.0}}' ;;
+        fuzz_metrics)
+            seed "$corpus/run" $'{"event":"progress","step":1,"total_steps":10,"epoch":0.1,"loss":2.3,"lr":0.001,"elapsed_seconds":0.5,"eta_seconds":4.5}\n{"event":"eval","split":"test","step":10,"epoch":1,"exact_match":0.5,"digit_accuracy":0.9,"elapsed_seconds":1.0}\n'
+            seed "$corpus/resume" $'{"event":"progress","step":3}\n{"event":"resume","step":2}\n{"event":"progress","step":3}\n{"event":"eval","step":4,"exact_match":1'
+            seed "$corpus/odd" $'\n  \n[1,2]\n{"event":5}\n{"event":"eval","split":7,"exact_match":"x"}\n"text"\n'
+            seed "$corpus/blank" $'\r\n\t\n' ;;
+    esac
+}
+
+run_one() {
+    local name="$1" dir="$build_dir" extra=() env_seed=""
+    configure "$dir" OFF
+    if [[ "$name" == fuzz_checkpoint ]]; then
+        [[ -x "$fone" ]] || skip "fuzz_checkpoint needs a regular build's fone (--fone PATH; not found: $fone)"
+        local libs
+        libs="$(cd "$(dirname "$fone")/../lib" 2>/dev/null && pwd || true)"
+        [[ -f "$libs/libfone_core.a" ]] || skip "fuzz_checkpoint links the regular build's libfone_core.a (not in $libs)"
+        cmake -S "$repo" -B "$dir" -DFONE_FUZZ_CORE_LIB_DIR="$libs" >>"$dir/configure.log" 2>&1 || {
+            tail -n 20 "$dir/configure.log" >&2
+            exit 1
+        }
+    fi
+    cmake --build "$dir" --target "$name" >"$dir/$name.build.log" 2>&1 || {
+        tail -n 40 "$dir/$name.build.log" >&2
+        echo "$name: build failed (log: $dir/$name.build.log)" >&2
+        exit 1
+    }
+    local corpus="$dir/corpus/$name"
+    mkdir -p "$corpus" "$dir/crashes"
+    make_seeds "$name" "$corpus"
+    local max_len=4096 rss=2048
+    if [[ "$name" == fuzz_metrics ]]; then max_len=16384; fi
+    if [[ "$name" == fuzz_checkpoint ]]; then
+        # A tiny trained run's checkpoint: the seed of the flips and structured modes, and (raw mode) a file.
+        local store="$dir/seed-store"
+        if [[ ! -f "$store/seed/checkpoint-last.pt" ]]; then
+            rm -rf "$store"
+            "$fone" train --task dec-add --train-size 64 --test-size 16 --val-size 0 --epochs 1 --batch 32 \
+                --hidden 16 --layers 1 --heads 2 --kv-heads 1 --intermediate 32 --head-dim 8 --threads 1 \
+                --name seed --runs-dir "$store" >"$dir/seed-train.log" 2>&1 || {
+                tail -n 20 "$dir/seed-train.log" >&2
+                echo "fuzz_checkpoint: could not train the seed checkpoint with $fone" >&2
+                exit 1
+            }
+        fi
+        env_seed="$store/seed/checkpoint-last.pt"
+        { printf '\x00'; cat "$env_seed"; } >"$corpus/raw_seed"
+        printf '\x02\x10\x20\x41' >"$corpus/flip_seed"
+        for k in 0 1 2 3 4 5 6; do printf "\\x03\\x0$k\\x0$k\\x05{\"task\":\"dec-add\"}" >"$corpus/structured_$k"; done
+        max_len=$(( $(stat -c %s "$env_seed") + 4096 ))
+        rss=3072
+        extra=(-detect_leaks=0)
+    fi
+    local log="$dir/$name.log" status=0
+    # fuzz_checkpoint: LibTorch 1.13 leaks a few KB on some of its error paths (LeakSanitizer at exit: ~10 KB
+    # per leak, 19 in 13,000 inputs); that is not ours to fix, so the leak check is off for it (RSS is limited).
+    local asan="${ASAN_OPTIONS:-}"
+    [[ "$name" == fuzz_checkpoint ]] && asan="detect_leaks=0${asan:+:$asan}"
+    ASAN_OPTIONS="$asan" FONE_FUZZ_CHECKPOINT="$env_seed" "$dir/bin/$name" -max_total_time="$seconds" -timeout=5 \
+        -rss_limit_mb="$rss" -max_len="$max_len" -print_final_stats=1 "${extra[@]}" \
+        -artifact_prefix="$dir/crashes/$name-" "$corpus" >"$log" 2>&1 || status=$?
+    if [[ $status -ne 0 ]]; then
+        tail -n 60 "$log" >&2
+        echo "$name: FAILED (exit $status); the input is in $dir/crashes/, full log in $log" >&2
+        exit 1
+    fi
+    # libFuzzer ends with "Done <runs> runs in <seconds> second(s)"; its status lines carry "rss: <n>Mb".
+    local done_line runs secs rate peak
+    done_line="$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1 || true)"
+    if [[ -z "$done_line" ]]; then
+        tail -n 20 "$log" >&2
+        echo "$name: no 'Done ... runs' line in $log" >&2
+        exit 1
+    fi
+    runs="$(awk '{print $2}' <<<"$done_line")"
+    secs="$(awk '{print $5}' <<<"$done_line")"
+    rate=$((runs / (secs > 0 ? secs : 1)))
+    peak="$(grep -oE 'rss: [0-9]+Mb' "$log" | awk '{gsub("Mb","",$2); if ($2 > m) m = $2} END {print m + 0}')"
+    echo "$name: $secs s, $runs executions, $rate exec/s, peak RSS $peak MB, no crash"
+}
+
+for t in "${targets[@]}"; do
+    run_one "$t"
 done
-
-log="$build_dir/fuzz_numbers.log"
-status=0
-"$build_dir/bin/fuzz_numbers" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 -max_len=4096 \
-    -artifact_prefix="$build_dir/crashes/" "$corpus" >"$log" 2>&1 || status=$?
-if [[ $status -ne 0 ]]; then
-    tail -n 60 "$log" >&2
-    echo "fuzz_numbers: FAILED (exit $status); the input is in $build_dir/crashes/, full log in $log" >&2
-    exit 1
-fi
-
-# libFuzzer ends with "Done <runs> runs in <seconds> second(s)".
-done_line="$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1 || true)"
-if [[ -z "$done_line" ]]; then
-    tail -n 20 "$log" >&2
-    echo "fuzz_numbers: no 'Done ... runs' line in $log" >&2
-    exit 1
-fi
-runs="$(awk '{print $2}' <<<"$done_line")"
-secs="$(awk '{print $5}' <<<"$done_line")"
-rate=$((runs / (secs > 0 ? secs : 1)))
-echo "fuzz_numbers: $secs s, $runs executions, $rate exec/s, no crash"

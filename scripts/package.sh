@@ -33,6 +33,10 @@ fone_log "checking the installed programs"
 /usr/bin/fone train --task dec-add --train-size 200 --test-size 20 --epochs 1 --threads 1 \
   --runs-dir "$tmp/runs" --name installed >/dev/null
 test -f "$tmp/runs/installed/summary.json"
+# The bundled demo model answers, from its installed copy.
+/usr/bin/fone predict --run /usr/share/fone-workbench/demo-model --runs-dir "$tmp/runs" "123.456+654.321=" \
+  | grep -q '"value":"777.777"'
+fone_log "the installed demo model answers 123.456+654.321 = 777.777"
 test -f /usr/share/applications/fone-workbench.desktop
 test -f /usr/share/metainfo/io.github.fone_workbench.metainfo.xml
 if [ -x /usr/bin/fone-workbench ]; then

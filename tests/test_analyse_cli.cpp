@@ -228,6 +228,43 @@ class TestAnalyseCli : public QObject {
         QCOMPARE(e["off_by_5_digits"].toInt(), 17);
     }
 
+    void dump_writes_what_source_csv_reads() {
+        // 0, 0.5, 1: m = 1, n = 1, periods 10 and 1, the sign entry last; values worked out by hand.
+        const QString out = dir_.filePath("dump");
+        const auto r = run_fone({"analyse", "dump", "--numbers", "3", "--step", "0.5", "--out", out});
+        QCOMPARE(r.code, 0);
+        const QJsonObject j = first_line(r.out);
+        QCOMPARE(j["analysis"].toString(), QString("dump"));
+        QCOMPARE(j["numbers"].toInt(), 3);
+        QCOMPARE(j["step"].toDouble(), 0.5);
+        const QJsonArray layers = j["layers"].toArray();
+        QCOMPARE(layers.size(), 1);
+        QCOMPARE(layers[0].toObject()["name"].toString(), QString("FoNE encoder"));
+        QCOMPARE(layers[0].toObject()["dims"].toInt(), 5);
+        const QStringList lines = read_lines(out + "/layer-0.csv");
+        QCOMPARE(lines.size(), 4);
+        QCOMPARE(lines[0], QString("number,d0,d1,d2,d3,d4"));
+        QCOMPARE(lines[1], QString("0,1,0,1,0,0"));  // cos 0, sin 0 for T = 1 and T = 10
+        // 0.5: T = 1 gives (cos π, sin π) = (-1, 1.22e-16); T = 10 gives (cos π/10, sin π/10).
+        const QStringList half = lines[2].split(',');
+        QCOMPARE(half[0], QString("0.5"));
+        QCOMPARE(half[1].toDouble(), -1.0);
+        QVERIFY(std::abs(half[2].toDouble()) < 1e-15);
+        QCOMPARE(half[3].toDouble(), std::cos(M_PI / 10));  // shortest round-trip text: exact
+        QCOMPARE(half[4].toDouble(), std::sin(M_PI / 10));
+        // The dump is a --source csv input: the same spectrum as from the encoder.
+        const auto a = first_line(run_fone({"analyse", "spectrum", "--numbers", "3", "--step", "0.5", "--out",
+                                            out + "/a", "--no-png"})
+                                      .out);
+        const auto b = first_line(run_fone({"analyse", "spectrum", "--source", "csv", "--input",
+                                            out + "/layer-0.csv", "--out", out + "/b", "--no-png"})
+                                      .out);
+        QCOMPARE(a["top_spikes"].toArray(), b["top_spikes"].toArray());
+        expect_one_line_error(
+            {"analyse", "dump", "--source", "csv", "--input", out + "/layer-0.csv", "--out", out},
+            "encoder or run");
+    }
+
     void bad_input_is_a_one_line_error() {
         const QString out = dir_.filePath("bad");
         expect_one_line_error({"analyse", "spectrum", "--numbers", "1", "--out", out}, "at least 2");

@@ -164,7 +164,8 @@ class TestAnalysisPlots : public QObject {
         QVERIFY(std::abs(hands[1].x() - h.pairs[1].x) < 1e-12 &&
                 std::abs(hands[1].y() - h.pairs[1].y) < 1e-12);
         const QStringList labels = texts(plot);
-        QVERIFY(labels.contains("|h| = 2.00 · predicted 2 · true 1"));
+        QVERIFY(labels.contains("predicted 2 · true 1"));
+        QVERIFY(labels.contains("|h| = 2.00"));
         QVERIFY(plot.plotLayout()->elementCount() >= 2);
     }
 

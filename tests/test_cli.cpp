@@ -12,6 +12,12 @@ class TestCli : public QObject {
         const auto r = run_fone({"--version"});
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.startsWith("fone "));
+        // The project's version and git revision; LibTorch's, with or without CUDA; Qt's (full builds).
+        QVERIFY2(r.out.contains(" (git "), r.out.constData());
+        QVERIFY2(r.out.contains("LibTorch ") || r.out.contains("without LibTorch"), r.out.constData());
+        QVERIFY2(r.out.contains("CPU only") || r.out.contains("CUDA") || r.out.contains("without LibTorch"),
+                 r.out.constData());
+        QVERIFY2(r.out.contains("; Qt 6.") || r.out.contains("without Qt"), r.out.constData());
     }
 
     void encode_contract() {

@@ -137,9 +137,17 @@ class TestWorkbench : public QObject {
         sweep.set_level_checked(2, true);  // default shape and level 2
         QString error;
         const auto cells = sweep.cells(&error);
-        QCOMPARE(int(cells.size()), 3 * 2 * int(fone::method_names().size()) * 2);
+        // FoNE alone is ticked when the designer opens: 3 sizes x 2 levels x 1 method x 2 seeds.
+        QCOMPARE(int(cells.size()), 3 * 2 * 1 * 2);
         QCOMPARE(cells.front().name, QString("g-n100-fone-s1"));
         QCOMPARE(cells.front().settings["train_size"].get<long long>(), 100LL);
+        // Ticking a baseline adds its cells; every method of the engine can be ticked.
+        QVERIFY(sweep.set_method_checked("digit", true));
+        QCOMPARE(int(sweep.cells(&error).size()), 3 * 2 * 2 * 2);
+        for (const std::string& m : fone::method_names())
+            QVERIFY(sweep.set_method_checked(QString::fromStdString(m), true));
+        QCOMPARE(int(sweep.cells(&error).size()), 3 * 2 * int(fone::method_names().size()) * 2);
+        QVERIFY(!sweep.set_method_checked("no-such-method", true));
         sweep.field("seeds")->setText("1,x");
         QVERIFY(sweep.cells(&error).empty());
         QVERIFY(error.contains("'x'"));

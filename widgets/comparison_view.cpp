@@ -80,8 +80,8 @@ void ComparisonView::set_runs(const QList<int>& rows) {
         if (row < 0 || row >= catalog_->size()) continue;
         const RunEntry& e = catalog_->at(row);
         if (!e.summary.is_object() || e.summary.empty()) continue;
-        const double epochs = std::max(1.0, e.summary.value("epoch", 1.0));
-        const double train_seconds = e.summary.value("train_seconds", -1.0);
+        const double epochs = std::max(1.0, json_number(e.summary, "epoch", 1.0));
+        const double train_seconds = json_number(e.summary, "train_seconds", -1.0);
         const double tokens = final_number(e, "tokens_per_number");
         const double throughput = final_number(e, "eval_examples_per_second");
         text << QStringList{e.name,

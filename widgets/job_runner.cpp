@@ -11,10 +11,45 @@ using nlohmann::json;
 namespace {
 constexpr qsizetype kStderrKeep = 8192;
 constexpr int kTailLines = 12;
+// A child that prints megabytes without a newline is not speaking JSON lines: the line is dropped (its
+// start kept for the failure message) rather than held in memory without bound.
+constexpr qsizetype kMaxLine = 1 << 20;
+constexpr int kDefaultStallMs = 15 * 60 * 1000;  // `fone train` prints progress every 0.5 s
+
+std::string string_field(const json& j, const char* key, const std::string& fallback = {}) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+void keep_tail(QByteArray& tail) {
+    if (tail.size() > kStderrKeep) tail = tail.right(kStderrKeep);
+}
 }  // namespace
 
 JobRunner::JobRunner(QString cli, QString runs_dir, QObject* parent)
-    : QObject(parent), cli_(std::move(cli)), runs_dir_(std::move(runs_dir)) {}
+    : QObject(parent), cli_(std::move(cli)), runs_dir_(std::move(runs_dir)), stall_ms_(kDefaultStallMs) {
+    // A hung child (no output at all for stall_ms) is stopped and shown as failed; the queue goes on.
+    watchdog_.setInterval(1000);
+    connect(&watchdog_, &QTimer::timeout, this, &JobRunner::check_stalls);
+    watchdog_.start();
+}
+
+void JobRunner::check_stalls() {
+    if (stall_ms_ <= 0) return;
+    for (Job& job : jobs_) {
+        if (!job.process || job.stalled || job.cancel_requested || !job.last_output.isValid()) continue;
+        if (job.last_output.elapsed() < stall_ms_) continue;
+        job.stalled = true;
+        job.stderr_tail += QStringLiteral("no output from the run for %1 s: stopped as hung\n")
+                               .arg(stall_ms_ / 1000.0, 0, 'g', 3)
+                               .toUtf8();
+        QProcess* process = job.process;
+        process->terminate();
+        QTimer::singleShot(std::min(grace_ms_, 5000), process, [process] {
+            if (process->state() != QProcess::NotRunning) process->kill();
+        });
+    }
+}
 
 JobRunner::~JobRunner() {
     // Every child gets SIGTERM at once (each checkpoints, ends "stopped" and can be resumed), then each
@@ -95,34 +130,51 @@ void JobRunner::start(Job& job) {
         j.stderr_tail += ("cannot start " + cli_ + ": " + j.process->errorString()).toUtf8();
         on_finished(id, -1, QProcess::CrashExit);
     });
+    job.last_output.start();
     job.process->start();
     Q_EMIT jobStarted(id);
 }
 
 void JobRunner::read_stdout(int job_id) {
-    Job& job = jobs_[job_id];
-    job.stdout_buffer += job.process->readAllStandardOutput();
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || !it->process) return;
+    Job& job = *it;
+    const QByteArray bytes = job.process->readAllStandardOutput();
+    if (!bytes.isEmpty()) job.last_output.start();
+    job.stdout_buffer += bytes;
     qsizetype nl;
     while ((nl = job.stdout_buffer.indexOf('\n')) >= 0) {
         const QByteArray line = job.stdout_buffer.left(nl);
         job.stdout_buffer.remove(0, nl + 1);
         const json ev = json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-        if (ev.is_discarded() || !ev.is_object()) {
-            job.stderr_tail += "stdout: " + line + "\n";  // not an event: keep it for the failure message
+        // Not an event (garbage, or JSON of another shape): kept for the failure message, never trusted.
+        if (ev.is_discarded() || !ev.is_object() || !ev.contains("event") || !ev["event"].is_string()) {
+            job.stderr_tail += "stdout: " + line.left(512) + "\n";
+            keep_tail(job.stderr_tail);
             continue;
         }
-        const std::string kind = ev.value("event", std::string());
+        const std::string kind = ev["event"].get<std::string>();
         if (kind == "start" && ev.contains("dir") && ev["dir"].is_string())
             Q_EMIT runCreated(job_id, QString::fromStdString(ev["dir"].get<std::string>()));
         if (kind == "end") job.end_event = ev;
         Q_EMIT jobEvent(job_id, ev);
+        if (!jobs_.contains(job_id)) return;  // a slot may have cancelled it
+    }
+    if (job.stdout_buffer.size() > kMaxLine) {
+        job.stderr_tail += "stdout: " + job.stdout_buffer.left(512) + "... (a line of over 1 MiB, dropped)\n";
+        keep_tail(job.stderr_tail);
+        job.stdout_buffer.clear();
     }
 }
 
 void JobRunner::read_stderr(int job_id) {
-    Job& job = jobs_[job_id];
-    job.stderr_tail += job.process->readAllStandardError();
-    if (job.stderr_tail.size() > kStderrKeep) job.stderr_tail = job.stderr_tail.right(kStderrKeep);
+    auto it = jobs_.find(job_id);
+    if (it == jobs_.end() || !it->process) return;
+    Job& job = *it;
+    const QByteArray bytes = job.process->readAllStandardError();
+    if (!bytes.isEmpty()) job.last_output.start();
+    job.stderr_tail += bytes;
+    keep_tail(job.stderr_tail);
 }
 
 QString JobRunner::stderr_tail(const Job& job) const {
@@ -141,9 +193,21 @@ void JobRunner::on_finished(int job_id, int exit_code, QProcess::ExitStatus exit
     read_stdout(job_id);
     read_stderr(job_id);
     QString status, message;
-    if (job.end_event.is_object() && job.end_event.contains("status")) {
-        status = QString::fromStdString(job.end_event.value("status", std::string("failed")));
-        message = QString::fromStdString(job.end_event.value("message", std::string()));
+    const std::string end_status = string_field(job.end_event, "status");
+    if (job.stalled) {
+        status = "failed";
+        message = "fone train hung" + (stderr_tail(job).isEmpty() ? QString() : ":\n" + stderr_tail(job));
+    } else if (end_status == "finished" || end_status == "stopped" || end_status == "failed") {
+        status = QString::fromStdString(end_status);
+        message = QString::fromStdString(string_field(job.end_event, "message"));
+        // "finished" from a child that then crashed or exited non-zero is not a finished run.
+        if (status == "finished" && (exit_status != QProcess::NormalExit || exit_code != 0)) {
+            status = "failed";
+            message = QStringLiteral("fone train said finished, then %1")
+                          .arg(exit_status == QProcess::CrashExit
+                                   ? QStringLiteral("crashed")
+                                   : QStringLiteral("exited with status %1").arg(exit_code));
+        }
         if (status == "failed" && !stderr_tail(job).isEmpty()) message += "\n" + stderr_tail(job);
     } else if (job.cancel_requested) {
         status = "stopped";

@@ -6,10 +6,12 @@
 // exited. A queued job is simply dropped.
 #pragma once
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 #include <QProcess>
 #include <QStringList>
+#include <QTimer>
 #include <deque>
 
 #include <nlohmann/json.hpp>
@@ -36,6 +38,9 @@ class JobRunner : public QObject {
     void set_max_parallel(int n);
     int max_parallel() const { return max_parallel_; }
     void set_grace_ms(int ms) { grace_ms_ = ms; }
+    // A child with no output at all (stdout or stderr) for this long is stopped and reported failed
+    // ("hung"); 0 turns the watchdog off. Default 15 minutes (`fone train` prints progress every 0.5 s).
+    void set_stall_timeout_ms(int ms) { stall_ms_ = ms; }
     int running_count() const;
     int queued_count() const { return static_cast<int>(queue_.size()); }
     const QString& cli() const { return cli_; }
@@ -59,7 +64,10 @@ class JobRunner : public QObject {
         QByteArray stdout_buffer, stderr_tail;
         nlohmann::json end_event;
         bool cancel_requested = false;
+        bool stalled = false;       // stopped by the watchdog
+        QElapsedTimer last_output;  // since the child last wrote anything
     };
+    void check_stalls();
     void start_next();
     void start(Job& job);
     void read_stdout(int job_id);
@@ -70,6 +78,8 @@ class JobRunner : public QObject {
     QString cli_, runs_dir_;
     int max_parallel_ = 1;
     int grace_ms_ = 10000;
+    int stall_ms_;
+    QTimer watchdog_;
     int next_id_ = 1;
     std::deque<int> queue_;
     QHash<int, Job> jobs_;

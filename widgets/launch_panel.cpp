@@ -4,7 +4,9 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
@@ -35,8 +37,10 @@ QStringList from_std(const std::vector<std::string>& v) {
 
 QString json_text(const json& v) {
     if (v.is_string()) return QString::fromStdString(v.get<std::string>());
-    if (v.is_number_integer() || v.is_number_unsigned()) return QString::number(v.get<long long>());
-    if (v.is_number()) return QString::number(v.get<double>(), 'g', 6);
+    if (v.is_number_unsigned()) return QString::number(v.get<unsigned long long>());
+    if (v.is_number_integer()) return QString::number(v.get<long long>());
+    // The shortest text that reads back as the same double: what is validated is what the run gets.
+    if (v.is_number()) return QString::number(v.get<double>(), 'g', QLocale::FloatingPointShortest);
     return {};
 }
 
@@ -198,8 +202,9 @@ json LaunchPanel::settings() const {
                 s["size_level"] = 0;
                 json model = json::object();
                 for (const char* key : kModelKeys) {
+                    // Whole numbers of any size go through: the config says which are out of range.
                     bool ok = false;
-                    const int v = edits_[key]->text().trimmed().toInt(&ok);
+                    const qlonglong v = edits_[key]->text().trimmed().toLongLong(&ok);
                     if (ok) model[key] = v;
                 }
                 s["model"] = model;
@@ -218,7 +223,11 @@ json LaunchPanel::settings() const {
             s["name"] = text.toStdString();
         } else if (std::find(std::begin(kIntKeys), std::end(kIntKeys), key) != std::end(kIntKeys)) {
             const qlonglong v = text.toLongLong(&ok);
-            if (ok) s[key.toStdString()] = v;
+            if (ok) {
+                s[key.toStdString()] = v;
+            } else if (const qulonglong u = text.toULongLong(&ok); ok) {
+                s[key.toStdString()] = u;  // seeds above 2^63
+            }
         } else {
             const double v = text.toDouble(&ok);
             if (ok) s[key.toStdString()] = v;
@@ -242,11 +251,14 @@ void LaunchPanel::validate() {
         if (integer) {
             const qlonglong v = text.toLongLong(&ok);
             if (ok && v < 0) errors[key] = "must not be negative";
+            if (!ok) text.toULongLong(&ok);  // a seed above 2^63 is still a whole number
+            if (!ok && QRegularExpression("^[0-9]+$").match(text).hasMatch()) errors[key] = "too large";
         } else {
             const double v = text.toDouble(&ok);
             ok = ok && std::isfinite(v);
         }
-        if (!ok) errors[key] = integer ? "must be a whole number" : "must be a number, e.g. 3e-3";
+        if (!ok && !errors.contains(key))
+            errors[key] = integer ? "must be a whole number" : "must be a number, e.g. 3e-3";
     }
     QString general;
     const json s = settings();

@@ -23,9 +23,7 @@ constexpr int kPollMs = 1000;
 constexpr int kScanEveryPolls = 2;  // new run directories: every other poll
 
 double number_or(const json& j, const char* key, double fallback) {
-    if (!j.is_object()) return fallback;
-    const auto it = j.find(key);
-    return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+    return json_number(j, key, fallback);
 }
 
 QString text_of(const json& v) {
@@ -86,6 +84,18 @@ QThreadPool* series_pool() {
 
 }  // namespace
 
+double json_number(const json& j, const char* key, double fallback) {
+    if (!j.is_object()) return fallback;
+    const auto it = j.find(key);
+    return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string json_string(const json& j, const char* key, const std::string& fallback) {
+    if (!j.is_object()) return fallback;
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
 void fill_from_config(RunEntry& e) {
     const json& c = e.config;
     e.task = text_of(config_value(c, "task"));
@@ -135,7 +145,8 @@ RunEntry read_run_entry(const QString& dir) {
 }
 
 void apply_event(RunEntry& e, const json& ev) {
-    const std::string kind = ev.value("event", std::string());
+    if (!ev.is_object()) return;
+    const std::string kind = json_string(ev, "event");
     const double step = number_or(ev, "step", e.step);
     const double epoch = number_or(ev, "epoch", 0);
     const double time = number_or(ev, "elapsed_seconds", 0);
@@ -152,7 +163,7 @@ void apply_event(RunEntry& e, const json& ev) {
             e.series.loss_time.push_back(time);
             e.series.loss.push_back(loss);
         }
-    } else if (kind == "eval" && ev.value("split", std::string("test")) == "test") {
+    } else if (kind == "eval" && json_string(ev, "split", "test") == "test") {
         e.exact_match = number_or(ev, "exact_match", e.exact_match);
         e.best_exact_match = std::max(e.best_exact_match, e.exact_match);
         e.digit_accuracy = number_or(ev, "digit_accuracy", e.digit_accuracy);
@@ -177,6 +188,13 @@ int read_new_metrics(RunEntry& e) {
     }
     if (!file.seek(e.metrics_offset)) return 0;
     const QByteArray bytes = file.readAll();
+    qsizetype consumed = 0;
+    const int records = apply_metrics_bytes(e, bytes, consumed);
+    e.metrics_offset += consumed;
+    return records;
+}
+
+int apply_metrics_bytes(RunEntry& e, const QByteArray& bytes, qsizetype& consumed) {
     int records = 0;
     qsizetype start = 0;
     for (qsizetype nl = bytes.indexOf('\n'); nl >= 0; nl = bytes.indexOf('\n', start)) {
@@ -184,11 +202,12 @@ int read_new_metrics(RunEntry& e) {
         start = nl + 1;
         if (line.trimmed().isEmpty()) continue;
         const json ev = json::parse(line.constData(), line.constData() + line.size(), nullptr, false);
-        if (ev.is_discarded()) continue;  // a malformed line is skipped here; `fone runs` reports it
+        // A malformed line, or JSON that is not an event object, is skipped here; `fone runs` reports it.
+        if (ev.is_discarded() || !ev.is_object()) continue;
         apply_event(e, ev);
         ++records;
     }
-    e.metrics_offset += start;
+    consumed = start;
     return records;
 }
 

@@ -79,6 +79,9 @@ void fill_from_config(RunEntry& entry);
 // Reads new complete lines of metrics.jsonl from entry.metrics_offset on (a cut-short last line waits for
 // the next call). Returns the number of new records.
 int read_new_metrics(RunEntry& entry);
+// The same for bytes already read: applies every complete line, sets consumed to the bytes used (up to
+// and including the last newline). The metrics fuzzer's entry point for the workbench side.
+int apply_metrics_bytes(RunEntry& entry, const QByteArray& bytes, qsizetype& consumed);
 // Applies one progress/eval event (from metrics.jsonl or a child's stdout) to the entry and its series.
 void apply_event(RunEntry& entry, const nlohmann::json& event);
 
@@ -136,6 +139,12 @@ class RunCatalog : public QObject {
     int scan_countdown_ = 0;
     QFutureWatcher<std::vector<RunEntry>> watcher_;
 };
+
+// Reading JSON that a file or a child process gave, without trusting its types: j[key] when j is an object
+// and the value has the type asked for, else the fallback (nlohmann's value() throws on a wrong type, and
+// an exception out of a Qt slot ends the program).
+double json_number(const nlohmann::json& j, const char* key, double fallback);
+std::string json_string(const nlohmann::json& j, const char* key, const std::string& fallback = {});
 
 // Readable numbers for tables and labels.
 QString format_count(double n);    // 51200 -> "51,200", 4720000 -> "4.72M"

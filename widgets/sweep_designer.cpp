@@ -123,6 +123,15 @@ void SweepDesigner::set_level_checked(int level, bool on) {
     levels_.at(static_cast<std::size_t>(level))->setChecked(on);
 }
 
+bool SweepDesigner::set_method_checked(const QString& method, bool on) {
+    for (QCheckBox* box : methods_)
+        if (box->text() == method) {
+            box->setChecked(on);
+            return true;
+        }
+    return false;
+}
+
 std::vector<SweepCell> SweepDesigner::cells(QString* error) const {
     auto fail = [&](const QString& why) {
         *error = why;
@@ -202,10 +211,10 @@ double SweepDesigner::estimate_seconds(const json& settings) const {
             config.size_level > 0
                 ? level == config.size_level
                 : level == 0 && config_value(e.config, "model").is_object() &&
-                      config_value(e.config, "model").value("hidden", 0) == config.model.hidden &&
-                      config_value(e.config, "model").value("layers", 0) == config.model.layers;
-        const double train_seconds = e.summary.value("train_seconds", 0.0),
-                     epochs = e.summary.value("epoch", 0.0);
+                      json_number(config_value(e.config, "model"), "hidden", 0) == config.model.hidden &&
+                      json_number(config_value(e.config, "model"), "layers", 0) == config.model.layers;
+        const double train_seconds = json_number(e.summary, "train_seconds", 0.0),
+                     epochs = json_number(e.summary, "epoch", 0.0);
         if (same && train_seconds > 0 && epochs > 0) speeds.push_back(e.train_size * epochs / train_seconds);
     }
     if (speeds.empty()) return -1;

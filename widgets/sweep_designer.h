@@ -44,6 +44,8 @@ class SweepDesigner : public QWidget {
     int max_parallel() const;
     void set_max_parallel(int n);
     void set_level_checked(int level, bool on);  // 0: the default model
+    // Ticks a method by name; false when the designer has no such method.
+    bool set_method_checked(const QString& method, bool on);
 
   public Q_SLOTS:
     void update_summary();

@@ -24,6 +24,7 @@ struct ViewSpec {
     QString name;   // "spectrum": what --view takes (lower case, no spaces)
     QString title;  // "Spectrum": the dock's title
     std::function<QWidget*(const WorkbenchContext&)> make;
+    bool in_front = false;  // raised in front of its tab group when the window opens without saved state
 };
 
 // Adds a view for every window made afterwards; a name already taken is replaced.

@@ -28,8 +28,11 @@
 #include <cmath>
 #include <map>
 
+#include <qcustomplot.h>
+
 #include "comparison_view.h"
 #include "curve_view.h"
+#include "fone/build_info.h"
 #include "fone/run_store.h"
 #include "job_runner.h"
 #include "launch_panel.h"
@@ -82,17 +85,27 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     add_dock("curves", "Curves", curves_, Qt::RightDockWidgetArea);
     splitDockWidget(docks_["runs"], docks_["curves"], Qt::Vertical);
     for (auto [name, title, widget] :
-         {std::tuple<QString, QString, QWidget*>{"data-size", "Accuracy vs data size", data_size_},
-          {"model-size", "Accuracy vs model size", model_size_},
+         {std::tuple<QString, QString, QWidget*>{"data-size", "Data size", data_size_},
+          {"model-size", "Model size", model_size_},
           {"compare", "Compare", compare_}})
         tabifyDockWidget(docks_["curves"], add_dock(name, title, widget, Qt::RightDockWidgetArea));
+    // Registered views (the welcome view and the analysis views, which need height) join the run table's
+    // tab group above the training plots; a view that asks to be in front (the welcome view) is raised.
     const WorkbenchContext context{catalog_, jobs_};
-    for (const ViewSpec& spec : registered_views())
-        tabifyDockWidget(docks_["curves"],
-                         add_dock(spec.name, spec.title, spec.make(context), Qt::RightDockWidgetArea));
+    QDockWidget* front = nullptr;
+    for (const ViewSpec& spec : registered_views()) {
+        QDockWidget* dock = add_dock(spec.name, spec.title, spec.make(context), Qt::RightDockWidgetArea);
+        tabifyDockWidget(docks_["runs"], dock);
+        if (spec.in_front && !front) front = dock;
+    }
     docks_["curves"]->raise();
+    (front ? front : docks_["runs"])->raise();
     resizeDocks({docks_["launch"], docks_["runs"]}, {360, 1040}, Qt::Horizontal);
-    resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
+    // (resizeDocks takes the dock in front of each tab group)
+    if (front)
+        resizeDocks({front, docks_["curves"]}, {620, 280}, Qt::Vertical);
+    else
+        resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
 
     status_label_ = new QLabel;
     statusBar()->addPermanentWidget(status_label_);
@@ -262,6 +275,8 @@ void WorkbenchWindow::make_menus() {
     find->setShortcut(QKeySequence::Find);
 
     QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("About FoNE Workbench", this,
+                    [this] { QMessageBox::about(this, "About FoNE Workbench", about_text()); });
     help->addAction("FoNE in one paragraph", this, [this] {
         QMessageBox::information(
             this, "FoNE in one paragraph",
@@ -271,8 +286,29 @@ void WorkbenchWindow::make_menus() {
             "of a clock. The model reads each answer digit back from two entries of its last hidden state. "
             "Exact match: the whole answer right. Digit accuracy: the share of right digits. The paper shows "
             "FoNE reaching 99% with far less data and smaller models than digit-wise tokenisation: the "
-            "'Accuracy vs data size' and 'Accuracy vs model size' views draw those figures from your runs.");
+            "'Data size' and 'Model size' views draw accuracy against them from your runs.");
     });
+}
+
+QString WorkbenchWindow::about_text() const {
+    // The versions a bug report needs: this window's, the `fone` it runs (its LibTorch, CUDA or not), Qt's.
+    QString cli = cli_version_;
+    if (cli.isEmpty())
+        cli = cuda_probe_ ? QStringLiteral("(asking fone --version…)") : QStringLiteral("unknown");
+    return QStringLiteral(
+               "<h3>FoNE Workbench %1</h3>"
+               "<p>Fourier Number Embeddings: train, compare and look inside models that read every number "
+               "as one token.</p>"
+               "<table>"
+               "<tr><td>Workbench</td><td>%1 (git %2)</td></tr>"
+               "<tr><td>Training (<code>%3</code>)</td><td>%4</td></tr>"
+               "<tr><td>Qt</td><td>%5 (built with %6)</td></tr>"
+               "<tr><td>QCustomPlot</td><td>%7</td></tr>"
+               "</table>"
+               "<p>Licence: GPL-3.0-or-later.</p>")
+        .arg(QStringLiteral(FONE_VERSION), QStringLiteral(FONE_GIT_REVISION), jobs_->cli().toHtmlEscaped(),
+             cli.toHtmlEscaped(), QString::fromLatin1(qVersion()), QStringLiteral(QT_VERSION_STR),
+             QStringLiteral(QCUSTOMPLOT_VERSION_STR));
 }
 
 void WorkbenchWindow::connect_jobs() {
@@ -286,6 +322,8 @@ void WorkbenchWindow::connect_jobs() {
     connect(sweep_, &SweepDesigner::maxParallelChanged, jobs_, &JobRunner::set_max_parallel);
     jobs_->set_max_parallel(sweep_->max_parallel());
     connect(jobs_, &JobRunner::jobQueued, catalog_, &RunCatalog::add_job);
+    // A launch shows the run table (it may be behind the welcome or an analysis view).
+    connect(jobs_, &JobRunner::jobQueued, this, [this] { docks_["runs"]->raise(); });
     connect(jobs_, &JobRunner::jobStarted, catalog_,
             [this](int id) { catalog_->set_job_status(id, "starting"); });
     connect(jobs_, &JobRunner::runCreated, catalog_, &RunCatalog::bind_job);
@@ -362,9 +400,11 @@ void WorkbenchWindow::update_status() {
 void WorkbenchWindow::check_cuda() {
     // `fone --version` loads LibTorch (about a second of CPU): once per CLI and session.
     static QHash<QString, std::pair<bool, QString>> known;
+    static QHash<QString, QString> versions;
     const QString cli = jobs_->cli();
     if (known.contains(cli)) {
         launch_->set_cuda_available(known[cli].first, known[cli].second);
+        cli_version_ = versions.value(cli);
         return;
     }
     auto* probe = new QProcess(this);
@@ -373,7 +413,9 @@ void WorkbenchWindow::check_cuda() {
         const QString out = QString::fromUtf8(probe->readAllStandardOutput() + probe->readAllStandardError());
         probe->deleteLater();
         cuda_probe_ = nullptr;
+        cli_version_ = code == 0 ? out.trimmed().section('\n', -1) : QStringLiteral("fone --version failed");
         const bool cuda = code == 0 && out.contains("CUDA available");
+        versions[cli] = cli_version_;
         known[cli] = {cuda, cuda        ? QString()
                             : code == 0 ? "this build of fone is CPU only"
                                         : "fone --version failed"};
@@ -382,6 +424,7 @@ void WorkbenchWindow::check_cuda() {
     connect(probe, &QProcess::errorOccurred, this, [this, probe](QProcess::ProcessError e) {
         if (e != QProcess::FailedToStart) return;
         launch_->set_cuda_available(false, "cannot start " + jobs_->cli());
+        cli_version_ = "cannot start " + jobs_->cli();
         statusBar()->showMessage("Cannot start " + jobs_->cli() + ": set FONE_CLI to the fone program",
                                  15000);
         probe->deleteLater();

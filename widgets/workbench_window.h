@@ -74,6 +74,9 @@ class WorkbenchWindow : public QMainWindow {
     QString selected_rows_text(bool markdown) const;
     // False while `fone --version` (whether CUDA is there) is still running.
     bool cuda_checked() const { return cuda_probe_ == nullptr; }
+    // Help > About: the workbench's version and git revision, the `fone --version` line of the CLI it runs
+    // (LibTorch, with or without CUDA), Qt's and QCustomPlot's versions (HTML).
+    QString about_text() const;
 
   public Q_SLOTS:
     void stop_selected();
@@ -122,6 +125,7 @@ class WorkbenchWindow : public QMainWindow {
     Theme theme_;
     QTimer* scaling_timer_;
     QProcess* cuda_probe_ = nullptr;
+    QString cli_version_;  // the CLI's `fone --version` line, once the probe has answered
 };
 
 }  // namespace fone::gui

@@ -9,9 +9,12 @@
 //   fone analyse hidden --hidden-file h.json --truth 4.17 -m 1 -n 2 --out out/   a hidden state
 //   fone analyse tokens --csv table.csv                 tokens per table: FoNE, digit-wise, subword
 //   fone analyse errors --input preds.csv               differing digits, per position, off-by-5
+//   fone analyse dump --source run --run RUN --numbers 1000 --out out/   the representations themselves,
+//                                                       one CSV per layer (what --source csv reads)
 //
 // A source is a function from numbers to their N x D matrix (analysis::RepresentationSource): the encoder
 // and CSV files here; a trained run's hidden states join as one more source (`--source run`).
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -691,7 +694,9 @@ void register_errors(CLI::App* analyse) {
         "errors", "Mispredictions: digits that differ, error rate per digit position, the off-by-5 pattern");
     cmd->add_option("--input", *input, "CSV of predicted,actual pairs (a header line is skipped)")
         ->required();
-    cmd->add_option("--examples", *examples, "Mispredictions listed in the output")->capture_default_str();
+    cmd->add_option("--examples", *examples, "Mispredictions listed in the output")
+        ->check(CLI::Range(0, 1000000))
+        ->capture_default_str();
     cmd->callback([input, examples] {
         std::ifstream in(*input, std::ios::binary);
         if (!in) throw std::runtime_error("cannot read " + *input);
@@ -737,6 +742,60 @@ void register_errors(CLI::App* analyse) {
     });
 }
 
+// ---- dump -------------------------------------------------------------------------------------------------
+
+// One value as the shortest text that reads back to the same float (run sources are float32) or double.
+void append_value(std::string& text, double v, bool as_float) {
+    char buffer[32];
+    const auto r = as_float ? std::to_chars(buffer, buffer + sizeof buffer, static_cast<float>(v))
+                            : std::to_chars(buffer, buffer + sizeof buffer, v);
+    text.append(buffer, r.ptr);
+}
+
+void register_dump(CLI::App* analyse) {
+    auto o = std::make_shared<SourceOptions>();
+    auto out_dir = std::make_shared<std::string>();
+    auto* cmd = analyse->add_subcommand(
+        "dump",
+        "The representations themselves: DIR/layer-K.csv (number, then the values; what --source csv reads), "
+        "one file per layer, and the list on stdout");
+    add_source_options(cmd, *o);
+    cmd->add_option("--out", *out_dir, "Output folder")->required();
+    cmd->callback([o, out_dir] {
+        if (o->source == "csv") throw std::runtime_error("dump takes --source encoder or run");
+        const Loaded in = load(*o, false);
+        const bool as_float = o->source == "run";
+        json layers = json::array();
+        for (std::size_t l = 0; l < in.layers.size(); ++l) {
+            const Eigen::MatrixXd& m = in.layers[l];
+            std::string text = "number";
+            text.reserve(static_cast<std::size_t>(m.size()) * 12 + 64);
+            for (Eigen::Index c = 0; c < m.cols(); ++c)
+                text += ",d" + std::to_string(c);
+            text += "\n";
+            for (Eigen::Index r = 0; r < m.rows(); ++r) {
+                text += in.numbers[static_cast<std::size_t>(r)].to_string();
+                for (Eigen::Index c = 0; c < m.cols(); ++c) {
+                    text += ',';
+                    append_value(text, m(r, c), as_float);
+                }
+                text += "\n";
+            }
+            const std::string path = out_path(*out_dir, "layer-" + std::to_string(l) + ".csv");
+            write_file_atomic(path, text);
+            layers.push_back({{"index", l}, {"name", in.layer_names[l]}, {"csv", path}, {"dims", m.cols()}});
+        }
+        print_json_line(std::cout, {{"analysis", "dump"},
+                                    {"source", in.description},
+                                    {"numbers", in.numbers.size()},
+                                    {"first", in.numbers.front().to_string()},
+                                    {"last", in.numbers.back().to_string()},
+                                    {"step", in.step},
+                                    {"chosen_layer", in.chosen},
+                                    {"layers", layers}});
+    });
+}
+
 }  // namespace
 
 void add_analyse_commands(CLI::App& app) {
@@ -750,6 +809,7 @@ void add_analyse_commands(CLI::App& app) {
     register_hidden(analyse);
     register_tokens(analyse);
     register_errors(analyse);
+    register_dump(analyse);
 }
 
 }  // namespace fone::cli

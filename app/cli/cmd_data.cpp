@@ -42,10 +42,17 @@ void add_data_commands(CLI::App& app) {
                      "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add; text: word-problems, "
                      "units, tables")
         ->capture_default_str();
-    data->add_option("--train-size", o->train_size, "Training examples")->capture_default_str();
-    data->add_option("--val-size", o->val_size, "Validation examples")->capture_default_str();
-    data->add_option("--test-size", o->test_size, "Test examples")->capture_default_str();
+    data->add_option("--train-size", o->train_size, "Training examples")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    data->add_option("--val-size", o->val_size, "Validation examples")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    data->add_option("--test-size", o->test_size, "Test examples")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     data->add_option("--seed", o->seed, "Seed (the same as fone train's gives the same splits)")
+        ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     data->add_option("--modulus", o->modulus, "Modulus of mod-add")->capture_default_str();
     data->add_option("--classify-d", o->classify_d, "Threshold d of classify")->capture_default_str();

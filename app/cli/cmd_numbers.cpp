@@ -84,7 +84,8 @@ void register_encode(CLI::App& app) {
     auto dim = std::make_shared<int>(0);
     auto* cmd = app.add_subcommand("encode", "FoNE embedding of each NUMBER: one JSON line per number");
     add_spec_options(cmd, *o);
-    cmd->add_option("--dim", *dim, "Zero-pad each embedding to this model width");
+    cmd->add_option("--dim", *dim, "Zero-pad each embedding to this model width")
+        ->check(CLI::Range(1, 1 << 20));
     cmd->add_option("numbers", *numbers, "Numbers (none: one per line on stdin); put -- before negatives");
     cmd->callback([o, numbers, dim] {
         const FoneSpec spec = finish_spec("encode", *o);

@@ -604,7 +604,8 @@ void add_reproduce_commands(CLI::App& app) {
                     "quick (minutes; checks the pipeline), cpu (this machine), full (GPU)");
     cmd->add_option("--out", o->out, "Results folder (default: results/EXPERIMENT-PRESET)");
     cmd->add_option("--runs-dir", o->runs_dir, "Run store");
-    cmd->add_option("--threads", o->threads, "CPU threads per run (0: every core)");
+    cmd->add_option("--threads", o->threads, "CPU threads per run (0: every core)")
+        ->check(CLI::Range(0, 1024));
     cmd->add_flag("--dry-run", o->dry_run, "List the runs as JSON lines, train nothing");
     cmd->add_option("--methods", o->methods, "Only the runs of these methods (e.g. digit,subword)");
     cmd->callback([o] {

@@ -4,6 +4,15 @@
 //   fone sweep --name s1 --train-sizes 800:51200 --seeds 1,2,3 --parallel 4 -- --task dec-add --epochs 5
 //   fone sweep --resume s1                 (or the same command again): finished cells are skipped
 //   fone sweep --name s1 ... --dry-run     the cells, one JSON line each, and their count; starts nothing
+//   fone sweep --name s1 ... --slurm s1.sh [--slurm-cpus 4 --slurm-time 2:00:00 --slurm-partition p
+//              --slurm-gpus 1 --slurm-option=--account=abc]   a Slurm job-array script; starts nothing
+//
+// --slurm FILE records the sweep file as usual and writes FILE: `sbatch FILE` runs cell i as array task i,
+// `fone train <args> --threads $SLURM_CPUS_PER_TASK` (unless the shared options name --threads or
+// --config), or `fone train --resume` when its run already exists (requeue, preemption: `fone train`
+// checkpoints on SIGTERM), or nothing when it has finished. --parallel N becomes the array's %N. The store
+// (--runs-dir) must be on a filesystem every node sees; the script calls this `fone` by its absolute path
+// (FONE=... overrides it) and logs to <store>/.<sweep>.logs/slurm-<job>_<task>.out. docs/cluster.md.
 //
 // Axes: --train-sizes 800,1600,3200 or 800:51200 (doubling from 800 while <= 51200), --size-levels 1,2
 // (0..6, 0: the custom shape of the shared options), --methods fone, --seeds 1,2,3. At least one axis; no
@@ -67,6 +76,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -104,6 +114,10 @@ struct SweepOptions {
     std::string name, resume, runs_dir, parallel, train_sizes, size_levels, methods, seeds;
     bool dry_run = false, retry_failed = false, verbose = false;
     std::vector<std::string> shared;
+    // --slurm FILE: write a Slurm job-array script instead of running the cells here.
+    std::string slurm, slurm_time, slurm_partition;
+    int slurm_cpus = 1, slurm_gpus = 0;
+    std::vector<std::string> slurm_options;
     CLI::Option *name_opt = nullptr, *parallel_opt = nullptr, *train_sizes_opt = nullptr,
                 *size_levels_opt = nullptr, *methods_opt = nullptr, *seeds_opt = nullptr;
 
@@ -1002,6 +1016,113 @@ int parse_parallel(const std::string& text) {
     return static_cast<int>(v);
 }
 
+// ---- Slurm ---------------------------------------------------------------------------------------------
+
+// A word for bash, single-quoted unless it is plainly safe.
+std::string shell_quote(const std::string& s) {
+    const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("@%+=:,./_-", c) != nullptr;
+    });
+    if (plain) return s;
+    std::string out = "'";
+    for (const char c : s)
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    return out + "'";
+}
+
+// The `fone` that is running (its absolute path), for the script to call on the compute nodes.
+std::string self_executable() {
+    std::error_code ec;
+    const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+    return ec ? std::string("fone") : p.string();
+}
+
+void check_slurm_options(const SweepOptions& o) {
+    if (o.slurm_cpus < 1 || o.slurm_cpus > 4096)
+        throw std::invalid_argument("--slurm-cpus: 1..4096 CPUs per array task, not " +
+                                    std::to_string(o.slurm_cpus));
+    if (o.slurm_gpus < 0 || o.slurm_gpus > 64)
+        throw std::invalid_argument("--slurm-gpus: 0..64 GPUs per array task, not " +
+                                    std::to_string(o.slurm_gpus));
+    const auto one_line = [](const std::string& flag, const std::string& v) {
+        if (v.find_first_of("\n\r") != std::string::npos)
+            throw std::invalid_argument(flag + ": one line, without line breaks");
+    };
+    one_line("--slurm-time", o.slurm_time);
+    one_line("--slurm-partition", o.slurm_partition);
+    for (const std::string& opt : o.slurm_options) {
+        one_line("--slurm-option", opt);
+        if (opt.rfind("--", 0) != 0)
+            throw std::invalid_argument("--slurm-option: an sbatch option such as --account=abc, not '" +
+                                        opt + "'");
+    }
+    if (o.dry_run) throw std::invalid_argument("--slurm writes a script and starts nothing: drop --dry-run");
+}
+
+// The job-array script: task i is cell i. It runs `fone train <args>` for a cell whose run does not exist
+// yet, `fone train --resume` for one that does (a requeued or resubmitted task continues from its last
+// checkpoint), and nothing for a finished one. The store must be on a filesystem every node sees.
+std::string slurm_script(const std::string& sweep, const std::string& sweep_file, const std::string& root,
+                         const std::string& logs, const std::vector<Cell>& cells,
+                         const std::vector<std::string>& shared, int parallel, const SweepOptions& o) {
+    std::ostringstream s;
+    const std::size_t n = cells.size();
+    s << "#!/bin/bash\n";
+    s << "# Slurm job array for the FoNE sweep '" << sweep << "' (" << n << " cell" << (n == 1 ? "" : "s")
+      << "), written by `fone sweep --slurm`.\n";
+    s << "# Submit: sbatch " << shell_quote(o.slurm) << "    Watch: fone runs list --runs-dir "
+      << shell_quote(root) << " (or the workbench on that store)\n";
+    s << "# Array task i trains cell i of " << sweep_file
+      << ". A task whose run exists resumes it (fone train\n"
+      << "# --resume: after a requeue, a preemption or a resubmission); a finished run is left alone.\n";
+    s << "#SBATCH --job-name=" << shell_quote("fone-" + sweep) << "\n";
+    s << "#SBATCH --array=0-" << (n - 1);
+    if (parallel > 0) s << "%" << parallel;
+    s << "\n";
+    s << "#SBATCH --cpus-per-task=" << o.slurm_cpus << "\n";
+    if (o.slurm_gpus > 0) s << "#SBATCH --gres=gpu:" << o.slurm_gpus << "\n";
+    if (!o.slurm_time.empty()) s << "#SBATCH --time=" << o.slurm_time << "\n";
+    if (!o.slurm_partition.empty()) s << "#SBATCH --partition=" << o.slurm_partition << "\n";
+    s << "#SBATCH --requeue\n";
+    s << "#SBATCH --open-mode=append\n";
+    s << "#SBATCH --output=" << logs << "/slurm-%A_%a.out\n";
+    for (const std::string& opt : o.slurm_options)
+        s << "#SBATCH " << opt << "\n";
+    s << "set -euo pipefail\n\n";
+    s << "FONE=\"${FONE:-" << self_executable() << "}\"   # override: FONE=/path/to/fone sbatch ...\n";
+    s << "RUNS_DIR=" << shell_quote(root) << "\n";
+    s << "task=\"${SLURM_ARRAY_TASK_ID:?run this script with sbatch (a job array), or set "
+         "SLURM_ARRAY_TASK_ID}\"\n";
+    s << "case \"$task\" in\n";
+    for (std::size_t i = 0; i < n; ++i) {
+        s << "  " << i << ") run=" << shell_quote(cells[i].run) << "; args=(";
+        for (std::size_t k = 0; k < cells[i].args.size(); ++k)
+            s << (k ? " " : "") << shell_quote(cells[i].args[k]);
+        s << ") ;;\n";
+    }
+    s << "  *) echo \"fone sweep " << sweep << ": no cell $task (cells 0.." << (n - 1)
+      << ")\" >&2; exit 2 ;;\n";
+    s << "esac\n\n";
+    // Threads: the CPUs Slurm gave the task, unless the shared train options chose.
+    const bool own_threads = names_option(shared, "--threads") || names_option(shared, "--config");
+    s << "threads=()\n";
+    if (!own_threads) s << "threads=(--threads \"${SLURM_CPUS_PER_TASK:-1}\")\n";
+    s << "dir=\"$RUNS_DIR/$run\"\n";
+    s << "if [[ -f \"$dir/status.json\" ]] && grep -Eq '\"status\": *\"finished\"' \"$dir/status.json\"; "
+         "then\n";
+    s << "  echo \"fone sweep " << sweep << ": $run has finished; nothing to do\"\n";
+    s << "  exit 0\n";
+    s << "fi\n";
+    s << "echo \"fone sweep " << sweep
+      << ": task $task, run $run on $(hostname), attempt ${SLURM_RESTART_COUNT:-0}\" >&2\n";
+    s << "if [[ -d \"$dir\" ]]; then\n";
+    s << "  exec \"$FONE\" train --resume \"$dir\" \"${threads[@]}\"\n";
+    s << "else\n";
+    s << "  exec \"$FONE\" train \"${args[@]}\" \"${threads[@]}\" --runs-dir \"$RUNS_DIR\"\n";
+    s << "fi\n";
+    return s.str();
+}
+
 // Holds an exclusive lock on the sweep's log folder while the sweep runs: one process per sweep.
 class SweepLock {
   public:
@@ -1039,6 +1160,8 @@ int run_sweep(SweepOptions& o) {
             throw RunError("no sweep '" + o.resume + "' in " + root_given + " (no " + f.string() + ")");
     }
     const int parallel_given = o.parallel_opt->count() ? parse_parallel(o.parallel) : -1;
+    const bool slurm = !o.slurm.empty();
+    if (slurm) check_slurm_options(o);
 
     // Grid and shared options first: bad input is reported before anything is made.
     Grid grid;
@@ -1052,7 +1175,20 @@ int run_sweep(SweepOptions& o) {
     if (const std::string why = sweep_name_problem(name); !why.empty())
         throw std::invalid_argument(why + ": '" + name + "'");
     std::vector<Cell> wanted;
-    if (has_grid) wanted = make_cells(name, grid, o.shared);
+    if (has_grid) {
+        wanted = make_cells(name, grid, o.shared);
+        // Each cell's train options as `fone train` would take them, before anything is written: a bad
+        // shared option is one error now, not a failed run per cell later.
+        for (const Cell& c : wanted) {
+            try {
+                check_train_args(c.args);
+            } catch (const std::invalid_argument& e) {
+                std::string why = e.what();
+                std::replace(why.begin(), why.end(), '\n', ';');
+                throw std::invalid_argument("cell " + c.run + ": " + why);
+            }
+        }
+    }
     if (!has_grid && !resume_only) {
         // Only --name: a resume of that sweep if it exists, else a grid without axes (the axis error).
         std::error_code ec;
@@ -1078,7 +1214,7 @@ int run_sweep(SweepOptions& o) {
         std::error_code ec;
         made_logs = fs::create_directory(logs, ec);
         if (ec) throw RunError(logs + ": cannot create the sweep's log folder: " + ec.message());
-        lock = std::make_unique<SweepLock>(logs);
+        if (!slurm) lock = std::make_unique<SweepLock>(logs);  // a script runs nothing here
     }
     const auto drop_logs = [&] {
         std::error_code ec;
@@ -1157,6 +1293,32 @@ int run_sweep(SweepOptions& o) {
         return 0;
     }
 
+    if (slurm) {
+        // With --parallel N, at most N array tasks at once (%N); without, Slurm decides.
+        const int array_limit = parallel_given > 0 ? parallel_given : 0;
+        const std::string script =
+            slurm_script(name, file, store.root(), logs, cells, shared, array_limit, o);
+        if (!exists) write_json_atomic(file, doc);
+        write_file_atomic(o.slurm, script);
+        std::error_code ec;
+        fs::permissions(o.slurm, fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                        fs::perm_options::add, ec);
+        std::size_t todo = 0;
+        for (const Plan& p : plans)
+            todo += p.action != "skip";
+        emit({{"event", "slurm_script"},
+              {"sweep", name},
+              {"file", file},
+              {"script", fs::absolute(o.slurm, ec).string()},
+              {"runs_dir", store.root()},
+              {"cells", cells.size()},
+              {"todo", todo},
+              {"submit", "sbatch " + shell_quote(o.slurm)}});
+        std::cerr << "fone sweep: " << name << ": " << cells.size() << " cell(s) as a Slurm job array in "
+                  << o.slurm << "; submit it with: sbatch " << shell_quote(o.slurm) << std::endl;
+        return 0;
+    }
+
     if (!exists) write_json_atomic(file, doc);
 
     // N children that each take every core only fight: share the cores unless the cells say otherwise.
@@ -1201,6 +1363,30 @@ void add_sweep_commands(CLI::App& app) {
     cmd->add_flag("--retry-failed", o->retry_failed,
                   "Run failed cells again (the failed run is kept as RUN.failed-<k>)");
     cmd->add_flag("--verbose", o->verbose, "Also pass on the runs' progress and start events");
+    CLI::Option* slurm_opt =
+        cmd->add_option("--slurm", o->slurm,
+                        "Write a Slurm job-array script to FILE (one cell per array task; resume on requeue) "
+                        "and start nothing; the store must be on a shared filesystem")
+            ->type_name("FILE");
+    cmd->add_option("--slurm-cpus", o->slurm_cpus, "With --slurm: CPUs per array task (the run's threads)")
+        ->needs(slurm_opt)
+        ->type_name("N")
+        ->capture_default_str();
+    cmd->add_option("--slurm-gpus", o->slurm_gpus, "With --slurm: GPUs per array task (--gres=gpu:N)")
+        ->needs(slurm_opt)
+        ->type_name("N")
+        ->capture_default_str();
+    cmd->add_option("--slurm-time", o->slurm_time, "With --slurm: time limit per task, e.g. 2:00:00")
+        ->needs(slurm_opt)
+        ->type_name("TIME");
+    cmd->add_option("--slurm-partition", o->slurm_partition, "With --slurm: the partition")
+        ->needs(slurm_opt)
+        ->type_name("NAME");
+    cmd->add_option("--slurm-option", o->slurm_options,
+                    "With --slurm: another #SBATCH line, e.g. --slurm-option=--account=abc (repeatable)")
+        ->needs(slurm_opt)
+        ->type_name("OPT")
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->add_option("train-options", o->shared, "After --: fone train options shared by every cell")
         ->type_name("ARGS")
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);

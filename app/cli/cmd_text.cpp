@@ -133,8 +133,12 @@ void add_text_commands(CLI::App& app) {
     cmd->add_option("--data", o->data,
                     "Corpus: a .jsonl file of {prompt, answer}, or text with one document a line");
     cmd->add_option("--task", o->task, "Corpus: a generated task, word-problems (default), units or tables");
-    cmd->add_option("--train-size", o->train_size, "Examples of the generated corpus")->capture_default_str();
-    cmd->add_option("--seed", o->seed, "Seed of the generated corpus")->capture_default_str();
+    cmd->add_option("--train-size", o->train_size, "Examples of the generated corpus")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    cmd->add_option("--seed", o->seed, "Seed of the generated corpus")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     cmd->add_option("--vocab-size", o->vocab_size,
                     "SentencePiece vocabulary (specials, bytes and text pieces)")
         ->capture_default_str();

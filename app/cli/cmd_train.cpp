@@ -32,6 +32,8 @@ struct TrainOptions {
              bool model_key = false) {
         auto value = std::make_shared<T>();
         CLI::Option* opt = cmd->add_option(flags, *value, help);
+        // CLI11 reads "-1" into an unsigned option as 2^64-1: a negative count or seed is refused instead.
+        if constexpr (std::is_unsigned_v<T>) opt->check(CLI::NonNegativeNumber);
         collect.push_back([this, opt, value, key, model_key] {
             if (opt->count() > 0) set(key, *value, model_key);
         });
@@ -152,6 +154,8 @@ EventSink make_sink() {
     };
 }
 
+TrainConfig resolve_options(TrainOptions& o);
+
 int run_train(TrainOptions& o) {
     for (auto& f : o.collect)
         f();
@@ -162,6 +166,8 @@ int run_train(TrainOptions& o) {
     if (!o.resume.empty()) {
         // A resumed run is its checkpoint's config; silently ignoring other options would mislead.
         const int threads = o.given.value("threads", -1);
+        if (o.given.contains("threads") && (threads < 0 || threads > 1024))
+            throw std::invalid_argument("threads: must be in 0..1024 (0: every core)");
         o.given.erase("threads");
         if (!o.given.empty() || !o.config_file.empty() || !o.periods.empty()) {
             std::string keys;
@@ -175,18 +181,50 @@ int run_train(TrainOptions& o) {
         RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
         out = train_resume(store.resolve(o.resume), sink, threads);
     } else {
+        const TrainConfig config = resolve_options(o);
+        RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
+        out = train_new(config, store, sink);
+    }
+    return out.status == kStatusFailed ? 1 : 0;
+}
+
+}  // namespace
+
+nlohmann::json check_train_args(const std::vector<std::string>& args) {
+    CLI::App app{"check", "fone train"};
+    app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    TrainOptions o;
+    add_train_options(&app, o);
+    std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 parses a reversed vector
+    try {
+        app.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+        throw std::invalid_argument(e.what());
+    }
+    for (auto& f : o.collect)
+        f();
+    if (!o.resume.empty()) throw std::invalid_argument("--resume is not a train option here");
+    const TrainConfig config = resolve_options(o);
+    resolve_device(config.device);
+    return config.to_json();
+}
+
+namespace {
+
+TrainConfig resolve_options(TrainOptions& o) {
+    {
         std::vector<json> layers;
         if (!o.config_file.empty()) {
-            json file = read_json_file(o.config_file);
-            file.erase("versions");  // a run's config.json can be used as is
-            layers.push_back(file);
+            layers.push_back(read_config_file(o.config_file));
         }
         if (!o.periods.empty()) {
             json list = json::array();
             std::stringstream ss(o.periods);
             for (std::string cell; std::getline(ss, cell, ',');) {
                 try {
-                    list.push_back(std::stoi(cell));
+                    std::size_t used = 0;
+                    list.push_back(std::stoi(cell, &used));
+                    if (used != cell.size()) throw std::invalid_argument(cell);  // "5x" is not 5
                 } catch (const std::exception&) {
                     throw std::invalid_argument("--periods takes integers separated by commas, not '" +
                                                 o.periods + "'");
@@ -195,11 +233,8 @@ int run_train(TrainOptions& o) {
             o.given["period_multipliers"] = list;
         }
         layers.push_back(o.given);
-        const TrainConfig config = resolve_train_config(layers);
-        RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
-        out = train_new(config, store, sink);
+        return resolve_train_config(layers);
     }
-    return out.status == kStatusFailed ? 1 : 0;
 }
 
 }  // namespace
@@ -234,7 +269,7 @@ void add_train_commands(CLI::App& app) {
                      "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
                      "test split)");
     eval->add_option("--runs-dir", *runs_dir, "Run store");
-    eval->add_option("--threads", *threads, "CPU threads (0: every core)");
+    eval->add_option("--threads", *threads, "CPU threads (0: every core)")->check(CLI::Range(0, 1024));
     eval->add_option("--mispredictions", *wrong, "Also list the first N wrong answers");
     eval->callback([run, data, runs_dir, threads, wrong] {
         try {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 namespace fone::cli {
 
@@ -24,6 +25,11 @@ void add_generate_command(CLI::App& app);    // generate: text from a text run's
 void add_sweep_commands(CLI::App& app);      // sweep: a grid of train runs (needs LibTorch)
 void add_reproduce_commands(CLI::App& app);  // reproduce: the paper's experiments (needs LibTorch)
 void add_export_commands(CLI::App& app);     // export: a run's model without optimiser state (needs LibTorch)
+// The config `fone train ARGS` would train, as JSON, checked as train checks it (options, config file,
+// resolve_train_config, the device) without making anything; std::invalid_argument naming the problem.
+// `fone sweep` checks every cell with it before it writes its sweep file.
+nlohmann::json check_train_args(const std::vector<std::string>& args);
+
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);
 

@@ -13,21 +13,52 @@
 #include "json_io.h"
 
 #ifdef FONE_WITH_TORCH
-#include <torch/cuda.h>
-#include <torch/version.h>
+#include "fone/engine.h"
+#endif
+#ifdef FONE_WITH_PLOTS
+#include <QtGlobal>
 #endif
 
 namespace {
 
+// "fone 0.1.0 (git abc; LibTorch 1.13.1, CPU only; Qt 6.4.2)": the workbench's About box shows this line
+// and greys out CUDA unless it says "CUDA available".
 std::string version_text() {
-    std::string v = std::string("fone ") + FONE_VERSION;
+    std::string v = std::string("fone ") + FONE_VERSION + " (git " + FONE_GIT_REVISION + "; ";
 #ifdef FONE_WITH_TORCH
-    v += std::string(" (LibTorch ") + TORCH_VERSION + ", " +
-         (torch::cuda::is_available() ? "CUDA available" : "CPU only") + ")";
+    const nlohmann::json t = fone::torch_build_info();
+    v += "LibTorch " + t["libtorch"].get<std::string>() + ", ";
+    const std::string cuda = t["cuda_build"].get<std::string>();
+    if (t["cuda_available"].get<bool>())
+        v += "CUDA " + cuda + ", CUDA available (" + std::to_string(t["gpus"].get<int>()) + " GPU" +
+             (t["gpus"].get<int>() == 1 ? "" : "s") + ")";
+    else if (!cuda.empty())
+        v += "CUDA " + cuda + ", no GPU visible: CPU only";
+    else
+        v += "CPU only";
 #else
-    v += " (built without LibTorch: number and text tools only)";
+    v += "built without LibTorch: number and text tools only";
 #endif
-    return v;
+#ifdef FONE_WITH_PLOTS
+    v += std::string("; Qt ") + qVersion();
+#else
+    v += "; without Qt";
+#endif
+    return v + ")";
+}
+
+// Every subcommand's bad option is one line on stderr and exit status 2 (the `fone` convention for bad
+// input), not CLI11's two lines and 100-odd codes.
+std::string command_path(const CLI::App& app) {
+    std::string path;
+    const CLI::App* a = &app;
+    while (true) {
+        const auto subs = a->get_subcommands();
+        if (subs.empty()) break;
+        a = subs.front();
+        path += (path.empty() ? "" : " ") + a->get_name();
+    }
+    return path;
 }
 
 }  // namespace
@@ -53,7 +84,11 @@ int main(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+        const std::string cmd = command_path(app);
+        fone::cli::print_error(
+            cmd, std::string(e.what()) + " (see: fone " + (cmd.empty() ? "" : cmd + " ") + "--help)");
+        return 2;
     } catch (const fone::cli::CliFailure& e) {
         return e.code;
     } catch (const std::exception& e) {

@@ -2,11 +2,14 @@
 //
 //   fone-workbench [--runs-dir DIR] [--theme light|dark]
 //   fone-workbench --screenshot FILE.png [--view NAME] [--runs-dir DIR] [--size 1400x900] [--theme dark]
-//       renders the window (or one named view) offscreen at a fixed size once the store is read, writes the
-//       PNG and exits 0 (the README's pictures come from this).
+//                  [--set KEY=VALUE ...]
+//       renders the window (or one named view) offscreen at a fixed size once the store is read and the view
+//       has finished its work (its `busy` property), writes the PNG and exits 0 (the README's pictures come
+//       from this). --set sets a property of the view first: --set run=NAME --set source=run --set layer=2.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QPixmap>
 #include <QTableView>
@@ -17,10 +20,14 @@
 #include "run_catalog.h"
 #include "run_table_model.h"
 #include "workbench_window.h"
+#ifdef FONE_WITH_ANALYSIS_VIEWS
+#include "analysis_views.h"
+#endif
 
 namespace {
 
 constexpr int kSettleMs = 700;  // lets the throttled replots and the table's layout finish before the grab
+constexpr int kBusyLimitMs = 300000;  // a view still busy after this is shot as it is
 
 bool wants_screenshot(int argc, char** argv) {
     for (int i = 1; i < argc; ++i)
@@ -44,6 +51,9 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName("fone-workbench");
     QApplication::setApplicationName("fone-workbench");
     QApplication::setApplicationVersion(PROJECT_VERSION_TEXT);
+#ifdef FONE_WITH_ANALYSIS_VIEWS
+    fone::gui::register_analysis_views();
+#endif
 
     QCommandLineParser parser;
     parser.setApplicationDescription("FoNE Workbench: launch, watch and compare training runs");
@@ -57,7 +67,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption size(QStringLiteral("size"), "With --screenshot: window size", "WxH",
                                   "1400x900");
     const QCommandLineOption theme(QStringLiteral("theme"), "light or dark", "NAME");
-    parser.addOptions({runs_dir, screenshot, view, size, theme});
+    const QCommandLineOption set(
+        QStringLiteral("set"),
+        "With --view: set a property of the view first (e.g. run=NAME, source=run, layer=2)", "KEY=VALUE");
+    parser.addOptions({runs_dir, screenshot, view, size, theme, set});
     parser.process(app);
 
     fone::gui::WorkbenchOptions options;
@@ -68,6 +81,7 @@ int main(int argc, char** argv) {
     const QString shot = parser.value(screenshot);
     if (shot.isEmpty()) {
         if (parser.isSet(view)) return fail("--view needs --screenshot FILE.png");
+        if (parser.isSet(set)) return fail("--set needs --screenshot FILE.png and --view NAME");
         fone::gui::WorkbenchWindow window(options);
         window.show();
         return app.exec();
@@ -83,6 +97,18 @@ int main(int argc, char** argv) {
     fone::gui::WorkbenchWindow window(options);
     if (parser.isSet(view) && !window.show_only_view(parser.value(view)))
         return fail("no view '" + parser.value(view) + "' (views: " + window.view_names().join(", ") + ")");
+    QWidget* shown = parser.isSet(view) ? window.view(parser.value(view)) : nullptr;
+    if (parser.isSet(set) && !shown) return fail("--set needs --view NAME");
+    // Properties of the view (Q_PROPERTY), set once the store is read so that run names resolve.
+    QList<std::pair<QByteArray, QString>> settings;
+    for (const QString& kv : parser.values(set)) {
+        const qsizetype eq = kv.indexOf('=');
+        if (eq <= 0) return fail("--set takes KEY=VALUE, not '" + kv + "'");
+        const QByteArray key = kv.left(eq).toUtf8();
+        if (shown->metaObject()->indexOfProperty(key.constData()) < 0)
+            return fail("view '" + parser.value(view) + "' has no setting '" + QString::fromUtf8(key) + "'");
+        settings.push_back({key, kv.mid(eq + 1)});
+    }
     window.resize(width, height);
     window.show();
 
@@ -91,18 +117,40 @@ int main(int argc, char** argv) {
         // Running and interrupted runs first, then a selection whose curves show something.
         window.run_table()->sortByColumn(fone::gui::RunTableModel::kStatus, Qt::DescendingOrder);
         window.select_example_runs(6);
-        QTimer::singleShot(kSettleMs, &app, [&] {
-            const QPixmap pixmap = window.grab();
-            const QString tmp =
-                QFileInfo(shot).absolutePath() + "/." + QFileInfo(shot).fileName() + ".tmp.png";
-            if (pixmap.isNull() || !pixmap.save(tmp, "PNG") ||
-                std::rename(tmp.toLocal8Bit().constData(),
-                            QFileInfo(shot).absoluteFilePath().toLocal8Bit().constData()) != 0) {
-                QFile::remove(tmp);
-                status = fail("cannot write " + shot);
-            }
-            app.quit();
+        for (const auto& [key, value] : settings)
+            shown->setProperty(key.constData(), value);
+        // A view that is computing (a child process, a worker) is shot when it is done.
+        auto* clock = new QElapsedTimer;
+        clock->start();
+        auto* poll = new QTimer(&app);
+        QObject::connect(poll, &QTimer::timeout, &app, [&, poll, clock] {
+            if (clock->elapsed() < kSettleMs) return;
+            // The view asked for, or (the whole window) every view in sight.
+            bool busy = false;
+            if (shown)
+                busy = shown->property("busy").toBool();
+            else
+                for (const QString& name : window.view_names())
+                    if (QWidget* w = window.view(name); w && w->isVisible() && w->property("busy").toBool())
+                        busy = true;
+            if (busy && clock->elapsed() < kBusyLimitMs) return;
+            poll->stop();
+            delete clock;
+            QTimer::singleShot(
+                !shown || shown->metaObject()->indexOfProperty("busy") >= 0 ? kSettleMs / 2 : 0, &app, [&] {
+                    const QPixmap pixmap = window.grab();
+                    const QString tmp =
+                        QFileInfo(shot).absolutePath() + "/." + QFileInfo(shot).fileName() + ".tmp.png";
+                    if (pixmap.isNull() || !pixmap.save(tmp, "PNG") ||
+                        std::rename(tmp.toLocal8Bit().constData(),
+                                    QFileInfo(shot).absoluteFilePath().toLocal8Bit().constData()) != 0) {
+                        QFile::remove(tmp);
+                        status = fail("cannot write " + shot);
+                    }
+                    app.quit();
+                });
         });
+        poll->start(50);
     };
     if (window.catalog()->is_loaded())
         grab();

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include <ATen/autocast_mode.h>
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -26,6 +27,7 @@
 #include "scheme.h"
 #include "scheme_parts.h"
 #include "text_scheme.h"
+#include "zip_integrity.h"
 
 namespace fone {
 namespace {
@@ -284,9 +286,25 @@ struct Checkpoint {
     torch::serialize::InputArchive archive;
 };
 
+// The weights take at least 4 bytes per parameter in the file: a config that describes a larger model
+// than the file can hold is damage (and would allocate without bound before failing).
+void check_model_fits_file(const TrainConfig& config, const std::string& path) {
+    std::error_code ec;
+    const auto bytes = fs::file_size(path, ec);
+    if (ec) return;
+    const double params = static_cast<double>(count_params(config.model, 0).without_embedding());
+    if (params * 4 > static_cast<double>(bytes))
+        throw RunError(path + ": corrupt checkpoint (its config describes " +
+                       std::to_string(static_cast<long long>(params)) + " parameters, more than the " +
+                       std::to_string(bytes) + " bytes of the file can hold)");
+}
+
 // Reads a checkpoint's archive and meta data; a corrupt or truncated file is a RunError that names it.
 Checkpoint open_checkpoint(const std::string& path) {
     if (!fs::exists(path)) throw RunError(path + ": missing");
+    // LibTorch 1.13 reads without checking CRCs and can crash on a damaged archive: check them first.
+    if (const std::string why = detail::zip_problem(path); !why.empty())
+        throw RunError(path + ": corrupt or truncated checkpoint (" + why + ")");
     Checkpoint c;
     try {
         c.archive.load_from(path);
@@ -298,10 +316,23 @@ Checkpoint open_checkpoint(const std::string& path) {
         c.archive.read("meta.config", config);
         c.archive.read("meta.position", position);
         c.archive.read("meta.times", times);
+        // accessor() does not check bounds: a damaged file may hold tensors of another type or length.
+        if (config.scalar_type() != torch::kUInt8 || config.dim() != 1)
+            throw RunError(path + ": corrupt checkpoint (meta.config is not a byte string)");
+        if (position.scalar_type() != torch::kInt64 || position.dim() != 1 || position.numel() != 3 ||
+            times.scalar_type() != torch::kFloat64 || times.dim() != 1 || times.numel() != 4)
+            throw RunError(path + ": corrupt checkpoint (meta.position or meta.times has the wrong shape)");
         c.config = TrainConfig::from_json(json::parse(tensor_string(config)));
+        // A config that no run could have been trained with (heads 0, hidden 1e9) is damage, not a model.
+        c.config.validate();
+        check_model_fits_file(c.config, path);
+        position = position.contiguous();
+        times = times.contiguous();
         auto p = position.accessor<int64_t, 1>();  // lvalues: accessor() of a temporary is deleted
         auto t = times.accessor<double, 1>();
         c.pos = {p[0], p[1], p[2], t[0], t[1], t[2], t[3]};
+        if (c.pos.step < 0 || c.pos.epoch < 0 || c.pos.batch_in_epoch < 0 || c.pos.epoch > c.config.epochs)
+            throw RunError(path + ": corrupt checkpoint (its position is impossible for its config)");
     } catch (const RunError&) {
         throw;
     } catch (const std::exception& e) {
@@ -313,12 +344,40 @@ Checkpoint open_checkpoint(const std::string& path) {
 }
 
 void load_weights(Checkpoint& c, FoneTransformer& model, const std::string& path) {
+    // Module::load adopts the shapes it reads: compare them with the model the config builds.
+    struct Expected {
+        std::string name;
+        std::vector<int64_t> shape;
+        torch::ScalarType dtype;
+    };
+    std::vector<Expected> shapes;
+    for (const auto& item : model->named_parameters())
+        shapes.push_back({item.key(), item.value().sizes().vec(), item.value().scalar_type()});
+    for (const auto& item : model->named_buffers())
+        shapes.push_back({item.key(), item.value().sizes().vec(), item.value().scalar_type()});
     try {
         model->load(c.archive);
     } catch (const std::exception& e) {
         std::string what = e.what();
         throw RunError(path + ": the weights do not match the model of its config (" +
                        what.substr(0, what.find('\n')) + ")");
+    }
+    const auto shape_text = [](const std::vector<int64_t>& s) {
+        std::string t = "[";
+        for (std::size_t i = 0; i < s.size(); ++i)
+            t += (i ? ", " : "") + std::to_string(s[i]);
+        return t + "]";
+    };
+    auto params = model->named_parameters();
+    auto buffers = model->named_buffers();
+    for (const auto& [name, expected, dtype] : shapes) {
+        const torch::Tensor* t = params.find(name);
+        if (!t) t = buffers.find(name);
+        if (!t || !t->defined() || t->sizes().vec() != expected || t->scalar_type() != dtype)
+            throw RunError(
+                path + ": the weights do not match the model of its config (" + name +
+                (t && t->defined() ? " is " + shape_text(t->sizes().vec()) : std::string(" is missing")) +
+                ", the config makes " + shape_text(expected) + ")");
     }
 }
 
@@ -668,6 +727,21 @@ std::string torch_version() {
     return TORCH_VERSION;
 }
 
+json torch_build_info() {
+    json j = {{"libtorch", TORCH_VERSION}, {"cuda_build", ""}, {"cuda_available", false}, {"gpus", 0}};
+    try {
+        // A CPU build's hooks throw here ("without ATen_cuda library"); a CUDA build gives e.g. 12010.
+        const int v = static_cast<int>(at::detail::getCUDAHooks().versionCUDART());
+        if (v > 0) j["cuda_build"] = std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+    } catch (const std::exception&) {
+    }
+    if (torch::cuda::is_available()) {
+        j["cuda_available"] = true;
+        j["gpus"] = static_cast<int>(torch::cuda::device_count());
+    }
+    return j;
+}
+
 std::string resolve_device(const std::string& requested) {
     if (requested == "cpu") return "cpu";
     if (requested == "cuda") {
@@ -683,8 +757,19 @@ std::string resolve_device(const std::string& requested) {
 
 TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink) {
     config.validate();
-    resolve_device(config.device);                    // fail before making a run directory
-    if (config.is_text()) check_text_corpus(config);  // unreadable data, numbers that do not fit
+    resolve_device(config.device);  // fail before making a run directory
+    if (config.is_text()) {
+        check_text_corpus(config);  // unreadable data, numbers that do not fit the digit slots
+    } else {
+        // Everything that can refuse this config without training (a dataset file that is missing or
+        // malformed, digit slots that do not fit the data or the model) refuses it here, before the run
+        // directory exists: bad input writes nothing. The trainer repeats this work (well under a second).
+        const Splits splits = load_splits(config);
+        const FoneSpec spec = spec_for(config, splits);
+        const auto scheme = make_scheme(config, spec);
+        TrainConfig probe = config;
+        (void)make_model(probe, *scheme);
+    }
     json record = config.to_json();
     record["versions"] = {
         {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
@@ -698,13 +783,61 @@ TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSi
     }
 }
 
+// Temporary files ("<file>.tmp-<pid>") of writers that died mid-write (kill -9 while a checkpoint or a
+// status was being written): the renamed file is whole, the temporary one is litter.
+static void remove_stale_temporaries(const std::string& run_dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const auto mark = name.rfind(".tmp-");
+        if (mark == std::string::npos) continue;
+        const std::string pid = name.substr(mark + 5);
+        if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (pid.size() < 10 && !process_alive(std::stoi(pid))) {
+            std::error_code rm;
+            fs::remove(it->path(), rm);
+        }
+    }
+}
+
 TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads) {
+    remove_stale_temporaries(run_dir);
     const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
+    const auto refuse_finished = [&run_dir] {
+        const std::string status_path = (fs::path(run_dir) / "status.json").string();
+        if (!fs::exists(status_path)) return;
+        const json st = read_json_file(status_path);
+        if (st.is_object() && st.value("status", json()) == json(kStatusFinished))
+            throw RunError(run_dir + " has finished; nothing to resume");
+    };
+    if (!fs::exists(last)) {
+        refuse_finished();
+        // Killed before its first checkpoint: nothing trained is lost by starting again, in the same run
+        // directory, from its config.json (same seed: the same weights an uninterrupted run reaches).
+        json record = read_json_file((fs::path(run_dir) / "config.json").string());
+        if (record.is_object()) record.erase("versions");
+        TrainConfig config;
+        try {
+            config = TrainConfig::from_json(record);
+            config.validate();
+        } catch (const std::invalid_argument& e) {
+            throw RunError(run_dir + "/config.json: " + e.what());
+        }
+        if (threads >= 0) config.threads = threads;
+        const std::string metrics = (fs::path(run_dir) / "metrics.jsonl").string();
+        if (fs::exists(metrics))
+            append_jsonl(metrics, {{"event", "resume"}, {"step", 0}, {"restart", "no checkpoint yet"}});
+        Trainer t(config, run_dir, sink);
+        try {
+            return t.run(nullptr);
+        } catch (const std::exception& e) {
+            write_status(run_dir, kStatusFailed, e.what());
+            throw;
+        }
+    }
     Checkpoint c = open_checkpoint(last);
+    refuse_finished();
     if (threads >= 0) c.config.threads = threads;
-    const std::string status =
-        read_json_file((fs::path(run_dir) / "status.json").string()).value("status", "");
-    if (status == kStatusFinished) throw RunError(run_dir + " has finished; nothing to resume");
     Trainer t(c.config, run_dir, sink);
     try {
         return t.run(&c);
@@ -712,6 +845,22 @@ TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int
         write_status(run_dir, kStatusFailed, e.what());
         throw;
     }
+}
+
+json inspect_checkpoint(const std::string& path) {
+    Checkpoint c = open_checkpoint(path);
+    Splits splits;
+    if (c.config.task.kind == TaskKind::file) splits = load_splits(c.config);
+    const FoneSpec spec = spec_for(c.config, splits);
+    const auto scheme = make_scheme(c.config, spec);
+    TrainConfig config = c.config;
+    FoneTransformer model = make_model(config, *scheme);
+    load_weights(c, model, path);
+    return {{"config", c.config.to_json()},
+            {"step", c.pos.step},
+            {"epoch", c.pos.epoch},
+            {"params", module_params(model).total},
+            {"weights_digest", weights_digest(model)}};
 }
 
 json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {

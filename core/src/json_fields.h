@@ -2,9 +2,12 @@
 // Private to core.
 #pragma once
 
+#include <climits>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -27,13 +30,36 @@ class JsonFields {
                 if (!it->is_boolean()) throw std::invalid_argument("expected true or false");
             } else if constexpr (std::is_integral_v<T>) {
                 if (!it->is_number_integer()) throw std::invalid_argument("expected an integer");
-                if constexpr (std::is_unsigned_v<T>)
-                    if (it->template get<long long>() < 0)
-                        throw std::invalid_argument("must not be negative");
+                // nlohmann's get<int> of 4294967297 is 1: a value that does not fit is an error, not a wrap.
+                if (it->is_number_unsigned()) {
+                    if (it->template get<unsigned long long>() >
+                        static_cast<unsigned long long>(std::numeric_limits<T>::max()))
+                        throw std::invalid_argument("out of range (at most " +
+                                                    std::to_string(std::numeric_limits<T>::max()) + ")");
+                } else {
+                    const long long v = it->template get<long long>();
+                    if constexpr (std::is_unsigned_v<T>) {
+                        if (v < 0) throw std::invalid_argument("must not be negative");
+                    } else if (v < static_cast<long long>(std::numeric_limits<T>::min()) ||
+                               v > static_cast<long long>(std::numeric_limits<T>::max())) {
+                        throw std::invalid_argument("out of range (" +
+                                                    std::to_string(std::numeric_limits<T>::min()) + ".." +
+                                                    std::to_string(std::numeric_limits<T>::max()) + ")");
+                    }
+                }
             } else if constexpr (std::is_floating_point_v<T>) {
                 if (!it->is_number()) throw std::invalid_argument("expected a number");
             } else if constexpr (std::is_same_v<T, std::string>) {
                 if (!it->is_string()) throw std::invalid_argument("expected a string");
+            } else if constexpr (std::is_same_v<T, std::vector<int>>) {
+                if (!it->is_array()) throw std::invalid_argument("expected a list of integers");
+                for (const auto& v : *it) {
+                    const bool fits = v.is_number_unsigned()
+                                          ? v.template get<unsigned long long>() <= INT_MAX
+                                          : v.is_number_integer() && v.template get<long long>() >= INT_MIN &&
+                                                v.template get<long long>() <= INT_MAX;
+                    if (!fits) throw std::invalid_argument("expected a list of integers (each fits an int)");
+                }
             }
             out = it->template get<T>();
         } catch (const std::exception& e) {

@@ -12,12 +12,17 @@ void ModelConfig::validate() const {
     if (hidden % 2) bad("hidden must be even (the digit head reads pairs)");
     if (layers < 1 || layers > 256) bad("layers must be in 1..256");
     if (heads < 1 || kv_heads < 1) bad("heads and kv_heads must be at least 1");
+    if (heads > 1024) bad("heads must be at most 1024");
     if (heads % kv_heads)
         bad("heads (" + std::to_string(heads) + ") must be a multiple of kv_heads (" +
             std::to_string(kv_heads) + ")");
     if (head_dim < 2 || head_dim % 2) bad("head_dim must be even and at least 2 (rotary pairs)");
-    if (intermediate < 1) bad("intermediate must be at least 1");
-    if (max_seq < 2) bad("max_seq must be at least 2");
+    if (head_dim > 4096) bad("head_dim must be at most 4096");
+    if (intermediate < 1 || intermediate > (1 << 20)) bad("intermediate must be in 1..1048576");
+    if (max_seq < 2 || max_seq > (1 << 16)) bad("max_seq must be in 2..65536");
+    if (vocab_size < 0 || vocab_size > (1 << 24)) bad("vocab_size must be in 0..16777216");
+    if (!(rope_theta > 1 && rope_theta < 1e12)) bad("rope_theta must be in (1, 1e12)");
+    if (!(norm_eps > 0 && norm_eps < 1)) bad("norm_eps must be in (0, 1)");
     if (fone_input != "pad" && fone_input != "linear") bad("fone_input must be \"pad\" or \"linear\"");
     if (head_norm != "layernorm" && head_norm != "none") bad("head_norm must be \"layernorm\" or \"none\"");
     if (!(init_std >= 0 && init_std < 10)) bad("init_std must be in [0, 10)");

@@ -120,6 +120,14 @@ std::string name_part(const json& v) {
     return out;
 }
 
+}  // namespace
+
+std::string run_name_problem(const std::string& name) {
+    return name_problem(name);
+}
+
+namespace {
+
 bool has_temp_marker(const std::string& name) {
     return name.find(".tmp-") != std::string::npos;
 }
@@ -153,6 +161,13 @@ JsonLoad load_json(const std::string& path, json& out, std::string& error) {
         if (what.rfind("[json.exception.", 0) == 0)
             if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
         error = path + ": corrupt JSON at byte " + std::to_string(e.byte) + " (" + what + ")";
+        return JsonLoad::bad;
+    } catch (const json::exception& e) {
+        // Valid syntax the parser still refuses: a number beyond a double's range (1e99999) is out_of_range.
+        std::string what = e.what();
+        if (what.rfind("[json.exception.", 0) == 0)
+            if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
+        error = path + ": corrupt JSON (" + what + ")";
         return JsonLoad::bad;
     }
     return JsonLoad::ok;
@@ -299,17 +314,21 @@ void append_jsonl(const std::string& path, const json& record) {
 }
 
 MetricsFile read_metrics(const std::string& path) {
-    MetricsFile m;
     std::string text;
     int err = 0;
     switch (read_whole_file(path, text, err)) {
         case ReadResult::missing:
-            return m;
+            return {};
         case ReadResult::error:
             throw RunError(path + ": cannot read: " + errno_text(err));
         case ReadResult::ok:
             break;
     }
+    return parse_metrics(text, path);
+}
+
+MetricsFile parse_metrics(std::string_view text, const std::string& path) {
+    MetricsFile m;
     std::size_t pos = 0;
     std::size_t line_no = 0;
     while (pos < text.size()) {

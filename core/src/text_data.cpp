@@ -511,6 +511,8 @@ std::vector<TextExample> read_text_jsonl(const std::string& path) {
             j = nlohmann::json::parse(line);
         } catch (const nlohmann::json::parse_error& e) {
             throw TextDataError(at + "not JSON (" + e.what() + ")");
+        } catch (const nlohmann::json::exception& e) {  // a number beyond a double's range (1e99999)
+            throw TextDataError(at + "not JSON (" + e.what() + ")");
         }
         if (!j.is_object()) throw TextDataError(at + "expected an object {\"prompt\": ..., \"answer\": ...}");
         TextExample e{json_string_field(j, "prompt", at), json_string_field(j, "answer", at)};

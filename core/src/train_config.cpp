@@ -4,6 +4,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "fone/run_store.h"
 #include "json_fields.h"
 
 namespace fone {
@@ -65,8 +66,13 @@ void TrainConfig::validate() const {
     const auto methods = method_names();
     check(std::find(methods.begin(), methods.end(), method) != methods.end(),
           "method: unknown method '" + method + "'");
-    check(train_size >= 1, "train_size: must be at least 1");
-    check(test_size >= 1, "test_size: must be at least 1");
+    check(train_size >= 1 && train_size <= 100000000, "train_size: must be in 1..100000000");
+    check(test_size >= 1 && test_size <= 10000000, "test_size: must be in 1..10000000");
+    check(val_size <= 10000000, "val_size: must be in 0..10000000");
+    if (!name.empty()) {
+        const std::string why = run_name_problem(name);
+        check(why.empty(), "name: " + why);
+    }
     check(size_level >= 0 && size_level <= 6, "size_level: must be 1..6 (or 0 for a custom shape)");
     check(epochs >= 1 && epochs <= 100000, "epochs: must be in 1..100000");
     check(lr > 0 && lr < 10, "lr: must be in (0, 10)");
@@ -84,6 +90,8 @@ void TrainConfig::validate() const {
     check(task.modulus >= 2, "modulus: must be at least 2");
     check(task.long_digits >= 1 && task.long_digits <= 1000, "long_digits: must be in 1..1000");
     check(period_base >= 2 && period_base <= 36, "period_base: must be in 2..36");
+    check(int_digits >= -1 && int_digits <= 1000, "int_digits: must be in 0..1000 (or -1: the task's)");
+    check(frac_digits >= -1 && frac_digits <= 1000, "frac_digits: must be in 0..1000 (or -1: the task's)");
     check(ntl_lambda >= 0 && ntl_lambda <= 100, "ntl_lambda: must be in [0, 100]");
     check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
     check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");
@@ -248,7 +256,31 @@ nlohmann::json default_text_settings(const std::string& task, std::size_t train_
     return d;
 }
 
+nlohmann::json settings_object(nlohmann::json j, const std::string& where) {
+    if (!j.is_object())
+        throw std::invalid_argument(
+            where + ": a config file is a JSON object of settings, not " +
+            std::string(j.type_name() == std::string("array") ? "a list" : j.type_name()));
+    j.erase("versions");  // a run's config.json can be used as is
+    return j;
+}
 }  // namespace
+
+nlohmann::json read_config_file(const std::string& path) {
+    return settings_object(read_json_file(path), path);
+}
+
+nlohmann::json config_settings_from_text(const std::string& text, const std::string& where) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw RunError(where + ": corrupt JSON at byte " + std::to_string(e.byte));
+    } catch (const nlohmann::json::exception&) {  // e.g. a number beyond a double's range
+        throw RunError(where + ": corrupt JSON (a number out of range)");
+    }
+    return settings_object(std::move(j), where);
+}
 
 nlohmann::json default_train_settings(const std::string& task, std::size_t train_size) {
     if (is_text_training_task(task)) return default_text_settings(task, train_size);
@@ -327,8 +359,19 @@ nlohmann::json preset_settings(const std::string& preset) {
 
 TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
     nlohmann::json named = nlohmann::json::object();
-    for (const auto& l : layers)
+    for (const auto& l : layers) {
+        // A config file holding a list or a number is not a set of settings: say so, naming nothing else.
+        if (!l.is_object()) throw std::invalid_argument("config: expected a JSON object of settings");
         named = merge(named, l);
+    }
+    // Keys read before from_json checks them: a wrong type is the same clear error from_json gives.
+    if (named.contains("task") && !named["task"].is_string())
+        throw std::invalid_argument("config: \"task\": expected a string");
+    if (named.contains("preset") && !named["preset"].is_string() && !named["preset"].is_null())
+        throw std::invalid_argument("config: \"preset\": expected a string");
+    if (named.contains("size_level") && !named["size_level"].is_number_integer() &&
+        !named["size_level"].is_null())
+        throw std::invalid_argument("config: \"size_level\": expected an integer");
     const std::string task = named.value("task", std::string("dec-add"));
     const bool sized = named.contains("train_size") && named["train_size"].is_number_integer() &&
                        named["train_size"].get<long long>() >= 0;
@@ -343,13 +386,14 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
     all = merge(all, named);
 
     // A size level sets the shape; shape keys given explicitly after it make the model custom.
-    const int level = all.value("size_level", 0);
-    if (level > 0) {
+    const nlohmann::json& level_value = all["size_level"];
+    const long long level = level_value.is_number_integer() ? level_value.get<long long>() : 0;
+    if (level > 0 && level <= 6) {
         bool custom = false;
         for (const char* k : kShapeKeys)
             custom = custom || (named.contains("model") && named["model"].contains(k));
         if (!custom) {
-            const ModelConfig shape = size_level(level);
+            const ModelConfig shape = size_level(static_cast<int>(level));
             nlohmann::json& m = all["model"];
             m["hidden"] = shape.hidden;
             m["layers"] = shape.layers;

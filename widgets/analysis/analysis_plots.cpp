@@ -96,6 +96,39 @@ void top_legend(QCustomPlot& plot, int per_row) {
     plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
 }
 
+// How many circles per row make them largest in the plot (cells of cell_w x cell_h units; title row about
+// 40 px); among equally large layouts, the one with the fullest rows.
+int best_columns(const QCustomPlot& plot, int count, double cell_w, double cell_h) {
+    const double width = std::max(50, plot.width() - 12), height = std::max(50, plot.height() - 52);
+    int best = std::max(1, std::min(count, 5));
+    double best_scale = 0.0;
+    for (int c = 1; c <= count; ++c) {
+        const int rows = (count + c - 1) / c;
+        const double scale = std::min(width / (c * cell_w), height / (rows * cell_h));
+        if (scale >= best_scale * 0.9999) {
+            best_scale = scale;
+            best = c;
+        }
+    }
+    return best;
+}
+
+// Ranges with equal scales on both axes that show [x_low, x_high] x [y_low, y_high] whole and centred in a
+// plot of any shape (title row about 40 px), so circles stay round.
+void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y_low, double y_high) {
+    plot.xAxis->setVisible(false);
+    plot.yAxis->setVisible(false);
+    plot.axisRect()->setAutoMargins(QCP::msNone);
+    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
+    const double width = std::max(50, plot.width() - 12), height = std::max(50, plot.height() - 52);
+    const double units_per_pixel = std::max((y_high - y_low) / height, (x_high - x_low) / width);
+    const double x_centre = (x_low + x_high) / 2.0;
+    const double x_half = width * units_per_pixel / 2.0, y_half = height * units_per_pixel / 2.0;
+    plot.xAxis->setRange(x_centre - x_half, x_centre + x_half);
+    const double y_centre = (y_low + y_high) / 2.0;
+    plot.yAxis->setRange(y_centre - y_half, y_centre + y_half);
+}
+
 }  // namespace
 
 void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const SpectrumStyle& style) {
@@ -119,13 +152,13 @@ void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const 
         QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
         ticker->setSubTickCount(8);
         plot.xAxis->setTicker(ticker);
-        plot.xAxis->setRange(0.8, k_max * 1.25);
+        plot.xAxis->setRange(0.55, k_max * 1.25);
     } else {
         plot.xAxis->setRange(-0.01 * k_max, k_max * 1.01);
     }
     // Where a k lands across the axis (0..1), to stack labels that would overlap.
     auto across = [&](double x) {
-        return style.log_k ? std::log(x / 0.8) / std::log(k_max * 1.25 / 0.8)
+        return style.log_k ? std::log(x / 0.55) / std::log(k_max * 1.25 / 0.55)
                            : (x + 0.01 * k_max) / (1.02 * k_max);
     };
     auto spikes = analysis::top_spikes(spectrum, style.labelled_spikes, 0.05);
@@ -269,11 +302,64 @@ std::pair<int, int> circles_size(const analysis::UnitCircles& circles) {
     return {std::max(420, 240 * columns + 12), static_cast<int>(52 + 80 * ((rows - 1) * 4.0 + 3.8))};
 }
 
-void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title) {
+namespace {
+
+constexpr char kHandsLayer[] = "circles-hands";
+
+QString residue_caption(const analysis::CircleReading& c) {
+    QString caption = QStringLiteral("x mod T = %1").arg(q(c.residue));
+    if (caption.size() > 30) caption = caption.left(27) + QStringLiteral("…");
+    return caption;
+}
+
+QString digit_caption(const analysis::CircleReading& c) {
+    const double degrees = c.angle * 180.0 / std::numbers::pi;
+    return c.digit >= 0 ? QStringLiteral("digit %1 · %2°").arg(c.digit).arg(degrees, 0, 'f', 1)
+                        : QStringLiteral("%1°").arg(degrees, 0, 'f', 1);
+}
+
+// Moves circle i's number-dependent items to reading c (centre cx, cy).
+void place_circle(CircleHandles& h, std::size_t i, const analysis::CircleReading& c,
+                  const std::vector<analysis::DigitMarker>& markers) {
+    const double cx = h.centres[i].first, cy = h.centres[i].second;
+    h.hands[i]->end->setCoords(cx + c.x, cy + c.y);
+    h.residues[i]->setText(residue_caption(c));
+    h.digits[i]->setText(digit_caption(c));
+    h.digits[i]->setFont(label_font(9, c.digit >= 0));
+    h.digits[i]->setColor(c.digit >= 0 ? kPalette[2] : kInk);
+    const bool carried = c.digit >= 0 && c.digit < static_cast<int>(markers.size());
+    h.carried[i]->data()->clear();
+    h.carried_labels[i]->setVisible(carried);
+    if (!carried) return;
+    const auto& m = markers[static_cast<std::size_t>(c.digit)];
+    h.carried[i]->addData(cx + m.x, cy + m.y);
+    h.carried_labels[i]->position->setCoords(cx + 1.2 * m.x, cy + 1.2 * m.y);
+    h.carried_labels[i]->setText(QString::number(m.digit, 36));
+}
+
+}  // namespace
+
+void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title,
+                  CircleHandles* handles) {
     reset(plot);
     const int count = static_cast<int>(circles.circles.size());
-    const int columns = std::max(1, std::min(count, 5)), rows = std::max(1, (count + 4) / 5);
     constexpr double kCellWidth = 3.0, kCellHeight = 4.0;
+    const int columns = best_columns(plot, std::max(1, count), kCellWidth, kCellHeight);
+    const int rows = std::max(1, (count + columns - 1) / columns);
+    // What follows the number goes on a buffered layer of its own when the caller keeps handles, so that
+    // update_circles() can repaint just that layer.
+    CircleHandles local;
+    CircleHandles& h = handles ? *handles : local;
+    h = CircleHandles{};
+    h.base = circles.base;
+    if (handles) {
+        if (!plot.layer(kHandsLayer)) plot.addLayer(kHandsLayer, plot.layer("main"), QCustomPlot::limAbove);
+        h.layer = plot.layer(kHandsLayer);
+        h.layer->setMode(QCPLayer::lmBuffered);
+    }
+    auto dynamic = [&](QCPLayerable* item) {
+        if (h.layer) item->setLayer(h.layer);
+    };
     QVector<double> ring_x, ring_y;
     for (int i = 0; i <= 120; ++i) {
         ring_x << std::cos(2.0 * std::numbers::pi * i / 120);
@@ -281,7 +367,8 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
     }
     // Largest period (highest digit) first, reading like the number from left to right.
     for (int index = 0; index < count; ++index) {
-        const auto& c = circles.circles[static_cast<std::size_t>(count - 1 - index)];
+        const std::size_t k = static_cast<std::size_t>(count - 1 - index);
+        const auto& c = circles.circles[k];
         const double cx = (index % columns) * kCellWidth, cy = -(index / columns) * kCellHeight;
         auto* ring = new QCPCurve(plot.xAxis, plot.yAxis);
         QVector<double> xs, ys;
@@ -291,58 +378,75 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
         }
         ring->setData(xs, ys);
         ring->setPen(QPen(kFaint, 1.2));
-        // All markers of a circle in one curve, the digit this circle carries in another, on top.
+        // Every marker grey with its digit; the digit this circle carries drawn again on top, in green.
         auto* markers = new QCPCurve(plot.xAxis, plot.yAxis);
         auto* carried = new QCPCurve(plot.xAxis, plot.yAxis);
         for (auto* curve : {markers, carried})
             curve->setLineStyle(QCPCurve::lsNone);
         markers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kFaint, kFaint, 6));
         carried->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kPalette[2], kPalette[2], 9));
+        dynamic(carried);
         for (const auto& m : circles.markers) {
-            const bool read = m.digit == c.digit;
-            (read ? carried : markers)->addData(cx + m.x, cy + m.y);
-            add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit), Qt::AlignCenter,
-                     label_font(8, read), read ? kPalette[2] : QColor(110, 110, 110));
+            markers->addData(cx + m.x, cy + m.y);
+            add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit, 36), Qt::AlignCenter,
+                     label_font(8), QColor(110, 110, 110));
         }
+        QCPItemText* carried_label =
+            add_text(plot, cx, cy, QString(), Qt::AlignCenter, label_font(8, true), kPalette[2]);
+        carried_label->setBrush(Qt::white);  // hides the grey digit under it
+        dynamic(carried_label);
         auto* hand = new QCPItemLine(&plot);
         hand->start->setCoords(cx, cy);
-        hand->end->setCoords(cx + c.x, cy + c.y);
         hand->setPen(QPen(kAccent, 2.0));
         hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
+        dynamic(hand);
         add_text(plot, cx, cy + 1.42, QStringLiteral("T = %1").arg(q(analysis::period_text(c.period))),
                  Qt::AlignBottom | Qt::AlignHCenter, label_font(10, true));
-        QString caption = QStringLiteral("x mod T = %1").arg(q(c.residue));
-        if (caption.size() > 30) caption = caption.left(27) + QStringLiteral("…");
-        add_text(plot, cx, cy - 1.38, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(9), kAccent);
-        add_text(plot, cx, cy - 1.68,
-                 c.digit >= 0 ? QStringLiteral("digit %1 · %2°")
-                                    .arg(c.digit)
-                                    .arg(c.angle * 180.0 / std::numbers::pi, 0, 'f', 1)
-                              : QStringLiteral("%1°").arg(c.angle * 180.0 / std::numbers::pi, 0, 'f', 1),
-                 Qt::AlignTop | Qt::AlignHCenter, label_font(9, c.digit >= 0),
-                 c.digit >= 0 ? kPalette[2] : kInk);
+        QCPItemText* residue =
+            add_text(plot, cx, cy - 1.38, QString(), Qt::AlignTop | Qt::AlignHCenter, label_font(9), kAccent);
+        QCPItemText* digit =
+            add_text(plot, cx, cy - 1.68, QString(), Qt::AlignTop | Qt::AlignHCenter, label_font(9), kInk);
+        dynamic(residue);
+        dynamic(digit);
+        // Handles are kept in the readings' order (smallest period first).
+        if (h.hands.size() < circles.circles.size()) {
+            const std::size_t n = circles.circles.size();
+            h.hands.resize(n);
+            h.residues.resize(n);
+            h.digits.resize(n);
+            h.carried.resize(n);
+            h.carried_labels.resize(n);
+            h.centres.resize(n);
+            h.periods.resize(n);
+        }
+        h.hands[k] = hand;
+        h.residues[k] = residue;
+        h.digits[k] = digit;
+        h.carried[k] = carried;
+        h.carried_labels[k] = carried_label;
+        h.centres[k] = {cx, cy};
+        h.periods[k] = analysis::period_text(c.period);
+        place_circle(h, k, c, circles.markers);
     }
-    plot.xAxis->setVisible(false);
-    plot.yAxis->setVisible(false);
-    plot.axisRect()->setAutoMargins(QCP::msNone);
-    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
-    // Equal scales on both axes, so circles stay round in any plot size (title row about 40 px).
-    const double y_low = -(rows - 1) * kCellHeight - 2.05, y_high = 1.75;
-    const double units_per_pixel = (y_high - y_low) / std::max(50, plot.height() - 52);
-    const double x_centre = (columns - 1) * kCellWidth / 2.0;
-    const double x_half =
-        std::max((columns - 1) * kCellWidth / 2.0 + 1.5, (plot.width() - 12) * units_per_pixel / 2.0);
-    plot.xAxis->setRange(x_centre - x_half, x_centre + x_half);
-    plot.yAxis->setRange(y_low, y_high);
+    equal_scale_ranges(plot, -1.5, (columns - 1) * kCellWidth + 1.5, -(rows - 1) * kCellHeight - 2.05, 1.75);
     add_title(plot,
               q(title.empty() ? "FoNE unit circles of " + circles.number.to_string() +
                                     (circles.base == 10 ? "" : " (base " + std::to_string(circles.base) + ")")
                               : title));
 }
 
+bool update_circles(CircleHandles& handles, const analysis::UnitCircles& circles) {
+    if (circles.base != handles.base || circles.circles.size() != handles.hands.size()) return false;
+    for (std::size_t i = 0; i < circles.circles.size(); ++i)
+        if (analysis::period_text(circles.circles[i].period) != handles.periods[i]) return false;
+    for (std::size_t i = 0; i < circles.circles.size(); ++i)
+        place_circle(handles, i, circles.circles[i], circles.markers);
+    return true;
+}
+
 namespace {
 
-constexpr double kHiddenCellWidth = 3.2, kHiddenCellHeight = 5.2;
+constexpr double kHiddenCellWidth = 3.2, kHiddenCellHeight = 5.45;
 
 // A unit circle's outline around (cx, cy).
 void add_ring(QCustomPlot& plot, double cx, double cy) {
@@ -353,34 +457,23 @@ void add_ring(QCustomPlot& plot, double cx, double cy) {
     ring->setPen(QPen(kFaint, 1.2));
 }
 
-// Ranges with equal scales on both axes for a grid of cells (title row about 40 px).
-void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y_low, double y_high) {
-    plot.xAxis->setVisible(false);
-    plot.yAxis->setVisible(false);
-    plot.axisRect()->setAutoMargins(QCP::msNone);
-    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
-    const double units_per_pixel = (y_high - y_low) / std::max(50, plot.height() - 52);
-    const double x_centre = (x_low + x_high) / 2.0;
-    const double x_half = std::max((x_high - x_low) / 2.0, (plot.width() - 12) * units_per_pixel / 2.0);
-    plot.xAxis->setRange(x_centre - x_half, x_centre + x_half);
-    plot.yAxis->setRange(y_low, y_high);
-}
-
 }  // namespace
 
 std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles) {
     const int count = std::max<int>(1, static_cast<int>(circles.pairs.size()));
     const int columns = std::min(count, 5), rows = (count + 4) / 5;
     return {std::max(420, static_cast<int>(75 * kHiddenCellWidth * columns) + 12),
-            static_cast<int>(52 + 75 * ((rows - 1) * kHiddenCellHeight + 5.15))};
+            static_cast<int>(52 + 75 * ((rows - 1) * kHiddenCellHeight + 5.4))};
 }
 
 void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circles,
                          const std::string& title) {
     reset(plot);
     const int count = static_cast<int>(circles.pairs.size());
-    const int columns = std::max(1, std::min(count, 5)), rows = std::max(1, (count + 4) / 5);
+    const int columns = best_columns(plot, std::max(1, count), kHiddenCellWidth, kHiddenCellHeight);
+    const int rows = std::max(1, (count + columns - 1) / columns);
     const int base = circles.base;
+    const bool compact = (plot.width() - 12.0) / columns < 130.0;
     for (int index = 0; index < count; ++index) {
         const auto& pair = circles.pairs[static_cast<std::size_t>(count - 1 - index)];  // highest digit first
         const double cx = (index % columns) * kHiddenCellWidth, cy = -(index / columns) * kHiddenCellHeight;
@@ -408,13 +501,18 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
         hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
         add_text(plot, cx, cy + 1.42, QStringLiteral("T = %1").arg(q(analysis::period_text(pair.period))),
                  Qt::AlignBottom | Qt::AlignHCenter, label_font(10, true));
-        QString caption =
-            QStringLiteral("|h| = %1 · predicted %2").arg(pair.length, 0, 'f', 2).arg(pair.predicted);
+        QString caption = QStringLiteral("predicted %1").arg(pair.predicted);
         if (pair.truth >= 0) caption += QStringLiteral(" · true %1").arg(pair.truth);
-        add_text(plot, cx, cy - 1.36, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(8, pair.wrong()),
+        if (compact)  // a narrow cell: the words would run into the next circle's
+            caption = pair.truth < 0 ? QString::number(pair.predicted)
+                      : pair.wrong() ? QStringLiteral("%1 ✗ (true %2)").arg(pair.predicted).arg(pair.truth)
+                                     : QStringLiteral("%1 ✓").arg(pair.predicted);
+        add_text(plot, cx, cy - 1.34, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(8, pair.wrong()),
                  verdict);
+        add_text(plot, cx, cy - 1.62, QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2),
+                 Qt::AlignTop | Qt::AlignHCenter, label_font(8), QColor(110, 110, 110));
         // Probability bars: digit j at x = cx - 1.35 + 2.7·(j + 0.5)/base, 1.3 units high for p = 1.
-        const double baseline = cy - 3.05, slot = 2.7 / base;
+        const double baseline = cy - 3.3, slot = 2.7 / base;
         for (int j = 0; j < base; ++j) {
             const double p = j < static_cast<int>(pair.probabilities.size())
                                  ? pair.probabilities[static_cast<std::size_t>(j)]
@@ -433,7 +531,7 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
         }
     }
     equal_scale_ranges(plot, -1.6, (columns - 1) * kHiddenCellWidth + 1.6,
-                       -(rows - 1) * kHiddenCellHeight - 3.4, 1.75);
+                       -(rows - 1) * kHiddenCellHeight - 3.65, 1.75);
     std::string heading = "Hidden state on the circles: predicted " + circles.predicted.to_string();
     if (circles.has_truth) heading += ", true " + circles.truth.to_string();
     add_title(plot, q(title.empty() ? heading : title));
@@ -467,10 +565,12 @@ void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& res
     }
     plot.xAxis->setTicker(ticks);
     plot.xAxis->setRange(-0.6, static_cast<double>(results.size()) - 0.4);
-    plot.yAxis->setRange(0, 1.25);
+    // Head room above 100% for the value labels and the legend, ticks only up to 100%.
+    plot.yAxis->setRange(0, 1.4);
     plot.yAxis->setLabel(QStringLiteral("accuracy on held-out numbers"));
-    QSharedPointer<QCPAxisTickerFixed> tenths(new QCPAxisTickerFixed);
-    tenths->setTickStep(0.2);
+    QSharedPointer<QCPAxisTickerText> tenths(new QCPAxisTickerText);
+    for (int i = 0; i <= 5; ++i)
+        tenths->addTick(0.2 * i, QStringLiteral("%1%").arg(20 * i));
     plot.yAxis->setTicker(tenths);
     top_legend(plot, 2);
     add_title(plot, q(title.empty() ? "Linear probe: can x mod T be read linearly?" : title));
@@ -553,8 +653,11 @@ void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const 
     plot.yAxis->setRange(style.y_min, style.y_max * 1.12);
     if (style.percent) {
         QSharedPointer<QCPAxisTickerText> yticks(new QCPAxisTickerText);
-        for (double v = style.y_min; v <= style.y_max + 1e-9; v += (style.y_max - style.y_min) / 5)
-            yticks->addTick(v, QStringLiteral("%1%").arg(100 * v, 0, 'f', 0));
+        // As many decimals as the tick step needs (0.2% steps on a 0-1% axis).
+        const double step = (style.y_max - style.y_min) / 5;
+        const int decimals = std::max(0, static_cast<int>(-std::floor(std::log10(100 * step) + 1e-9)));
+        for (double v = style.y_min; v <= style.y_max + 1e-9; v += step)
+            yticks->addTick(v, QStringLiteral("%1%").arg(100 * v, 0, 'f', decimals));
         plot.yAxis->setTicker(yticks);
     }
     plot.xAxis->setLabel(q(style.x_label));

@@ -12,6 +12,10 @@
 #include "fone/analysis.h"
 
 class QCustomPlot;
+class QCPCurve;
+class QCPItemLine;
+class QCPItemText;
+class QCPLayer;
 
 namespace fone::plots {
 
@@ -38,7 +42,25 @@ void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int
 
 // One circle per period with the ten (base) digit markers φ(j, base), the number's point and a
 // caption with the residue and the digit. circles_size() is a pixel size that keeps circles round.
-void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title = {});
+//
+// For a slider: given `handles`, the parts that follow the number (the hands, the carried digit's marker
+// and label, the captions) go on a buffered layer of their own and are remembered, so that
+// update_circles() can move them to another number with the same periods and base; the caller then
+// repaints only that layer (handles.layer->replot()), which costs a fraction of a whole replot. The title
+// then should not name the number. update_circles() returns false (and changes nothing) when the periods
+// or the base differ: draw again.
+struct CircleHandles {
+    int base = 0;
+    QCPLayer* layer = nullptr;
+    std::vector<QCPItemLine*> hands;  // in the readings' order: smallest period first
+    std::vector<QCPItemText*> residues, digits, carried_labels;
+    std::vector<QCPCurve*> carried;
+    std::vector<std::pair<double, double>> centres;
+    std::vector<std::string> periods;
+};
+void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title = {},
+                  CircleHandles* handles = nullptr);
+bool update_circles(CircleHandles& handles, const analysis::UnitCircles& circles);
 std::pair<int, int> circles_size(const analysis::UnitCircles& circles);
 
 // A hidden state's pairs on the same circles: the normalised pair as the hand, its length, the predicted

@@ -36,10 +36,16 @@ struct TrainOutcome {
 // Throws RunError / std::invalid_argument before the run starts (bad config, no CUDA).
 TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink);
 // Continues a run from its last checkpoint; with the same seed and device, the final weights are the
-// ones an uninterrupted run reaches.
+// ones an uninterrupted run reaches. A run killed before its first checkpoint starts again from its
+// config.json in the same directory (it had nothing to lose).
 // threads >= 0 overrides the run's thread count (the only setting a resume may change: it does not
 // change what is computed, only how fast).
 TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads = -1);
+
+// Opens a checkpoint as evaluate/predict/resume do: its format, meta data and config, then its weights
+// against the model the config builds. {"config", "step", "epoch", "params", "weights_digest"}. A corrupt,
+// truncated or mismatched file is a RunError naming it, never a crash (tests/fuzz/fuzz_checkpoint.cpp).
+nlohmann::json inspect_checkpoint(const std::string& path);
 
 // Asks the training loop to checkpoint and stop at the next step. Async-signal-safe.
 void request_stop();
@@ -97,6 +103,8 @@ nlohmann::json measure_inference_speed(TrainConfig config, int repeats = 50,
 std::string resolve_device(const std::string& requested);
 bool cuda_available();
 std::string torch_version();
+// {"libtorch": "1.13.1", "cuda_build": "" (a CPU-only LibTorch) or "12.1", "cuda_available", "gpus"}.
+nlohmann::json torch_build_info();
 
 }  // namespace fone
 

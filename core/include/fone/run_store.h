@@ -12,6 +12,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -52,6 +53,8 @@ struct MetricsFile {
 // A malformed complete line (not the cut-short last one) throws RunError naming the file and line number.
 // A missing file reads as no records.
 MetricsFile read_metrics(const std::string& path);
+// The same rules for text already read (path names it in errors); the metrics fuzzer's entry point.
+MetricsFile parse_metrics(std::string_view text, const std::string& path);
 
 struct RunInfo {
     std::string name;            // the directory's name
@@ -92,6 +95,9 @@ void write_status(const std::string& run_dir, const std::string& status, const s
                   const nlohmann::json& extra = nlohmann::json::object());
 // True when pid is a live process (not a zombie).
 bool process_alive(int pid);
+
+// "" when name can be a run's name, else why not ("a run name may not contain '/'", ...).
+std::string run_name_problem(const std::string& name);
 
 // Small helpers the store and the tools share.
 std::string utc_now_iso();  // "2026-11-22T04:15:02Z"

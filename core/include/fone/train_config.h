@@ -86,6 +86,13 @@ struct TrainConfig {
     static TrainConfig from_json(const nlohmann::json& j);
 };
 
+// A config file (`fone train --config FILE`, or a run's own config.json): a JSON object of TrainConfig
+// keys; its "versions" record is dropped. RunError when missing or not JSON (naming the file and byte),
+// std::invalid_argument when it is JSON but not an object. config_settings_from_text does the same for
+// text already read (`where` names it in errors).
+nlohmann::json read_config_file(const std::string& path);
+nlohmann::json config_settings_from_text(const std::string& text, const std::string& where);
+
 // The defaults for a task and training-set size, as a JSON object of TrainConfig keys.
 nlohmann::json default_train_settings(const std::string& task, std::size_t train_size);
 // Named presets: "paper" (lr 5e-3, batch 512, 100 epochs, 20% warm-up + cosine, clip 1.0, level 4),

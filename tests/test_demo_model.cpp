@@ -1,0 +1,101 @@
+// The bundled demo model (resources/demo-model, made by scripts/make-demo-model.sh) still loads with this
+// build and still answers: 123.456+654.321 = 777.777, and at least 99% exact match on its test split.
+// The installed copy (share/fone-workbench/demo-model) is checked by scripts/package.sh --install-check.
+#include <QDir>
+#include <QJsonArray>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <cmath>
+
+#include "fone_process.h"
+#include "zip_integrity.h"
+
+using namespace fone_test;
+
+class TestDemoModel : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir store_;  // an empty store, so that nothing is made in the user's
+    const QString model_ = QStringLiteral(FONE_SOURCE_DIR "/resources/demo-model");
+
+  private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY2(QFile::exists(FONE_BIN_DIR "/fone"), "build the fone target first");
+        QVERIFY2(QFile::exists(model_ + "/checkpoint-best.pt"), "resources/demo-model is missing");
+        QVERIFY2(!QFile::exists(model_ + "/checkpoint-last.pt"), "the demo ships one checkpoint");
+        QVERIFY(QFileInfo(model_ + "/checkpoint-best.pt").size() < 2 * 1024 * 1024);  // small: no optimiser
+    }
+
+    void answers_the_readme_example() {
+        const Result r =
+            run_fone({"predict", "--run", model_, "--runs-dir", store_.path(), "123.456+654.321="});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject p = first_line(r.out);
+        QCOMPARE(p["value"].toString(), QString("777.777"));
+        // One digit per FoNE slot of the task (3 integer, 3 fractional and the carry), each a distribution.
+        const QJsonArray digits = p["digits"].toArray();
+        QCOMPARE(digits.size(), 7);
+        for (const auto& d : digits) {
+            double total = 0;
+            for (const auto& q : d.toObject()["probabilities"].toArray())
+                total += q.toDouble();
+            QVERIFY(std::abs(total - 1.0) < 1e-4);
+        }
+    }
+
+    void exact_match_on_its_test_split() {
+        const Result r = run_fone({"eval", "--run", model_, "--runs-dir", store_.path(), "--threads", "1"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject m = first_line(r.out);
+        QCOMPARE(m["n"].toInt(), 2000);
+        QVERIFY2(m["exact_match"].toDouble() >= 0.99,
+                 qPrintable(QString::number(m["exact_match"].toDouble())));
+    }
+
+    // The CRC check that guards LibTorch's loader (core/src/zip_integrity.cpp) on the demo's real checkpoint:
+    // whole, one bit flipped in a tensor record, truncated, and not a zip at all.
+    void checkpoint_integrity_is_checked() {
+        const QString src = model_ + "/checkpoint-best.pt";
+        QCOMPARE(QString::fromStdString(fone::detail::zip_problem(src.toStdString())), QString());
+        QFile f(src);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray bytes = f.readAll();
+        const QString copy = store_.path() + "/copy.pt";
+        const auto write = [&](const QByteArray& b) {
+            QFile out(copy);
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(b);
+        };
+        QByteArray flipped = bytes;
+        flipped[bytes.size() / 2] = char(flipped[bytes.size() / 2] ^ 0x10);
+        write(flipped);
+        QVERIFY2(QString::fromStdString(fone::detail::zip_problem(copy.toStdString()))
+                     .contains("fails its CRC-32"),
+                 fone::detail::zip_problem(copy.toStdString()).c_str());
+        write(bytes.left(bytes.size() - 100));
+        QVERIFY(!fone::detail::zip_problem(copy.toStdString()).empty());
+        write("not a zip archive at all, just text that is long enough");
+        QVERIFY(
+            QString::fromStdString(fone::detail::zip_problem(copy.toStdString())).startsWith("not a zip"));
+        // And through the CLI: one clear line, never a crash.
+        const QString dir = store_.path() + "/damaged";
+        QVERIFY(QDir().mkpath(dir));
+        for (const char* name : {"config.json", "summary.json", "status.json"})
+            QVERIFY(QFile::copy(model_ + "/" + name, dir + "/" + name));
+        write(flipped);
+        QVERIFY(QFile::rename(copy, dir + "/checkpoint-best.pt"));
+        const Result r = run_fone({"predict", "--run", dir, "--runs-dir", store_.path(), "1+1="});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("corrupt or truncated checkpoint") && r.err.count('\n') == 1,
+                 r.err.constData());
+    }
+
+    void is_listed_as_a_finished_run() {
+        const Result r = run_fone({"runs", "show", model_});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QCOMPARE(first_line(r.out)["status"].toString(), QString("finished"));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestDemoModel)
+#include "test_demo_model.moc"

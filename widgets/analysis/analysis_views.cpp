@@ -1,0 +1,50 @@
+#include "analysis_views.h"
+
+#include "circles_view.h"
+#include "errors_view.h"
+#include "hidden_view.h"
+#include "job_runner.h"
+#include "pca_view.h"
+#include "playground_view.h"
+#include "spectrum_view.h"
+#include "view_registry.h"
+#include "welcome_view.h"
+
+namespace fone::gui {
+
+namespace {
+
+// The `fone` the window's jobs use (its --cli / $FONE_CLI / next to the program).
+template <class View>
+View* with_program(View* view, const WorkbenchContext& context) {
+    if (context.jobs) view->set_program(context.jobs->cli());
+    return view;
+}
+
+}  // namespace
+
+QStringList analysis_view_names() {
+    return {"welcome", "circles", "hidden", "spectrum", "pca", "errors", "playground"};
+}
+
+void register_analysis_views() {
+    // The window opens on the welcome view (in front of the other views the first time).
+    register_view({"welcome", "Welcome",
+                   [](const WorkbenchContext& c) {
+                       return new WelcomeView(c.catalog, c.jobs ? c.jobs->cli() : default_fone_program());
+                   },
+                   true});
+    register_view({"circles", "Unit circles", [](const WorkbenchContext&) { return new CirclesView; }});
+    register_view({"hidden", "Hidden state",
+                   [](const WorkbenchContext& c) { return with_program(new HiddenView(c.catalog), c); }});
+    register_view({"spectrum", "Spectrum",
+                   [](const WorkbenchContext& c) { return with_program(new SpectrumView(c.catalog), c); }});
+    register_view(
+        {"pca", "PCA", [](const WorkbenchContext& c) { return with_program(new PcaView(c.catalog), c); }});
+    register_view({"errors", "Errors",
+                   [](const WorkbenchContext& c) { return with_program(new ErrorsView(c.catalog), c); }});
+    register_view({"playground", "Playground",
+                   [](const WorkbenchContext& c) { return with_program(new PlaygroundView(c.catalog), c); }});
+}
+
+}  // namespace fone::gui

@@ -1,0 +1,361 @@
+#include "hidden_view.h"
+
+#include <qcustomplot.h>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTextDocument>
+#include <QVBoxLayout>
+#include <cmath>
+#include <map>
+
+#include "analysis_plots.h"
+#include "fone/tasks.h"
+#include "plot_panel.h"
+
+namespace fone::gui {
+
+using nlohmann::json;
+
+analysis::HiddenCircles hidden_circles_from_prediction(const json& prediction, const Decimal* truth) {
+    if (!prediction.contains("digits") || !prediction["digits"].is_array() || prediction["digits"].empty())
+        throw std::invalid_argument("the answer has no digit slots (not a FoNE run)");
+    std::map<int, const json*> by_position;
+    int base = 0;
+    for (const json& d : prediction["digits"]) {
+        if (!d.contains("pair") || !d["pair"].is_array() || d["pair"].size() != 2 ||
+            !d.contains("position") || !d.contains("probabilities") || !d["probabilities"].is_array())
+            throw std::invalid_argument(
+                "the answer's digits have no (cos, sin) pairs (not a FoNE digit head)");
+        by_position[d["position"].get<int>()] = &d;
+        const int b = static_cast<int>(d["probabilities"].size());
+        if (base && b != base) throw std::invalid_argument("digit slots with different bases");
+        base = b;
+    }
+    const int lowest = by_position.begin()->first, highest = by_position.rbegin()->first;
+    if (highest - lowest + 1 != static_cast<int>(by_position.size()))
+        throw std::invalid_argument("the answer's digit positions are not contiguous");
+    FoneSpec spec;
+    spec.base = base;
+    spec.int_digits = std::max(0, highest + 1);
+    spec.frac_digits = std::max(0, -lowest);
+    if (lowest > 0 || highest < -1)
+        throw std::invalid_argument("the digit positions do not include the units");
+    spec.sign_feature = true;
+    std::vector<float> hidden;
+    for (const auto& [position, d] : by_position) {
+        hidden.push_back((*d)["pair"][0].get<float>());
+        hidden.push_back((*d)["pair"][1].get<float>());
+    }
+    const double p = std::clamp(prediction.value("negative_probability", 0.0), 1e-9, 1.0 - 1e-9);
+    hidden.push_back(static_cast<float>(std::log(p / (1.0 - p))));
+    analysis::HiddenCircles circles = analysis::hidden_circles(hidden, spec, truth);
+    // The model's own probabilities and digits (its head may have a learned temperature).
+    std::size_t k = 0;
+    for (const auto& [position, d] : by_position) {
+        analysis::HiddenSlot& slot = circles.pairs[k++];
+        slot.probabilities = (*d)["probabilities"].get<std::vector<double>>();
+        slot.predicted = d->value("digit", slot.predicted);
+    }
+    Decimal value;
+    if (Decimal::try_parse(prediction.value("value", std::string()), value)) circles.predicted = value;
+    return circles;
+}
+
+std::optional<Decimal> expected_answer(const QString& prompt) {
+    QString text = prompt.trimmed();
+    if (!text.endsWith('=')) return std::nullopt;
+    try {
+        const Example e = parse_example_line((text + "0").toStdString());
+        if (e.ops.size() == 1 && e.operands.size() == 2) {
+            if (e.ops[0] == "+") return e.operands[0] + e.operands[1];
+            if (e.ops[0] == "-") return e.operands[0] - e.operands[1];
+            if (e.ops[0] == "*") return e.operands[0] * e.operands[1];
+        }
+        if (e.ops.size() == 2 && e.ops[0] == "+" && e.ops[1] == "mod" && !e.operands[2].is_zero())
+            return Decimal::mod(e.operands[0] + e.operands[1], e.operands[2]);
+    } catch (const std::exception&) {
+    }
+    return std::nullopt;
+}
+
+QString example_prompt(const json& config) {
+    const std::string task = config.value("task", std::string());
+    if (task == "dec-add") return "527.38+94.605=";
+    if (task == "int-add") return "52738+94605=";
+    if (task == "sub") return "52738-9460=";
+    if (task == "mul3") return "527*94=";
+    if (task == "mul4") return "5273*946=";
+    if (task == "mod-add") return QStringLiteral("52+94 mod %1=").arg(config.value("modulus", 97));
+    if (task == "classify") return "120,450,900=";
+    if (task == "long-add") return "123456789012+987654321098=";
+    return {};
+}
+
+HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    auto* row1 = new QHBoxLayout;
+    runs_ = new RunPicker(catalog);
+    row1->addWidget(new QLabel("Run"));
+    row1->addWidget(runs_, 1);
+    layout->addLayout(row1);
+    auto* row2 = new QHBoxLayout;
+    prompt_ = new QLineEdit;
+    prompt_->setPlaceholderText("a prompt of the run's task, e.g. 527.38+94.605=");
+    prompt_->setToolTip("What the model is asked. Numbers in it become FoNE tokens (one per number).");
+    truth_ = new QLineEdit;
+    truth_->setPlaceholderText("worked out from the prompt");
+    truth_->setToolTip(
+        "The true answer, to mark the digits the model gets wrong. Empty: worked out exactly from "
+        "an arithmetic prompt (+, -, *, mod).");
+    truth_->setMaximumWidth(200);
+    predict_button_ = new QPushButton("Predict");
+    predict_button_->setToolTip("Run `fone predict` on this prompt (a child process; the window stays free)");
+    cancel_button_ = new QPushButton("Cancel");
+    cancel_button_->setEnabled(false);
+    row2->addWidget(new QLabel("Prompt"));
+    row2->addWidget(prompt_, 1);
+    row2->addWidget(new QLabel("True answer"));
+    row2->addWidget(truth_);
+    row2->addWidget(predict_button_);
+    row2->addWidget(cancel_button_);
+    layout->addLayout(row2);
+    panel_ = new PlotPanel;
+    panel_->layout()->setContentsMargins(0, 0, 0, 0);
+    auto* export_button = new QPushButton("Export…");
+    panel_->controls()->addStretch(1);
+    panel_->controls()->addWidget(export_button);
+    panel_->plot()->setToolTip(
+        "One circle per digit slot of the answer, highest digit first. The blue hand is the model's hidden "
+        "pair [h2k, h2k+1] normalised to length 1 (|h| is its length before); the head scores digit j by the "
+        "hand's dot product with the marker φ(j), so the marker it points to is the predicted digit (green "
+        "when "
+        "right, red when wrong; the true digit ringed). The bars are the ten digits' probabilities.");
+    layout->addWidget(panel_, 1);
+    summary_ = new QLabel;
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(summary_);
+    layout->addWidget(status_label());
+
+    call_ = new FoneCall(default_fone_program(), this);
+    call_->set_timeout_ms(120000);
+    debounce_ = new QTimer(this);
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(500);
+    connect(debounce_, &QTimer::timeout, this, [this] { request_refresh(); });
+    connect(call_, &FoneCall::succeeded, this, &HiddenView::on_result);
+    connect(call_, &FoneCall::failed, this, &HiddenView::on_failure);
+    connect(predict_button_, &QPushButton::clicked, this, &HiddenView::predict);
+    connect(prompt_, &QLineEdit::returnPressed, this, &HiddenView::predict);
+    connect(cancel_button_, &QPushButton::clicked, this, [this] {
+        call_->cancel();
+        cancel_button_->setEnabled(false);
+        set_busy(false);
+        show_info("Cancelled.");
+    });
+    connect(prompt_, &QLineEdit::textEdited, this, [this] {
+        truth_->setPlaceholderText(
+            expected_answer(prompt_->text())
+                ? "auto: " + QString::fromStdString(expected_answer(prompt_->text())->to_string())
+                : "not worked out: type it");
+        debounce_->start();
+    });
+    connect(truth_, &QLineEdit::textEdited, this, [this] { redraw(); });
+    connect(export_button, &QPushButton::clicked, panel_, &PlotPanel::export_dialog);
+    connect(runs_, &RunPicker::runChanged, this, [this] {
+        const QString example = example_prompt(runs_->config());
+        if (prompt_->text().isEmpty() || prompt_->text() == default_prompt_) {
+            prompt_->setText(example);
+            Q_EMIT prompt_->textEdited(example);
+        }
+        default_prompt_ = example;
+        prediction_ = json();
+        circles_.reset();
+        debounce_->stop();
+        request_refresh();
+    });
+    on_resize(panel_->plot(), [this] {
+        if (circles_) redraw();
+    });
+    if (!runs_->run_dir().isEmpty()) {
+        default_prompt_ = example_prompt(runs_->config());
+        set_prompt(default_prompt_);
+        request_refresh();
+    }
+}
+
+QCustomPlot* HiddenView::plot() const {
+    return panel_->plot();
+}
+
+bool HiddenView::set_run(const QString& name_or_dir) {
+    return runs_->set_run(name_or_dir);
+}
+
+QString HiddenView::run() const {
+    return runs_->run_dir();
+}
+
+void HiddenView::set_prompt(const QString& prompt) {
+    prompt_->setText(prompt);
+    Q_EMIT prompt_->textEdited(prompt);
+}
+
+QString HiddenView::prompt() const {
+    return prompt_->text();
+}
+
+void HiddenView::set_truth(const QString& truth) {
+    truth_->setText(truth);
+    redraw();
+}
+
+QString HiddenView::truth() const {
+    return truth_->text();
+}
+
+void HiddenView::set_program(const QString& fone) {
+    call_->set_program(fone);
+}
+
+void HiddenView::predict() {
+    debounce_->stop();
+    if (runs_->run_dir().isEmpty()) {
+        show_error(
+            "Choose a trained run first (train one in the Launch panel, or open a run directory with …).");
+        return;
+    }
+    if (prompt_->text().trimmed().isEmpty()) {
+        show_error("Type a prompt, e.g. " +
+                   (default_prompt_.isEmpty() ? QString("12.5+3.25=") : default_prompt_));
+        return;
+    }
+    show_info("Asking the model: " + call_->program().section('/', -1) + " predict …");
+    set_busy(true);
+    cancel_button_->setEnabled(true);
+    call_->start({"predict", "--run", runs_->run_dir(), prompt_->text().trimmed()});
+}
+
+void HiddenView::on_result(const json& result) {
+    cancel_button_->setEnabled(false);
+    prediction_ = result;
+    show_info(QString());
+    redraw();
+    set_busy(false);
+    Q_EMIT predicted();
+}
+
+void HiddenView::on_failure(const QString& message) {
+    cancel_button_->setEnabled(false);
+    show_error("fone predict: " + message);
+    set_busy(false);
+    Q_EMIT predictionFailed(message);
+}
+
+std::optional<Decimal> HiddenView::true_answer(QString* note) const {
+    const QString typed = truth_->text().trimmed();
+    if (typed.isEmpty())
+        return expected_answer(prediction_.value("prompt", prompt_->text().toStdString()).c_str());
+    Decimal x;
+    std::string why;
+    if (Decimal::try_parse(typed.toStdString(), x, &why)) return x;
+    *note = "The true answer is not a number (" + QString::fromStdString(why) + ").";
+    return std::nullopt;
+}
+
+QString HiddenView::summary() const {
+    QTextDocument doc;
+    doc.setHtml(summary_->text());
+    return doc.toPlainText();
+}
+
+void HiddenView::redraw() {
+    if (!prediction_.is_object()) return;
+    QString note;
+    const std::optional<Decimal> truth = true_answer(&note);
+    QCustomPlot& plot = *panel_->plot();
+    const QString value = QString::fromStdString(prediction_.value("value", std::string()));
+    QStringList tokens;
+    if (prediction_.contains("tokens") && prediction_["tokens"].is_array())
+        for (const json& t : prediction_["tokens"])
+            tokens << QString::fromStdString(t.get<std::string>()).toHtmlEscaped();
+    QString text = QStringLiteral("The model answers <b>%1</b>")
+                       .arg(value.isEmpty() ? "(no number)" : value.toHtmlEscaped());
+    circles_.reset();
+    if (prediction_.contains("digits")) {
+        try {
+            circles_ = hidden_circles_from_prediction(prediction_, truth ? &*truth : nullptr);
+        } catch (const NumberError& e) {
+            note =
+                "The true answer does not fit the model's digit slots: " + QString::fromStdString(e.what());
+            circles_ = hidden_circles_from_prediction(prediction_, nullptr);
+        } catch (const std::exception& e) {
+            note = QString::fromStdString(e.what());
+        }
+    }
+    if (circles_) {
+        plots::draw_hidden_circles(plot, *circles_,
+                                   "Hidden state of " + runs_->run_name().toStdString() + " for " +
+                                       prediction_.value("prompt", std::string()));
+        int right = 0;
+        for (const auto& slot : circles_->pairs)
+            right += slot.truth >= 0 && !slot.wrong();
+        if (circles_->has_truth) {
+            const bool exact = circles_->truth == circles_->predicted;
+            text += QStringLiteral(" · true %1 %2 · %3 of %4 digits right")
+                        .arg(QString::fromStdString(circles_->truth.to_string()),
+                             exact ? "<span style='color:#2ca02c'>✓</span>"
+                                   : "<span style='color:#d62728'>✗</span>")
+                        .arg(right)
+                        .arg(circles_->pairs.size());
+        }
+        if (!runs_->config().value("period_multipliers", json::array()).empty())
+            text += " · mixed periods: each circle shows its slot's first pair";
+    } else if (prediction_.contains("generated")) {
+        // A token method: the tokens it wrote, each with its probability.
+        std::vector<std::string> labels;
+        std::vector<double> probabilities;
+        for (const json& step : prediction_["generated"]) {
+            labels.push_back(step.value("token", std::string("?")));
+            probabilities.push_back(step.value("probability", 0.0));
+        }
+        plots::draw_bars(plot, labels, probabilities,
+                         {.title = "No digit head: " + runs_->method().toStdString() +
+                                   " writes the answer token by token (probability of each token it chose)",
+                          .x_label = "generated tokens, in order",
+                          .y_label = "probability"});
+        if (truth)
+            text += " · true " + QString::fromStdString(truth->to_string()).toHtmlEscaped() +
+                    (value == QString::fromStdString(truth->to_string()) ? " ✓" : " ✗");
+        text += " · " + runs_->method() + " runs have no (cos, sin) digit pairs to draw";
+    } else if (prediction_.contains("regression")) {
+        plot.clearPlottables();
+        plot.clearItems();
+        text += QStringLiteral(" · regression output %1 (xVal: one number, no digit pairs)")
+                    .arg(prediction_.value("regression", 0.0));
+    } else if (prediction_.contains("digits")) {
+        // fone-direct: a raw value per slot.
+        std::vector<std::string> labels;
+        std::vector<double> raw;
+        for (const json& d : prediction_["digits"]) {
+            labels.push_back("10^" + std::to_string(d.value("position", 0)));
+            raw.push_back(d.value("raw", 0.0));
+        }
+        plots::draw_bars(plot, labels, raw,
+                         {.title = "Direct digit outputs (no circles: each slot regresses its digit)",
+                          .x_label = "digit slot",
+                          .y_label = "raw output",
+                          .y_max = 9.0,
+                          .percent = false});
+    }
+    if (!tokens.isEmpty()) text += " · prompt tokens: " + tokens.join(" ");
+    if (!note.isEmpty()) text += "<br><span style='color:#c62828'>" + note.toHtmlEscaped() + "</span>";
+    summary_->setText(text);
+    plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace fone::gui

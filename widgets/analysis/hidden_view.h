@@ -1,0 +1,92 @@
+// Hidden state (workbench view "hidden"): pick a trained run, type a prompt, and see what the model's
+// digit head reads. The view runs `fone predict --run DIR PROMPT` as a child process (the model never
+// loads in the window) and draws, for a FoNE run, each digit slot's pair [h_2k, h_2k+1] of the last hidden
+// state (after the head's norm) on the circle of its period: normalised, with its length, the marker it
+// points to (the predicted digit), the model's ten probabilities as bars and, when the true answer is
+// known (typed, or worked out from an arithmetic prompt), the true digit, wrong digits in red. A run of
+// another method (digit-wise, subword, ...) has no digit head: the view shows the tokens it generated and
+// their probabilities instead. Reusable: set_run(dir) takes any run directory (a bundled demo model).
+#pragma once
+
+#include <optional>
+
+#include "fone/analysis.h"
+#include "view_support.h"
+
+class QCustomPlot;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+
+namespace fone::gui {
+
+class PlotPanel;
+class RunCatalog;
+
+// The circles of a `fone predict` answer of a FoNE run: slot k's "pair" on the circle of period
+// base^(position+1), the model's own probabilities and digit, the predicted value, and (given) the true
+// digits. Throws std::invalid_argument when the answer has no digits with pairs (not a FoNE run), and
+// NumberError when the true number does not fit the model's slots.
+analysis::HiddenCircles hidden_circles_from_prediction(const nlohmann::json& prediction,
+                                                       const Decimal* truth = nullptr);
+
+// The exact answer of an arithmetic prompt: "a+b=", "a-b=", "a*b=", "a+b mod p=" (nullopt for anything
+// else, e.g. a classification prompt or free text).
+std::optional<Decimal> expected_answer(const QString& prompt);
+
+// A prompt of the run's task to start from ("527.38+94.605=" for dec-add, ...); "" for file tasks.
+QString example_prompt(const nlohmann::json& config);
+
+class HiddenView : public AnalysisView {
+    Q_OBJECT
+    Q_PROPERTY(QString run READ run WRITE set_run)
+    Q_PROPERTY(QString prompt READ prompt WRITE set_prompt)
+    Q_PROPERTY(QString truth READ truth WRITE set_truth)
+  public:
+    explicit HiddenView(RunCatalog* catalog, QWidget* parent = nullptr);
+
+    // A run name of the store or any run directory; false when it has no model.
+    bool set_run(const QString& name_or_dir);
+    QString run() const;  // the run directory ("" when none)
+    void set_prompt(const QString& prompt);
+    QString prompt() const;
+    // The true answer; "" works it out from an arithmetic prompt.
+    void set_truth(const QString& truth);
+    QString truth() const;
+    void set_program(const QString& fone);  // the `fone` to run (default: next to the program, or $FONE_CLI)
+
+    // Runs `fone predict` now (the view also does it by itself when the run or the prompt changes and it
+    // is visible).
+    void predict();
+    const nlohmann::json& prediction() const { return prediction_; }
+    const std::optional<analysis::HiddenCircles>& circles() const { return circles_; }
+    QString summary() const;  // the line under the plot, as plain text
+    QCustomPlot* plot() const;
+    RunPicker* runs() const { return runs_; }
+
+  Q_SIGNALS:
+    void predicted();                           // prediction() and circles() are new
+    void predictionFailed(const QString& why);  // shown in the view too
+
+  protected:
+    void refresh() override { predict(); }
+
+  private:
+    void on_result(const nlohmann::json& result);
+    void on_failure(const QString& message);
+    void redraw();
+    std::optional<Decimal> true_answer(QString* note) const;
+
+    RunPicker* runs_;
+    QLineEdit *prompt_, *truth_;
+    QPushButton *predict_button_, *cancel_button_;
+    PlotPanel* panel_;
+    QLabel* summary_;
+    FoneCall* call_;
+    QTimer* debounce_;
+    nlohmann::json prediction_;
+    std::optional<analysis::HiddenCircles> circles_;
+    QString default_prompt_;
+};
+
+}  // namespace fone::gui

@@ -1,0 +1,437 @@
+#include "spectrum_view.h"
+
+#include <qcustomplot.h>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent>
+#include <cmath>
+
+#include "analysis_plots.h"
+#include "plot_panel.h"
+
+namespace fone::gui {
+
+namespace fa = fone::analysis;
+
+namespace {
+
+// A probe holds out a quarter of the numbers: with fewer than 40 (10 held out) it says nothing.
+constexpr int kMinProbeNumbers = 40;
+
+// A progress that reports [from, to] of the whole for a stage's 0..1.
+fa::Progress stage(const fa::Progress& whole, double from, double to) {
+    fa::Progress p;
+    p.cancel = whole.cancel;
+    if (whole.report)
+        p.report = [report = whole.report, from, to](double f) { report(from + (to - from) * f); };
+    return p;
+}
+
+void check(const fa::Progress& p) {
+    if (p.cancel && p.cancel->load()) throw fa::Cancelled();
+}
+
+QString period_label(double period) {
+    return QString::number(period, 'g', period >= 1e4 ? 6 : 4);
+}
+
+}  // namespace
+
+SpectrumResult analyse_spectrum(std::shared_ptr<const Representations> source, const fa::Progress& progress) {
+    SpectrumResult r;
+    r.source = source;
+    const int layers = static_cast<int>(source->layers.size());
+    r.layers = fa::layer_spectra(source->layers, {}, stage(progress, 0.0, 0.3));
+    const int n = static_cast<int>(source->numbers.size());
+    for (std::int64_t t : {2, 5, 10, 100})
+        if (n >= std::max<std::int64_t>(kMinProbeNumbers, 2 * t)) r.probe_periods.push_back(t);
+    const int total = std::max<int>(1, layers * static_cast<int>(r.probe_periods.size()));
+    int done = 0;
+    r.probes.resize(static_cast<std::size_t>(layers));
+    for (int l = 0; l < layers; ++l)
+        for (std::int64_t t : r.probe_periods) {
+            check(progress);
+            r.probes[static_cast<std::size_t>(l)].push_back(
+                fa::probe_residue(source->layers[static_cast<std::size_t>(l)], source->numbers, t));
+            ++done;
+            if (progress.report) progress.report(0.3 + 0.7 * done / total);
+        }
+    return r;
+}
+
+fa::Spectrum layer_spectrum(const fa::LayerSpectra& layers, int layer, int count) {
+    fa::Spectrum s;
+    s.count = count;
+    s.k = layers.k;
+    s.period = layers.period;
+    const auto row = layers.magnitude.row(layer);
+    for (Eigen::Index i = 0; i < row.size(); ++i)
+        s.magnitude.push_back(row(i));
+    return s;
+}
+
+SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    source_ = new SourceBox(catalog);
+    layout->addWidget(source_);
+    auto* row = new QHBoxLayout;
+    layer_ = new QComboBox;
+    layer_->setToolTip(
+        "The layer whose spectrum and probe are drawn: 0 is the input (token embedding + FoNE), "
+        "L the output of block L");
+    layer_->setMinimumContentsLength(22);
+    compute_button_ = new QPushButton("Compute");
+    compute_button_->setToolTip(
+        "Load the representations and compute the spectra and probes (off the window's "
+        "thread)");
+    cancel_button_ = new QPushButton("Cancel");
+    cancel_button_->setEnabled(false);
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 1000);
+    progress_->setTextVisible(true);
+    progress_->setMinimumWidth(280);
+    row->addWidget(new QLabel("Layer"));
+    row->addWidget(layer_);
+    row->addWidget(compute_button_);
+    row->addWidget(cancel_button_);
+    row->addWidget(progress_);
+    row->addStretch(1);
+    layout->addLayout(row);
+
+    spectrum_panel_ = new PlotPanel;
+    heatmap_panel_ = new PlotPanel;
+    probe_panel_ = new PlotPanel;
+    for (PlotPanel* p : {spectrum_panel_, heatmap_panel_, probe_panel_}) {
+        p->layout()->setContentsMargins(0, 0, 0, 0);
+        auto* export_button = new QPushButton("Export…");
+        export_button->setToolTip("Save this plot (PNG, SVG, PDF)");
+        p->controls()->addStretch(1);
+        p->controls()->addWidget(export_button);
+        connect(export_button, &QPushButton::clicked, p, &PlotPanel::export_dialog);
+    }
+    spectrum_panel_->plot()->setToolTip(tips::kSpectrum);
+    heatmap_panel_->plot()->setToolTip(
+        "Layer x frequency: the magnitude of every frequency k at every layer, brighter = stronger. A bright "
+        "column that runs through all layers is a period the network keeps.");
+    probe_panel_->plot()->setToolTip(tips::kProbe);
+    probe_table_ = new QTableWidget;
+    probe_table_->setToolTip(
+        "Held-out accuracy of the linear probe of x mod T at every layer (chance in the "
+        "tooltip of each cell)");
+    probe_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    probe_table_->verticalHeader()->setDefaultSectionSize(22);
+    probe_box_ = new QWidget;
+    QWidget* probe_box = probe_box_;
+    auto* probe_layout = new QVBoxLayout(probe_box);
+    probe_layout->setContentsMargins(0, 0, 0, 0);
+    probe_layout->addWidget(probe_panel_, 1);
+    probe_layout->addWidget(probe_table_);
+    auto* top = new QSplitter(Qt::Horizontal);
+    top->addWidget(spectrum_panel_);
+    top->addWidget(probe_box);
+    top->setStretchFactor(0, 3);
+    top->setStretchFactor(1, 2);
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(top);
+    split->addWidget(heatmap_panel_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    layout->addWidget(split, 1);
+    spikes_ = new QLabel;
+    spikes_->setWordWrap(true);
+    spikes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(spikes_);
+    layout->addWidget(status_label());
+    heatmap_panel_->hide();
+    probe_table_->hide();
+
+    loader_ = new RepresentationLoader(this);
+    debounce_ = new QTimer(this);
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(600);
+    connect(debounce_, &QTimer::timeout, this, [this] { request_refresh(); });
+    connect(source_, &SourceBox::sourceChanged, this, [this] { wanted_layer_ = -1; });
+    connect(source_, &SourceBox::changed, debounce_, qOverload<>(&QTimer::start));
+    connect(loader_, &RepresentationLoader::loaded, this, &SpectrumView::on_loaded);
+    connect(loader_, &RepresentationLoader::failed, this, &SpectrumView::on_failed);
+    connect(loader_, &RepresentationLoader::progress, this, &SpectrumView::on_progress);
+    connect(compute_button_, &QPushButton::clicked, this, &SpectrumView::compute);
+    connect(cancel_button_, &QPushButton::clicked, this, &SpectrumView::cancel);
+    connect(layer_, &QComboBox::currentIndexChanged, this, [this](int index) {
+        if (index < 0 || !result_) return;
+        wanted_layer_ = index;
+        draw();
+    });
+    connect(&watcher_, &QFutureWatcher<SpectrumResult>::finished, this, [this] {
+        SpectrumResult r = watcher_.result();
+        set_running(false);
+        if (r.cancelled) return;
+        if (!r.error.isEmpty()) {
+            on_failed(r.error);
+            return;
+        }
+        result_ = std::make_shared<const SpectrumResult>(std::move(r));
+        show_info(QString());
+        {
+            const QSignalBlocker block(layer_);
+            layer_->clear();
+            for (int l = 0; l < result_->source->layer_names.size(); ++l)
+                layer_->addItem(QStringLiteral("%1: %2").arg(l).arg(result_->source->layer_names[l]));
+            const int wanted = wanted_layer_ >= 0 ? wanted_layer_ : result_->source->default_layer;
+            layer_->setCurrentIndex(std::clamp(wanted, 0, layer_->count() - 1));
+        }
+        draw();
+        set_busy(false);
+        Q_EMIT finished();
+    });
+    request_refresh();
+}
+
+SpectrumView::~SpectrumView() {
+    if (cancel_) cancel_->store(true);
+    watcher_.waitForFinished();
+}
+
+QCustomPlot* SpectrumView::spectrum_plot() const {
+    return spectrum_panel_->plot();
+}
+QCustomPlot* SpectrumView::heatmap_plot() const {
+    return heatmap_panel_->plot();
+}
+QCustomPlot* SpectrumView::probe_plot() const {
+    return probe_panel_->plot();
+}
+
+void SpectrumView::set_encoder() {
+    source_->set_encoder();
+}
+
+bool SpectrumView::set_run(const QString& name_or_dir) {
+    return source_->set_run(name_or_dir);
+}
+
+QString SpectrumView::run() const {
+    return source_->runs()->run_dir();
+}
+
+QString SpectrumView::source_name() const {
+    return source_->settings().run_dir.isEmpty() ? "encoder" : "run";
+}
+
+void SpectrumView::set_source_name(const QString& name) {
+    if (name == "encoder")
+        source_->set_encoder();
+    else if (!source_->runs()->run_dir().isEmpty())
+        source_->set_run(source_->runs()->run_dir());
+}
+
+void SpectrumView::set_numbers(int count) {
+    source_->set_count(count);
+}
+
+int SpectrumView::numbers() const {
+    return source_->settings().count;
+}
+
+void SpectrumView::set_layer(int layer) {
+    wanted_layer_ = layer;
+    if (result_ && layer >= 0 && layer < layer_->count()) layer_->setCurrentIndex(layer);
+}
+
+int SpectrumView::layer() const {
+    return layer_->currentIndex();
+}
+
+void SpectrumView::set_program(const QString& fone) {
+    loader_->set_program(fone);
+}
+
+void SpectrumView::set_running(bool running) {
+    compute_button_->setEnabled(!running);
+    cancel_button_->setEnabled(running);
+    if (!running) {
+        progress_->setRange(0, 1000);
+        progress_->setValue(progress_->maximum());
+    }
+}
+
+void SpectrumView::compute() {
+    debounce_->stop();
+    if (cancel_) cancel_->store(true);
+    const SourceSettings s = source_->settings();
+    if (source_name() == "run" && s.run_dir.isEmpty()) {
+        show_error("Choose a trained run (or the FoNE encoder as the source).");
+        return;
+    }
+    set_busy(true);
+    set_running(true);
+    const QString note = source_->limit_note();
+    show_info(note);
+    loader_->load(s);
+}
+
+void SpectrumView::cancel() {
+    loader_->cancel();
+    if (cancel_) cancel_->store(true);
+    set_running(false);
+    progress_->setValue(0);
+    progress_->setFormat("cancelled");
+    set_busy(false);
+    show_info("Cancelled.");
+}
+
+void SpectrumView::on_progress(double fraction, const QString& what) {
+    if (fraction < 0) {
+        progress_->setRange(0, 0);  // busy, no fraction known
+    } else {
+        progress_->setRange(0, 1000);
+        progress_->setValue(static_cast<int>(1000 * fraction));
+    }
+    progress_->setFormat(what.isEmpty() ? QStringLiteral("%p%") : what + "  %p%");
+}
+
+void SpectrumView::on_failed(const QString& message) {
+    set_running(false);
+    progress_->setValue(0);
+    progress_->setFormat("failed");
+    show_error(message);
+    set_busy(false);
+    Q_EMIT failed(message);
+}
+
+void SpectrumView::on_loaded(std::shared_ptr<const Representations> source) {
+    if (source->numbers.size() < 2) {
+        on_failed("a spectrum needs at least 2 numbers");
+        return;
+    }
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    on_progress(0, "spectra and probes");
+    fa::Progress progress;
+    progress.cancel = cancel_.get();
+    progress.report = [this](double f) {
+        QMetaObject::invokeMethod(
+            this, [this, f] { on_progress(f, "spectra and probes"); }, Qt::QueuedConnection);
+    };
+    watcher_.setFuture(QtConcurrent::run([source, progress, keep = cancel_]() {
+        try {
+            return analyse_spectrum(source, progress);
+        } catch (const fa::Cancelled&) {
+            SpectrumResult r;
+            r.cancelled = true;
+            return r;
+        } catch (const std::exception& e) {
+            SpectrumResult r;
+            r.error = QString::fromStdString(e.what());
+            return r;
+        }
+    }));
+}
+
+fa::Spectrum SpectrumView::spectrum() const {
+    if (!result_) return {};
+    return layer_spectrum(result_->layers,
+                          std::clamp(layer(), 0, static_cast<int>(result_->layers.magnitude.rows()) - 1),
+                          static_cast<int>(result_->source->numbers.size()));
+}
+
+std::vector<fa::Spike> SpectrumView::spikes(int max_count) const {
+    if (!result_) return {};
+    return fa::top_spikes(spectrum(), max_count, 0.05);
+}
+
+QString SpectrumView::spikes_text() const {
+    return spikes_->text();
+}
+
+void SpectrumView::draw() {
+    if (!result_) return;
+    const Representations& src = *result_->source;
+    const int l = std::clamp(layer(), 0, static_cast<int>(src.layers.size()) - 1);
+    const fa::Spectrum s = spectrum();
+    const std::string range = src.numbers.front().to_string() + ".." + src.numbers.back().to_string();
+    const bool encoder = src.layer_names.size() == 1 && src.layer_names[0] == "FoNE encoder";
+    plots::draw_spectrum(
+        *spectrum_panel_->plot(), s,
+        {.title = "Spectrum of " + src.description.toStdString() +
+                  (encoder ? std::string() : ", " + src.layer_names[l].toStdString()) + ", numbers " + range,
+         .period_unit = src.step});
+    spectrum_panel_->plot()->replot(QCustomPlot::rpQueuedReplot);
+    // Spikes as text: what the picture says, in words.
+    QStringList parts;
+    for (const fa::Spike& spike : fa::top_spikes(s, 6, 0.05))
+        parts << QStringLiteral("T = %1 (k = %2, %3)")
+                     .arg(period_label(spike.period * src.step))
+                     .arg(spike.k)
+                     .arg(spike.magnitude, 0, 'g', 3);
+    spikes_->setText(QStringLiteral("%1 numbers × %2 dimensions. Largest spikes: %3")
+                         .arg(src.numbers.size())
+                         .arg(src.layers[static_cast<std::size_t>(l)].cols())
+                         .arg(parts.isEmpty() ? QStringLiteral("none (a flat spectrum)") : parts.join(", ")));
+    // The heatmap, when there are layers to compare.
+    heatmap_panel_->setVisible(src.layers.size() > 1);
+    if (src.layers.size() > 1) {
+        std::vector<std::string> names;
+        for (const QString& n : src.layer_names)
+            names.push_back(n.toStdString());
+        plots::draw_layer_heatmap(*heatmap_panel_->plot(), result_->layers, names,
+                                  "Spectrum per layer: " + src.description.toStdString(), src.step);
+        heatmap_panel_->plot()->replot(QCustomPlot::rpQueuedReplot);
+    }
+    // The probe of the chosen layer, and every layer's in the table.
+    if (!result_->probe_periods.empty()) {
+        plots::draw_probe(
+            *probe_panel_->plot(), result_->probes[static_cast<std::size_t>(l)],
+            "Linear probe of x mod T" +
+                (src.layers.size() > 1 ? ", " + src.layer_names[l].toStdString() : std::string()));
+        probe_panel_->plot()->replot(QCustomPlot::rpQueuedReplot);
+    }
+    probe_box_->setVisible(!result_->probe_periods.empty());
+    if (result_->probe_periods.empty()) {
+        show_info(QStringLiteral("No linear probe: it needs at least %1 numbers (a quarter is held out). ")
+                      .arg(kMinProbeNumbers) +
+                  source_->limit_note());
+    }
+    probe_table_->setVisible(src.layers.size() > 1 && !result_->probe_periods.empty());
+    probe_table_->clear();
+    probe_table_->setRowCount(static_cast<int>(src.layers.size()));
+    probe_table_->setColumnCount(static_cast<int>(result_->probe_periods.size()));
+    QStringList headers, rows;
+    for (std::int64_t t : result_->probe_periods)
+        headers << QStringLiteral("x mod %1").arg(t);
+    for (const QString& n : src.layer_names)
+        rows << n;
+    probe_table_->setHorizontalHeaderLabels(headers);
+    probe_table_->setVerticalHeaderLabels(rows);
+    for (int r = 0; r < static_cast<int>(src.layers.size()); ++r)
+        for (std::size_t c = 0; c < result_->probe_periods.size(); ++c) {
+            const fa::ProbeResult& p = result_->probes[static_cast<std::size_t>(r)][c];
+            auto* item = new QTableWidgetItem(QString::number(100.0 * p.accuracy, 'f', 1) + "%");
+            item->setToolTip(QStringLiteral("held-out accuracy %1% on %2 numbers; chance %3%")
+                                 .arg(100.0 * p.accuracy, 0, 'f', 1)
+                                 .arg(p.test_count)
+                                 .arg(100.0 * p.chance, 0, 'f', 1));
+            item->setBackground(QColor::fromHsvF(0.33, 0.6 * std::clamp(p.accuracy, 0.0, 1.0), 0.95));
+            item->setForeground(Qt::black);
+            if (r == l)
+                item->setFont([] {
+                    QFont f;
+                    f.setBold(true);
+                    return f;
+                }());
+            probe_table_->setItem(r, static_cast<int>(c), item);
+        }
+    probe_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    probe_table_->setFixedHeight(
+        probe_table_->horizontalHeader()->sizeHint().height() +
+        probe_table_->rowCount() * probe_table_->verticalHeader()->defaultSectionSize() + 4);
+}
+
+}  // namespace fone::gui

@@ -1,0 +1,301 @@
+#include "welcome_view.h"
+
+#include <QCoreApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTextDocument>
+#include <QVBoxLayout>
+
+#include <qcustomplot.h>
+
+#include "hidden_view.h"
+#include "job_runner.h"
+#include "plot_panel.h"
+#include "run_catalog.h"
+
+namespace fone::gui {
+
+using nlohmann::json;
+
+namespace {
+
+// The live runs evaluate on 500 unseen problems every 50 steps (a quarter of an epoch), so the curves move
+// every few seconds; one thread each, so the two share a 2-core laptop evenly.
+constexpr int kLiveTestSize = 500;
+constexpr int kLiveEvalEvery = 50;
+
+const char* const kIntro =
+    "<h3>FoNE: every number is one token</h3>"
+    "<p>A language model reads text in pieces called <i>tokens</i>. Most models cut a number like 654.321 "
+    "into several tokens (6, 5, 4, ., 3, 2, 1) and must learn arithmetic from those pieces. <b>Fourier "
+    "Number Embeddings</b> (FoNE) make every number <b>one</b> token: the number is placed on a set of "
+    "clocks, one clock per digit, each with ten marks, and each clock's hand points at its digit. The model "
+    "answers the same way, pointing one hand per digit. <b>Try it</b> on the left: a small model that comes "
+    "with the workbench answers the sum (change it and press Predict); each clock shows one digit of its "
+    "answer, the bars how sure it is, and a wrong digit turns red.</p>";
+
+const char* const kLiveIntro =
+    "<b>Train it live.</b> Two models learn decimal addition from the same 51,200 examples on this "
+    "computer: one reads numbers as FoNE tokens, the other digit by digit, as most language models do. "
+    "Watch how many of 500 problems they have never seen each one gets exactly right.";
+
+QString percent(double f) {
+    return f < 0 ? QStringLiteral("–") : QString::number(100.0 * f, 'f', 1) + "%";
+}
+
+QString seconds(double s) {
+    return QString::number(s, 'f', s < 10 ? 1 : 0) + " s";
+}
+
+}  // namespace
+
+QString demo_model_dir() {
+    QStringList candidates;
+    const QString env = qEnvironmentVariable("FONE_DEMO_MODEL");
+    if (!env.isEmpty()) candidates << env;
+    const QString bin = QCoreApplication::applicationDirPath();
+    candidates << QDir(bin).absoluteFilePath("../share/fone-workbench/demo-model");
+#ifdef FONE_SOURCE_DIR
+    candidates << QStringLiteral(FONE_SOURCE_DIR "/resources/demo-model");
+#endif
+    for (const QString& dir : candidates)
+        if (run_has_model(dir)) return QFileInfo(dir).canonicalFilePath();
+    return {};
+}
+
+QStringList live_run_args(const QString& method, const QString& name) {
+    QStringList args{"--task",       "dec-add",
+                     "--method",     method,
+                     "--train-size", "51200",
+                     "--test-size",  QString::number(kLiveTestSize),
+                     "--seed",       "1",
+                     "--threads",    "1",
+                     "--eval-every", QString::number(kLiveEvalEvery),
+                     "--name",       name};
+    if (method == "fone")
+        args << "--target-acc"
+             << "0.99";
+    return args;
+}
+
+WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* parent)
+    : AnalysisView(parent), catalog_(catalog) {
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 4, 8, 4);
+    auto* intro = new QLabel(kIntro);
+    intro->setWordWrap(true);
+    intro->setTextFormat(Qt::RichText);
+    layout->addWidget(intro);
+    auto* split = new QSplitter(Qt::Horizontal);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
+
+    // Left: the demo model answering, on its clocks.
+    demo_ = new HiddenView(catalog);
+    demo_->set_program(program);
+    const QString model = demo_model_dir();
+    if (model.isEmpty() || !demo_->set_run(model))
+        note_ =
+            "The demo model was not found (resources/demo-model, or $FONE_DEMO_MODEL): pick a trained "
+            "run above instead.";
+    demo_->set_prompt("123.456+654.321=");
+    auto* left = new QWidget;
+    auto* left_layout = new QVBoxLayout(left);
+    left_layout->setContentsMargins(0, 0, 4, 0);
+    left_layout->addWidget(demo_, 1);
+    if (!note_.isEmpty()) {
+        auto* missing = new QLabel(note_);
+        missing->setWordWrap(true);
+        missing->setStyleSheet("color: #b00020");
+        left_layout->addWidget(missing);
+    }
+    split->addWidget(left);
+
+    // Right: FoNE against digit-wise, trained while you watch.
+    auto* right = new QWidget;
+    auto* right_layout = new QVBoxLayout(right);
+    right_layout->setContentsMargins(4, 0, 0, 0);
+    auto* live_intro = new QLabel(kLiveIntro);
+    live_intro->setWordWrap(true);
+    live_intro->setTextFormat(Qt::RichText);
+    right_layout->addWidget(live_intro);
+    auto* buttons = new QHBoxLayout;
+    train_button_ = new QPushButton("Train it live");
+    train_button_->setToolTip(
+        "Starts two `fone train` runs at once (one CPU thread each): FoNE and digit-wise, 6-digit decimal "
+        "addition, 51,200 examples, the same seed. They appear in the Runs table too.");
+    stop_button_ = new QPushButton("Stop");
+    stop_button_->setEnabled(false);
+    buttons->addWidget(train_button_);
+    buttons->addWidget(stop_button_);
+    buttons->addStretch(1);
+    right_layout->addLayout(buttons);
+    plot_ = new PlotPanel;
+    plot_->setMinimumSize(300, 200);
+    QCustomPlot* p = plot_->plot();
+    for (const char* name : {"FoNE", "digit-wise"}) {
+        QCPGraph* graph = p->addGraph();
+        graph->setName(name);
+        graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
+    }
+    p->xAxis->setLabel("seconds of training");
+    p->yAxis->setLabel("exact match (%)");
+    p->yAxis->setRange(0, 100);
+    p->xAxis->setRange(0, 30);
+    p->legend->setVisible(true);
+    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    right_layout->addWidget(plot_, 1);
+    live_label_ = new QLabel;
+    live_label_->setWordWrap(true);
+    live_label_->setTextFormat(Qt::RichText);
+    right_layout->addWidget(live_label_);
+    right_layout->addWidget(status_label());
+    split->addWidget(right);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    split->setSizes({600, 400});
+
+    runner_ = new JobRunner(program, catalog ? catalog->root() : QString(), this);
+    runner_->set_max_parallel(2);
+    connect(runner_, &JobRunner::jobEvent, this, &WelcomeView::on_event);
+    connect(runner_, &JobRunner::jobFinished, this, &WelcomeView::on_finished);
+    connect(train_button_, &QPushButton::clicked, this, &WelcomeView::train_live);
+    connect(stop_button_, &QPushButton::clicked, this, &WelcomeView::stop_live);
+    // Busy while the demo model answers or the live runs train (a screenshot waits for both).
+    connect(demo_, &AnalysisView::busyChanged, this, [this] { set_busy(demo_->busy() || live_running()); });
+    redraw();
+    update_summary();
+}
+
+WelcomeView::~WelcomeView() {
+    delete runner_;  // stops the live runs (they checkpoint) before the views go
+}
+
+bool WelcomeView::live_running() const {
+    return (fone_.job && !fone_.ended) || (digit_.job && !digit_.ended);
+}
+
+void WelcomeView::train_live() {
+    if (live_running()) return;
+    if (!catalog_ || catalog_->root().isEmpty()) {
+        show_error("No run store is open.");
+        return;
+    }
+    const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
+    fone_ = Live{};
+    fone_.method = "fone", fone_.name = "welcome-" + stamp + "-fone", fone_.label = "FoNE";
+    digit_ = Live{};
+    digit_.method = "digit", digit_.name = "welcome-" + stamp + "-digit", digit_.label = "digit-wise";
+    for (Live* live : {&fone_, &digit_})
+        live->job = runner_->enqueue(live_run_args(live->method, live->name), live->name);
+    train_button_->setEnabled(false);
+    stop_button_->setEnabled(true);
+    set_busy(true);
+    show_info("Training… (each run is a `fone train` child process; the window stays free)");
+    redraw();
+    update_summary();
+}
+
+void WelcomeView::stop_live() {
+    for (Live* live : {&fone_, &digit_})
+        if (live->job && !live->ended) runner_->cancel(live->job);
+}
+
+WelcomeView::Live* WelcomeView::live_of_job(int job) {
+    if (job == fone_.job) return &fone_;
+    if (job == digit_.job) return &digit_;
+    return nullptr;
+}
+
+void WelcomeView::on_event(int job, const json& event) {
+    Live* live = live_of_job(job);
+    if (!live || !event.is_object()) return;
+    const std::string kind = event.value("event", std::string());
+    if (kind == "eval" && event.value("split", std::string("test")) == "test") {
+        live->exact_match = event.value("exact_match", -1.0);
+        live->best = std::max(live->best, live->exact_match);
+        live->seconds = event.value("elapsed_seconds", live->seconds);
+        live->t.push_back(live->seconds);
+        live->acc.push_back(100.0 * live->exact_match);
+        redraw();
+    } else if (kind == "end") {
+        live->seconds = event.value("elapsed_seconds", live->seconds);
+        live->best = std::max(live->best, event.value("best_exact_match", -1.0));
+    }
+    // FoNE is done: the digit-wise run gets as long again as FoNE took, then it is stopped (resumable).
+    if (live == &fone_ && kind == "end" && digit_.job && !digit_.ended) {
+        const int more_ms = static_cast<int>(std::max(1.0, fone_.seconds) * 1000.0);
+        QTimer::singleShot(more_ms, this, [this, job = digit_.job] {
+            if (digit_.job == job && !digit_.ended) runner_->cancel(job);
+        });
+    }
+    update_summary();
+}
+
+void WelcomeView::on_finished(int job, const QString& status, const QString& message) {
+    Live* live = live_of_job(job);
+    if (!live) return;
+    live->ended = true;
+    live->status = status;
+    if (status == "failed") show_error(live->label + " failed: " + message);
+    if (!live_running()) {
+        train_button_->setEnabled(true);
+        stop_button_->setEnabled(false);
+        set_busy(demo_->busy());
+        if (fone_.status != "failed" && digit_.status != "failed") show_info({});
+        Q_EMIT liveFinished();
+    }
+    update_summary();
+}
+
+void WelcomeView::redraw() {
+    QCustomPlot* p = plot_->plot();
+    double last = 30;
+    int i = 0;
+    for (const Live* live : {&fone_, &digit_}) {
+        QCPGraph* graph = p->graph(i);
+        QPen pen(plot_->theme().series(i++));
+        pen.setWidthF(2.5);
+        graph->setPen(pen);
+        graph->setData(live->t, live->acc, true);
+        if (!live->t.isEmpty()) last = std::max(last, live->t.back() * 1.1);
+    }
+    p->xAxis->setRange(0, last);
+    plot_->request_replot();
+}
+
+QString WelcomeView::live_summary() const {
+    QTextDocument doc;
+    doc.setHtml(live_label_->text());
+    return doc.toPlainText();
+}
+
+void WelcomeView::update_summary() {
+    if (!fone_.job) {
+        live_label_->setText(
+            "<span style='color:gray'>On a laptop FoNE reaches 99% in seconds; the digit-wise model is then "
+            "still far behind. (In the paper FoNE needs 64× less data than digit-wise and subword "
+            "tokens for 99% on this task, and trains several times faster.)</span>");
+        return;
+    }
+    auto line = [](const Live& l) {
+        QString text = QStringLiteral("<b>%1</b>: %2 exact match").arg(l.label, percent(l.exact_match));
+        if (l.seconds > 0) text += " after " + seconds(l.seconds);
+        if (l.ended && l.status == "stopped") text += " (stopped; it can be resumed from the Runs table)";
+        return text;
+    };
+    QString text = line(fone_) + "<br>" + line(digit_);
+    if (fone_.ended && fone_.best >= 0.99 && digit_.ended)
+        text += QStringLiteral(
+                    "<br>FoNE reached %1 in %2. Given twice that time, the digit-wise model "
+                    "reached %3.")
+                    .arg(percent(fone_.best), seconds(fone_.seconds), percent(digit_.best));
+    live_label_->setText(text);
+}
+
+}  // namespace fone::gui

@@ -1,0 +1,82 @@
+// Welcome (workbench view "welcome"): what the window opens on, written for someone who has never heard of
+// embeddings. Three sentences on what FoNE does; the small FoNE model bundled with the program
+// (resources/demo-model, made by scripts/make-demo-model.sh) answering an addition at once, with the clocks
+// it reads each digit from (the Hidden state view on the demo model: no training needed); and "Train it
+// live": a FoNE run and a digit-wise run on the same data, side by side, their accuracy climbing on screen.
+//
+// Train it live queues two `fone train` children in a queue of its own (both train at once, one thread
+// each, whatever the window's "runs at once" is), in the window's run store, so they are ordinary runs in
+// the table. FoNE stops at 99% exact match; the digit-wise run is then given as long again as FoNE took
+// (twice FoNE's time in all) and stopped (resumable), and the view says where each one got.
+#pragma once
+
+#include <QStringList>
+#include <QVector>
+
+#include "view_support.h"
+
+class QLabel;
+class QPushButton;
+
+namespace fone::gui {
+
+class HiddenView;
+class JobRunner;
+class PlotPanel;
+
+// The bundled demo model's run directory: $FONE_DEMO_MODEL, else share/fone-workbench/demo-model beside the
+// program's bin/ (installed), else the source tree's resources/demo-model (a build tree); "" when none has a
+// model.
+QString demo_model_dir();
+
+// The arguments of the two live runs (without --runs-dir), named NAME_PREFIX-fone and NAME_PREFIX-digit.
+QStringList live_run_args(const QString& method, const QString& name);
+
+class WelcomeView : public AnalysisView {
+    Q_OBJECT
+  public:
+    WelcomeView(RunCatalog* catalog, const QString& program, QWidget* parent = nullptr);
+    ~WelcomeView() override;
+
+    HiddenView* demo() const { return demo_; }
+    // Exact match on the unseen problems against seconds of training, one line per live run.
+    PlotPanel* live_plot() const { return plot_; }
+    // Starts the two live runs (nothing when they are already training). Their names: welcome-<time>-fone
+    // and welcome-<time>-digit.
+    void train_live();
+    void stop_live();
+    bool live_running() const;
+    QStringList live_runs() const { return {fone_.name, digit_.name}; }
+    QString live_summary() const;  // the line under the curves, as plain text
+    // Room for the clocks and the live plot: the window gives the welcome dock most of its height.
+    QSize sizeHint() const override { return {1000, 640}; }
+
+  Q_SIGNALS:
+    void liveFinished();  // both live runs have ended
+
+  private:
+    struct Live {
+        QString method, name, label;
+        int job = 0;
+        bool ended = false;
+        QString status;
+        double exact_match = -1, best = -1, seconds = 0;
+        QVector<double> t, acc;  // the curve: seconds, exact match in %
+    };
+    Live* live_of_job(int job);
+    void on_event(int job, const nlohmann::json& event);
+    void on_finished(int job, const QString& status, const QString& message);
+    void redraw();
+    void update_summary();
+
+    RunCatalog* catalog_;
+    HiddenView* demo_;
+    PlotPanel* plot_;
+    JobRunner* runner_;
+    QPushButton *train_button_, *stop_button_;
+    QLabel* live_label_;
+    Live fone_, digit_;
+    QString note_;
+};
+
+}  // namespace fone::gui
