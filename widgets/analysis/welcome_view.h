@@ -34,6 +34,8 @@ QStringList live_run_args(const QString& method, const QString& name);
 
 class WelcomeView : public AnalysisView {
     Q_OBJECT
+    // `fone-workbench --screenshot F --view welcome --set live=true` races the two runs before the picture.
+    Q_PROPERTY(bool live READ live_running WRITE set_live)
   public:
     WelcomeView(RunCatalog* catalog, const QString& program, QWidget* parent = nullptr);
     ~WelcomeView() override;
@@ -45,6 +47,7 @@ class WelcomeView : public AnalysisView {
     // and welcome-<time>-digit.
     void train_live();
     void stop_live();
+    void set_live(bool on) { on ? train_live() : stop_live(); }
     bool live_running() const;
     QStringList live_runs() const { return {fone_.name, digit_.name}; }
     QString live_summary() const;  // the line under the curves, as plain text
