@@ -52,9 +52,13 @@ struct TrainOptions {
 };
 
 void add_train_options(CLI::App* cmd, TrainOptions& o) {
-    o.add<std::string>(cmd, "--task", "task",
-                       "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file");
-    o.add<std::string>(cmd, "--data", "data", "Dataset file of a+b=c lines (with --task file)");
+    o.add<std::string>(
+        cmd, "--task", "task",
+        "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file; a language model "
+        "on text with numbers: text (--data FILE), word-problems, units, tables");
+    o.add<std::string>(cmd, "--data", "data",
+                       "Dataset file of a+b=c lines (--task file); JSONL of {\"prompt\", \"answer\"} or "
+                       "plain text, one document a line (--task text)");
     o.add<std::string>(cmd, "--method", "method",
                        "Number method: fone, digit, subword, xval, ntl, abacus, fone+abacus, fone-direct");
     o.add<double>(cmd, "--ntl-lambda", "ntl_lambda",
@@ -62,6 +66,13 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<std::string>(cmd, "--ntl-tokens", "ntl_tokens", "ntl: on digit or subword tokens");
     o.add<int>(cmd, "--abacus-max-offset", "abacus_max_offset",
                "abacus: random offset of digit positions in training, 0..N");
+    o.add<double>(
+        cmd, "--digit-loss-weight", "digit_loss_weight",
+        "Text, fone: weight of the Fourier digit loss where the next token is a number (default 1)");
+    o.add<int>(cmd, "--vocab-size", "text_vocab_size",
+               "Text: SentencePiece vocabulary, trained on the train split (default 1000)");
+    o.add<std::string>(cmd, "--text-loss", "text_loss",
+                       "Text: all (every token, the default) or answer (the tokens after the prompt only)");
     o.add<std::size_t>(cmd, "--train-size", "train_size", "Training examples");
     o.add<std::size_t>(cmd, "--val-size", "val_size", "Validation examples");
     o.add<std::size_t>(cmd, "--test-size", "test_size", "Test examples");
@@ -104,8 +115,10 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<std::string>(cmd, "--name", "name", "Run name (default: made from task, method and time)");
     o.add<std::string>(cmd, "--preset", "preset",
                        "fast (the defaults) or paper (lr 5e-3, 100 epochs, level 4, ...)");
-    o.add<int>(cmd, "--int-digits", "int_digits", "FoNE integer digit slots m (default: the task's)");
-    o.add<int>(cmd, "--frac-digits", "frac_digits", "FoNE fractional digit slots n (default: the task's)");
+    o.add<int>(cmd, "--int-digits", "int_digits",
+               "FoNE integer digit slots m (default: the task's; text: the corpus's longest)");
+    o.add<int>(cmd, "--frac-digits", "frac_digits",
+               "FoNE fractional digit slots n (default: the task's; text: the corpus's longest)");
     o.add<int>(cmd, "--period-base", "period_base", "FoNE period base");
     cmd->add_option("--periods", o.periods, "Mixed period multipliers, e.g. 2,5,10");
     cmd->add_option("--config", o.config_file, "JSON file of settings (command-line options override it)");
@@ -252,7 +265,9 @@ void add_train_commands(CLI::App& app) {
     auto* eval =
         app.add_subcommand("eval", "Metrics of a run's model on its test split or a dataset file (JSON)");
     eval->add_option("--run", *run, "Run name or directory")->required();
-    eval->add_option("--data", *data, "Dataset file of a+b=c lines (default: the run's test split)");
+    eval->add_option("--data", *data,
+                     "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
+                     "test split)");
     eval->add_option("--runs-dir", *runs_dir, "Run store");
     eval->add_option("--threads", *threads, "CPU threads (0: every core)")->check(CLI::Range(0, 1024));
     eval->add_option("--mispredictions", *wrong, "Also list the first N wrong answers");

@@ -21,6 +21,7 @@ void add_run_commands(CLI::App& app);        // runs list | show | export
 void add_data_commands(CLI::App& app);       // data (a task's splits as a+b=c files, text tasks as .jsonl)
 void add_text_commands(CLI::App& app);       // tokenize (text with numbers, three number schemes)
 void add_train_commands(CLI::App& app);      // train, eval, predict (needs LibTorch)
+void add_generate_command(CLI::App& app);    // generate: text from a text run's model (needs LibTorch)
 void add_sweep_commands(CLI::App& app);      // sweep: a grid of train runs (needs LibTorch)
 void add_reproduce_commands(CLI::App& app);  // reproduce: the paper's experiments (needs LibTorch)
 void add_export_commands(CLI::App& app);     // export: a run's model without optimiser state (needs LibTorch)

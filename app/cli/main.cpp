@@ -4,6 +4,7 @@
 //   fone encode 4.17 | fone decode            ...and back
 //   fone parse "Ana pays $41.40 for 12 pens"  numbers found in text, as JSON
 //   fone tokenize "Ana pays $41.40"           its tokens under the fone, digit and subword schemes
+//   fone generate --run RUN "PROMPT"          text from a text run's model, token by token
 //   fone --version
 #include <iostream>
 
@@ -75,6 +76,7 @@ int main(int argc, char** argv) {
     fone::cli::add_analyse_commands(app);
 #ifdef FONE_WITH_TORCH
     fone::cli::add_train_commands(app);
+    fone::cli::add_generate_command(app);
     fone::cli::add_sweep_commands(app);
     fone::cli::add_reproduce_commands(app);
     fone::cli::add_export_commands(app);

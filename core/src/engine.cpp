@@ -22,9 +22,11 @@
 #include <torch/version.h>
 
 #include "fone/build_info.h"
+#include "fone/number_parser.h"
 #include "model.h"
 #include "scheme.h"
 #include "scheme_parts.h"
+#include "text_scheme.h"
 #include "zip_integrity.h"
 
 namespace fone {
@@ -38,6 +40,8 @@ std::atomic<bool> g_stop{false};
 
 constexpr const char* kLastCheckpoint = "checkpoint-last.pt";
 constexpr const char* kBestCheckpoint = "checkpoint-best.pt";
+// A text run's SentencePiece model, trained on its train split when the run starts.
+constexpr const char* kTokenizerFile = "tokenizer.model";
 constexpr int64_t kCheckpointFormat = 1;
 // Token methods' number tokens follow the shared words and ".".
 constexpr int64_t kFirstNumberToken = kBaseVocab + 1;
@@ -139,10 +143,38 @@ struct Loaded {
     TrainConfig config;
     FoneSpec spec;
     Splits splits;
+    TextSplits text_splits;  // text runs
     std::unique_ptr<NumberScheme> scheme;
     FoneTransformer model{nullptr};
     torch::Device device{torch::kCPU};
 };
+
+// A text run's tokenizer, from its run directory.
+TextTokenizer run_tokenizer(const std::string& run_dir, const TrainConfig& c) {
+    const std::string path = (fs::path(run_dir) / kTokenizerFile).string();
+    if (!fs::exists(path))
+        throw RunError(path + ": missing (a text run keeps the tokenizer it was trained with there)");
+    try {
+        return TextTokenizer::load(path, text_scheme_from_name(c.method));
+    } catch (const TokenizerError& e) {
+        throw RunError(e.what());
+    }
+}
+
+// Whether a text run's examples are prompts with answers (generators, JSONL) or documents (plain text).
+bool text_run_has_prompts(const TrainConfig& c) {
+    return c.text_task != "text" || c.task.data_file.ends_with(".jsonl");
+}
+
+// A text split as a batch, a number that does not fit the digit slots named with its split.
+Batch encode_text_split(const TextLmScheme& scheme, const std::vector<TextExample>& examples,
+                        const std::string& split) {
+    try {
+        return scheme.encode_text(examples);
+    } catch (const NumberError& e) {
+        throw NumberError(split + ": " + e.what());
+    }
+}
 
 FoneTransformer make_model(TrainConfig& c, const NumberScheme& scheme) {
     c.model.vocab_size = static_cast<int>(scheme.vocabulary().size());
@@ -366,7 +398,8 @@ class Trainer {
     FoneSpec spec_;
     std::unique_ptr<NumberScheme> scheme_;
     Batch train_, val_, test_;
-    int64_t tokens_per_number_ = 1;
+    json tokens_per_number_ = 1;  // the arithmetic tasks' largest operand; text: the mean per number
+    json text_info_;              // text runs: the tokenizer and token counts, for the start event
     FoneTransformer model_{nullptr};
     std::unique_ptr<torch::optim::AdamW> opt_;
     Position pos_;
@@ -458,14 +491,48 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     device_ = torch::Device(resolve_device(cfg_.device));
     torch::manual_seed(cfg_.seed);
 
-    Splits splits = load_splits(cfg_);
-    spec_ = spec_for(cfg_, splits);
-    scheme_ = make_scheme(cfg_, spec_);
-    train_ = scheme_->encode(cfg_.swap_operands ? with_swaps(splits.train) : splits.train);
-    val_ = scheme_->encode(splits.val);
-    test_ = scheme_->encode(splits.test);
-    tokens_per_number_ = tokens_per_number(*scheme_, splits.test);
-    if (!resume_from) fit_sequence_length(cfg_, *scheme_, {&train_, &val_, &test_});
+    if (cfg_.is_text()) {
+        // The tokenizer is trained on the train split when the run starts and kept in the run directory,
+        // so that a resumed run, eval and generate use exactly it; the digit slots fit the corpus.
+        const TextSplits splits = load_text_splits(cfg_);
+        TokenizerOptions tokenizer_options;
+        tokenizer_options.vocab_size = cfg_.text_vocab_size;
+        const TextTokenizer tokenizer =
+            resume_from
+                ? run_tokenizer(dir_, cfg_)
+                : TextTokenizer::train(splits.train, text_scheme_from_name(cfg_.method), tokenizer_options);
+        if (!resume_from) tokenizer.save(path(kTokenizerFile));
+        spec_ = text_spec(cfg_, splits);
+        cfg_.int_digits = spec_.int_digits;  // recorded in every checkpoint: generation needs no data
+        cfg_.frac_digits = spec_.frac_digits;
+        auto text = std::make_unique<TextLmScheme>(tokenizer, spec_, cfg_);
+        train_ = encode_text_split(*text, splits.train, "train split");
+        val_ = encode_text_split(*text, splits.val, "val split");
+        test_ = encode_text_split(*text, splits.test, "test split");
+        const TokenCounts counts = count_tokens(tokenizer, splits.test);
+        tokens_per_number_ = counts.tokens_per_number();
+        text_info_ = {{"tokenizer", kTokenizerFile},
+                      {"text_pieces", tokenizer.text_piece_count()},
+                      {"vocab_size", tokenizer.vocab_size()},
+                      {"tokens_per_example", counts.tokens_per_example()},
+                      {"digit_loss_weight", cfg_.digit_loss_weight},
+                      {"text_loss", cfg_.text_loss}};
+        scheme_ = std::move(text);
+    } else {
+        Splits splits = load_splits(cfg_);
+        spec_ = spec_for(cfg_, splits);
+        scheme_ = make_scheme(cfg_, spec_);
+        train_ = scheme_->encode(cfg_.swap_operands ? with_swaps(splits.train) : splits.train);
+        val_ = scheme_->encode(splits.val);
+        test_ = scheme_->encode(splits.test);
+        tokens_per_number_ = tokens_per_number(*scheme_, splits.test);
+    }
+    if (!resume_from) {
+        fit_sequence_length(cfg_, *scheme_, {&train_, &val_, &test_});
+        // Text: room to generate answers longer than the longest seen (the rotary table's length).
+        if (cfg_.is_text())
+            cfg_.model.max_seq = std::max(cfg_.model.max_seq, 2 * static_cast<int>(train_.in.tokens.size(1)));
+    }
     model_ = make_model(cfg_, *scheme_);
     opt_ = std::make_unique<torch::optim::AdamW>(
         model_->parameters(),
@@ -491,27 +558,29 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     write_status(dir_, kStatusRunning, resume_from ? "resumed" : "",
                  {{"step", pos_.step}, {"epoch", pos_.epoch}});
     if (resume_from) append_jsonl(path("metrics.jsonl"), {{"event", "resume"}, {"step", pos_.step}});
-    emit({{"event", "start"},
-          {"run", fs::path(dir_).filename().string()},
-          {"dir", dir_},
-          {"resumed", resume_from != nullptr},
-          {"step", pos_.step},
-          {"total_steps", total_steps},
-          {"train_examples", n},
-          {"test_examples", test_.n},
-          {"sequence_length", seq_len},
-          {"fone",
-           {{"int_digits", spec_.int_digits}, {"frac_digits", spec_.frac_digits}, {"width", spec_.width()}}},
-          {"params", params.total},
-          {"params_without_embedding", params.without_embedding()},
-          {"flops_per_example",
-           train_flops_per_example(cfg_.model, static_cast<int>(seq_len), static_cast<int>(head_positions))},
-          {"method", cfg_.method},
-          {"tokens_per_number", tokens_per_number_},
-          {"device", device_.str()},
-          {"threads", torch::get_num_threads()},
-          {"config", cfg_.to_json()}},
-         false);
+    json start = {
+        {"event", "start"},
+        {"run", fs::path(dir_).filename().string()},
+        {"dir", dir_},
+        {"resumed", resume_from != nullptr},
+        {"step", pos_.step},
+        {"total_steps", total_steps},
+        {"train_examples", n},
+        {"test_examples", test_.n},
+        {"sequence_length", seq_len},
+        {"fone",
+         {{"int_digits", spec_.int_digits}, {"frac_digits", spec_.frac_digits}, {"width", spec_.width()}}},
+        {"params", params.total},
+        {"params_without_embedding", params.without_embedding()},
+        {"flops_per_example",
+         train_flops_per_example(cfg_.model, static_cast<int>(seq_len), static_cast<int>(head_positions))},
+        {"method", cfg_.method},
+        {"tokens_per_number", tokens_per_number_},
+        {"device", device_.str()},
+        {"threads", torch::get_num_threads()},
+        {"config", cfg_.to_json()}};
+    if (cfg_.is_text()) start["text"] = text_info_;
+    emit(start, false);
 
     const int64_t nan_step = injected_nan_step();
     auto last_progress = Clock::now();
@@ -624,10 +693,17 @@ Loaded load_for_inference(const std::string& run_dir, int threads, std::string& 
     Checkpoint c = open_checkpoint(checkpoint_used);
     Loaded l;
     l.config = c.config;
-    // Generated tasks know their digit slots without data; file tasks need the file to derive them.
-    if (need_data || l.config.task.kind == TaskKind::file) l.splits = load_splits(l.config);
-    l.spec = spec_for(l.config, l.splits);
-    l.scheme = make_scheme(l.config, l.spec);
+    if (l.config.is_text()) {
+        // The checkpoint's config records the digit slots; the tokenizer is the run's own.
+        if (need_data) l.text_splits = load_text_splits(l.config);
+        l.spec = text_spec(l.config);
+        l.scheme = std::make_unique<TextLmScheme>(run_tokenizer(run_dir, l.config), l.spec, l.config);
+    } else {
+        // Generated tasks know their digit slots without data; file tasks need the file to derive them.
+        if (need_data || l.config.task.kind == TaskKind::file) l.splits = load_splits(l.config);
+        l.spec = spec_for(l.config, l.splits);
+        l.scheme = make_scheme(l.config, l.spec);
+    }
     l.model = make_model(l.config, *l.scheme);
     load_weights(c, l.model, checkpoint_used);
     l.device = torch::Device(
@@ -682,7 +758,9 @@ std::string resolve_device(const std::string& requested) {
 TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink) {
     config.validate();
     resolve_device(config.device);  // fail before making a run directory
-    {
+    if (config.is_text()) {
+        check_text_corpus(config);  // unreadable data, numbers that do not fit the digit slots
+    } else {
         // Everything that can refuse this config without training (a dataset file that is missing or
         // malformed, digit slots that do not fit the data or the model) refuses it here, before the run
         // directory exists: bad input writes nothing. The trainer repeats this work (well under a second).
@@ -786,6 +864,10 @@ json inspect_checkpoint(const std::string& path) {
 }
 
 json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
+    if (c.is_text())
+        throw std::invalid_argument("task " + c.text_task +
+                                    ": training throughput is measured for the "
+                                    "arithmetic tasks; a text run reports examples_per_second in its events");
     set_threads(c.threads);
     const torch::Device device(resolve_device(c.device));
     torch::manual_seed(c.seed);
@@ -850,6 +932,10 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
 }
 
 json measure_inference_speed(TrainConfig c, int repeats, std::size_t eval_examples) {
+    if (c.is_text())
+        throw std::invalid_argument("task " + c.text_task +
+                                    ": inference speed is measured for the arithmetic "
+                                    "tasks; a text run reports eval_seconds in its eval events");
     set_threads(c.threads);
     const torch::Device device(resolve_device(c.device));
     torch::manual_seed(c.seed);
@@ -884,6 +970,20 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
                   std::size_t max_mispredictions) {
     std::string used;
     Loaded l = load_for_inference(run_dir, threads, used, data_file.empty());
+    if (l.config.is_text()) {
+        const auto& text = dynamic_cast<const TextLmScheme&>(*l.scheme);
+        const std::vector<TextExample> examples =
+            data_file.empty() ? l.text_splits.test : read_text_file(data_file);
+        if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
+        json m = text.evaluate(
+            l.model, encode_text_split(text, examples, data_file.empty() ? "test split" : data_file),
+            l.device, max_mispredictions);
+        m["method"] = l.config.method;
+        m["task"] = l.config.text_task;
+        m["checkpoint"] = used;
+        m["data"] = data_file.empty() ? "test split" : data_file;
+        return m;
+    }
     const std::vector<Example> examples = data_file.empty() ? l.splits.test : read_dataset_file(data_file);
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
     json m = l.scheme->evaluate(l.model, l.scheme->encode(examples), l.device, max_mispredictions);
@@ -897,6 +997,9 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
 json predict_run(const std::string& run_dir, const std::string& prompt, int threads) {
     std::string used;
     Loaded l = load_for_inference(run_dir, threads, used, false);
+    if (l.config.is_text())
+        throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a text run (task " +
+                                    l.config.text_task + "): ask it with fone generate --run RUN \"PROMPT\"");
     const Batch b = l.scheme->encode_prompt(prompt);
     json out = l.scheme->explain(l.model, to_device(b, l.device));
     json tokens = json::array();
@@ -908,6 +1011,82 @@ json predict_run(const std::string& run_dir, const std::string& prompt, int thre
     out["method"] = l.config.method;
     out["checkpoint"] = used;
     return out;
+}
+
+json generate_run(const std::string& run_dir, const GenerateRequest& r, const EventSink& on_token) {
+    if (!(r.temperature >= 0) || !std::isfinite(r.temperature))
+        throw std::invalid_argument("--temperature must be a number >= 0 (0: greedy)");
+    if (r.top_k < 0) throw std::invalid_argument("--top-k must be >= 0 (0: every token)");
+    if (r.max_tokens < 1 || r.max_tokens > 100000)
+        throw std::invalid_argument("--max-tokens must be in 1..100000");
+    std::string used;
+    Loaded l = load_for_inference(run_dir, r.threads, used, false);
+    const std::string run = fs::path(run_dir).filename().string();
+    if (!l.config.is_text())
+        throw std::invalid_argument(run + " is an arithmetic run (task " + l.config.task_label() +
+                                    "): fone generate takes text runs (fone train --task text|word-problems|"
+                                    "units|tables); ask this one with fone predict");
+    const auto& text = dynamic_cast<const TextLmScheme&>(*l.scheme);
+    const TextTokenizer& tok = text.tokenizer();
+    const bool answer = text_run_has_prompts(l.config) && !r.continue_text;
+    if (answer && r.prompt.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw std::invalid_argument(
+            "the prompt is empty (this run answers prompts; --continue starts from nothing)");
+    EncodedText prompt;
+    try {
+        prompt = text.prompt_tokens(r.prompt, answer);
+    } catch (const NumberError& e) {
+        throw NumberError(std::string("prompt: ") + e.what());
+    } catch (const TokenizerError& e) {
+        throw std::invalid_argument(std::string("prompt: ") + e.what());
+    }
+    GenerateOptions o;
+    o.temperature = r.temperature;
+    o.top_k = r.top_k;
+    o.max_tokens = r.max_tokens;
+    o.seed = r.seed;
+    std::vector<int> ids;  // the generated tokens so far, [EOS] left out
+    std::vector<Decimal> values;
+    std::string shown;  // the text handed out so far
+    int index = 0;
+    const auto on = [&](std::size_t, const GeneratedToken& g) {
+        json e = {{"event", "token"},
+                  {"index", index++},
+                  {"id", g.id},
+                  {"piece", tok.piece(g.id)},
+                  {"probability", g.probability}};
+        std::string delta;
+        if (g.id != text_token::kEos) {
+            ids.push_back(g.id);
+            if (g.value) values.push_back(*g.value);
+            const std::string now = tok.decode(ids, values);
+            // Bytes of a character that is not complete yet decode to U+FFFD: wait for the rest.
+            const bool partial = now.ends_with("\xEF\xBF\xBD") && g.id >= 6 && g.id < 262;
+            if (!partial && now.starts_with(shown)) {
+                delta = now.substr(shown.size());
+                shown = now;
+            }
+        }
+        e["text"] = delta;
+        if (g.value) e["number"] = g.value->to_string();
+        if (on_token) on_token(e);
+    };
+    const Generation g = text.generate(l.model, {prompt}, o, on)[0];
+    const std::string whole = text.generated_text(g);
+    json numbers = json::array();
+    for (const ParsedNumber& x : parse_numbers(whole).numbers)
+        numbers.push_back(x.value.to_string());
+    return {{"event", "end"},
+            {"prompt", r.prompt},
+            {"text", whole},
+            {"numbers", numbers},
+            {"tokens", g.ids.size()},
+            {"stop", g.ended              ? "eos"
+                     : g.out_of_positions ? "max_seq"
+                                          : "max_tokens"},
+            {"method", l.config.method},
+            {"run", run},
+            {"checkpoint", used}};
 }
 
 NumberRepresentations number_representations(const std::string& run_dir, const std::vector<Decimal>& numbers,
@@ -963,7 +1142,11 @@ void export_model(const std::string& run_dir, const std::string& out_dir) {
     const std::string best = (fs::path(run_dir) / kBestCheckpoint).string();
     const std::string source = fs::exists(best) ? best : (fs::path(run_dir) / kLastCheckpoint).string();
     Checkpoint c = open_checkpoint(source);
-    const auto spec_and_scheme = [&] {
+    const auto spec_and_scheme = [&]() -> std::pair<FoneSpec, std::unique_ptr<NumberScheme>> {
+        if (c.config.is_text()) {
+            const FoneSpec spec = text_spec(c.config);
+            return {spec, std::make_unique<TextLmScheme>(run_tokenizer(run_dir, c.config), spec, c.config)};
+        }
         Splits splits;
         if (c.config.task.kind == TaskKind::file) splits = load_splits(c.config);
         const FoneSpec spec = spec_for(c.config, splits);
@@ -983,7 +1166,7 @@ void export_model(const std::string& run_dir, const std::string& out_dir) {
                                                c.pos.elapsed_seconds, c.pos.time_to_target},
                                               torch::kFloat64));
     archive.save_to((fs::path(tmp) / kBestCheckpoint).string());
-    for (const char* f : {"config.json", "summary.json"})
+    for (const char* f : {"config.json", "summary.json", kTokenizerFile})
         if (fs::exists(fs::path(run_dir) / f)) fs::copy_file(fs::path(run_dir) / f, fs::path(tmp) / f);
     write_status(tmp, kStatusFinished, "exported from " + fs::path(run_dir).filename().string());
     fs::rename(tmp, out_dir);

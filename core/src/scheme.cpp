@@ -183,6 +183,7 @@ Batch select_rows(const Batch& s, const torch::Tensor& rows) {
     b.digits = pick(s.digits);
     b.signs = pick(s.signs);
     b.answers = pick(s.answers);
+    b.number_start = pick(s.number_start);
     return b;
 }
 
@@ -197,8 +198,10 @@ Batch to_device(const Batch& s, const torch::Device& device) {
     d.digits = move(s.digits);
     d.signs = move(s.signs);
     d.answers = move(s.answers);
+    d.number_start = move(s.number_start);
     d.answer_values = s.answer_values;
     d.prompt_texts = s.prompt_texts;
+    d.answer_texts = s.answer_texts;
     return d;
 }
 

@@ -38,6 +38,10 @@ struct Batch {
     torch::Tensor answers;  // [N] float64 answer values (regression targets, R², RMSE)
     std::vector<Decimal> answer_values;     // exact answers (CPU splits only; batches leave it empty)
     std::vector<std::string> prompt_texts;  // the prompts as text, for mispredictions (CPU splits only)
+    // Text runs (text_scheme.h): digits and signs are [N, L, slots] and [N, L], the labels of the number
+    // that the target at each position begins; number_start [N, L] bool marks those positions.
+    torch::Tensor number_start;
+    std::vector<std::string> answer_texts;  // text runs: the reference answers (CPU splits only)
 };
 
 Batch select_rows(const Batch& s, const torch::Tensor& rows);

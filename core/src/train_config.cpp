@@ -1,5 +1,6 @@
 #include "fone/train_config.h"
 
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 
@@ -23,6 +24,19 @@ nlohmann::json merge(nlohmann::json base, const nlohmann::json& layer) {
 }
 
 }  // namespace
+
+std::vector<std::string> text_task_names_for_training() {
+    return {"text", "word-problems", "units", "tables"};
+}
+
+bool is_text_training_task(const std::string& name) {
+    const auto names = text_task_names_for_training();
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string TrainConfig::task_label() const {
+    return is_text() ? text_task : task_name(task.kind);
+}
 
 std::vector<std::string> method_names() {
     return {"fone", "digit", "subword", "xval", "ntl", "abacus", "fone+abacus", "fone-direct"};
@@ -81,6 +95,21 @@ void TrainConfig::validate() const {
     check(ntl_lambda >= 0 && ntl_lambda <= 100, "ntl_lambda: must be in [0, 100]");
     check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
     check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");
+    if (is_text()) {
+        check(is_text_training_task(text_task), "task: unknown text task '" + text_task + "'");
+        check(method == "fone" || method == "digit" || method == "subword",
+              "method: text tasks take fone, digit or subword, not '" + method + "'");
+        check(text_task != "text" || !task.data_file.empty(),
+              "data: --task text needs --data FILE (JSONL of {\"prompt\", \"answer\"} or plain text)");
+        check(text_task == "text" || task.data_file.empty(),
+              "data: --task " + text_task + " generates its data; --data goes with --task text");
+        check(!swap_operands, "swap_operands: text tasks have no operands to swap");
+        check(period_multipliers.empty() && period_base == 10,
+              "period_base, period_multipliers: text tasks use the plain base-10 periods");
+    }
+    check(digit_loss_weight >= 0 && digit_loss_weight <= 1000, "digit_loss_weight: must be in [0, 1000]");
+    check(text_vocab_size >= 300 && text_vocab_size <= 1000000, "text_vocab_size: must be in 300..1000000");
+    check(text_loss == "all" || text_loss == "answer", "text_loss: must be \"all\" or \"answer\"");
     try {
         model.validate();
     } catch (const std::invalid_argument& e) {
@@ -95,7 +124,7 @@ void TrainConfig::validate() const {
 }
 
 nlohmann::json TrainConfig::to_json() const {
-    return {{"task", task_name(task.kind)},
+    return {{"task", task_label()},
             {"modulus", task.modulus},
             {"classify_d", task.classify_d},
             {"long_digits", task.long_digits},
@@ -130,7 +159,10 @@ nlohmann::json TrainConfig::to_json() const {
             {"period_multipliers", period_multipliers},
             {"ntl_lambda", ntl_lambda},
             {"ntl_tokens", ntl_tokens},
-            {"abacus_max_offset", abacus_max_offset}};
+            {"abacus_max_offset", abacus_max_offset},
+            {"digit_loss_weight", digit_loss_weight},
+            {"text_vocab_size", text_vocab_size},
+            {"text_loss", text_loss}};
 }
 
 TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
@@ -138,10 +170,15 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
     detail::JsonFields f(j, "config");
     std::string task = task_name(c.task.kind);
     f.read("task", task);
-    try {
-        c.task.kind = task_from_name(task);
-    } catch (const std::invalid_argument& e) {
-        throw std::invalid_argument(std::string("config: \"task\": ") + e.what());
+    if (is_text_training_task(task)) {
+        c.text_task = task;
+    } else {
+        try {
+            c.task.kind = task_from_name(task);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(std::string("config: \"task\": ") + e.what() +
+                                        " (text: text, word-problems, units, tables)");
+        }
     }
     f.read("modulus", c.task.modulus);
     f.read("classify_d", c.task.classify_d);
@@ -179,11 +216,46 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
     f.read("ntl_lambda", c.ntl_lambda);
     f.read("ntl_tokens", c.ntl_tokens);
     f.read("abacus_max_offset", c.abacus_max_offset);
+    f.read("digit_loss_weight", c.digit_loss_weight);
+    f.read("text_vocab_size", c.text_vocab_size);
+    f.read("text_loss", c.text_loss);
     f.reject_unknown();
     return c;
 }
 
 namespace {
+
+// Text tasks (docs/text.md has the runs they come from): a 2-layer model of width 128 whose heads are as
+// wide as the model, batches of 64 sequences, evaluation (free generation of every test answer) four
+// times an epoch on a test split of 200.
+nlohmann::json default_text_settings(const std::string& task, std::size_t train_size) {
+    nlohmann::json d = {{"task", task},
+                        {"train_size", train_size},
+                        {"val_size", 0},
+                        {"test_size", 200},
+                        {"size_level", 0},
+                        {"model",
+                         {{"hidden", 128},
+                          {"layers", 2},
+                          {"heads", 4},
+                          {"kv_heads", 2},
+                          {"intermediate", 512},
+                          {"head_dim", 32},
+                          {"init_std", 0.0},
+                          {"head_temperature", true},
+                          {"head_temperature_init", 1.0}}},
+                        {"lr", 3e-3},
+                        {"batch", 64},
+                        {"warmup", 0.05},
+                        {"schedule", "cosine"},
+                        {"clip", 1.0},
+                        {"weight_decay", 0.01},
+                        {"swap_operands", false},
+                        {"epochs", 4},
+                        {"eval_every", std::max<std::size_t>(1, train_size / 64 / 4)}};
+    return d;
+}
+
 nlohmann::json settings_object(nlohmann::json j, const std::string& where) {
     if (!j.is_object())
         throw std::invalid_argument(
@@ -211,6 +283,7 @@ nlohmann::json config_settings_from_text(const std::string& text, const std::str
 }
 
 nlohmann::json default_train_settings(const std::string& task, std::size_t train_size) {
+    if (is_text_training_task(task)) return default_text_settings(task, train_size);
     // Measured on 2 CPU cores, 6-digit decimal addition (docs/training.md has the runs): a small model
     // (hidden 64, 2 layers, 2 query heads of width 32 sharing one key-value head: attention as wide as the
     // model; LibTorch's default initialisation, which suits a narrow model better than Llama's std 0.02)
@@ -302,7 +375,9 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
     const std::string task = named.value("task", std::string("dec-add"));
     const bool sized = named.contains("train_size") && named["train_size"].is_number_integer() &&
                        named["train_size"].get<long long>() >= 0;
-    const std::size_t train_size = sized ? named["train_size"].get<std::size_t>() : 51200;
+    const bool text = named.contains("task") && named["task"].is_string() &&
+                      is_text_training_task(named["task"].get<std::string>());
+    const std::size_t train_size = sized ? named["train_size"].get<std::size_t>() : text ? 20000 : 51200;
     nlohmann::json all = default_train_settings(task, train_size);
     // "" is what a run's config.json records when no preset was named.
     if (named.contains("preset") && named["preset"].is_string() &&

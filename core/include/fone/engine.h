@@ -64,6 +64,30 @@ nlohmann::json evaluate_run(const std::string& run_dir, const std::string& data_
 // "probabilities": [10]}], "negative_probability"}.
 nlohmann::json predict_run(const std::string& run_dir, const std::string& prompt, int threads = 0);
 
+// Text runs (fone train --task text|word-problems|units|tables): what a model writes after a prompt.
+struct GenerateRequest {
+    std::string prompt;
+    double temperature = 0.0;  // 0: greedy; > 0: sampling from softmax(logits / temperature)
+    int top_k = 0;             // > 0: sampling among the k most probable tokens
+    int max_tokens = 64;       // new tokens at most
+    std::uint64_t seed = 0;    // of the sampling
+    // Runs trained on prompts and answers get "[BOS] prompt [ANS]" and write the answer; with
+    // continue_text (and always for runs on plain-text documents) the model continues "[BOS] prompt".
+    bool continue_text = false;
+    int threads = 0;
+};
+// Streams {"event": "token", "index", "id", "piece", "text" (what the token adds to the text, "" while a
+// character is incomplete), "probability", "number" (fone [NUM]: its value)} to on_token, one per new
+// token, and returns {"event": "end", "prompt", "text" (the whole generated text, numbers written by
+// write_number), "numbers" (the numbers in it, exact decimal strings), "tokens", "stop" ("eos",
+// "max_tokens" or "max_seq"), "method", "checkpoint"}. With a fone model, [NUM]'s value comes from the
+// digit head and the next step sees [NUM] + FoNE(value) (the KV cache keeps earlier positions).
+// Throws std::invalid_argument for a run that is not a text run, an empty prompt (answer runs), bad
+// options, and NumberError for a prompt number that does not fit the run's digit slots; RunError for an
+// unreadable run.
+nlohmann::json generate_run(const std::string& run_dir, const GenerateRequest& request,
+                            const EventSink& on_token = {});
+
 // Training throughput of a config's model on its task, outside any run: `steps` optimiser steps after
 // `warmup_steps` untimed ones. {"examples_per_second", "flops_per_example", "gflops_per_second",
 // "seconds", and the time split into "batching_seconds", "forward_seconds", "backward_seconds",

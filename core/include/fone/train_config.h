@@ -21,6 +21,11 @@ namespace fone {
 
 struct TrainConfig {
     TaskOptions task;
+    // A language model on text with numbers (issue 4, docs/text.md) instead of an arithmetic task:
+    // "text" (the corpus task.data_file: JSONL of {"prompt", "answer"} or plain text, one document a
+    // line) or a built-in generator, "word-problems", "units", "tables". Empty: the arithmetic task
+    // `task`. In JSON it is the "task" key, like the arithmetic tasks' names.
+    std::string text_task;
     std::string method = "fone";
     std::size_t train_size = 51200;
     std::size_t val_size = 1000;
@@ -61,6 +66,19 @@ struct TrainConfig {
     // every number's digit positions, so that positions past the training lengths get trained too.
     int abacus_max_offset = 20;
 
+    // Text tasks. The weight of the Fourier digit loss (method fone) against the next-token cross-entropy,
+    // wherever the next token is a number; the SentencePiece vocabulary of the text pieces (trained on
+    // the train split at the start of the run, saved as tokenizer.model in the run directory); which
+    // tokens the loss is on: "all" (every token after [BOS]: prompt and answer, as a language model) or
+    // "answer" (what follows [ANS], the answer the model writes).
+    double digit_loss_weight = 1.0;
+    int text_vocab_size = 1000;
+    std::string text_loss = "all";
+
+    bool is_text() const { return !text_task.empty(); }
+    // The task's name as written in "task": a text task, else the arithmetic task's.
+    std::string task_label() const;
+
     // Throws std::invalid_argument with every problem found, one per line, naming the option.
     void validate() const;
     nlohmann::json to_json() const;
@@ -85,6 +103,11 @@ std::vector<std::string> preset_names();
 // Layers settings (each a JSON object of TrainConfig keys; later wins) onto the defaults for the task and
 // size that the layers themselves name, and validates.
 TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers);
+
+// The text tasks' names, "text", "word-problems", "units", "tables" (fone_base cannot see text_data.h;
+// a test checks these against text_task_names()).
+std::vector<std::string> text_task_names_for_training();
+bool is_text_training_task(const std::string& name);
 
 // The method names `fone train --method` accepts: fone, fone-direct, xval, digit, subword, ntl, abacus,
 // fone+abacus (core/src/scheme.h says what each is).

@@ -1,0 +1,79 @@
+// fone generate: text from a text run's model, streamed token by token.
+//
+//   fone generate --run RUN "Ana buys 12 pens at $3.45 each. How much does she pay?"
+//   fone generate --run RUN --temperature 0.8 --top-k 20 --seed 3 "PROMPT"
+//   fone generate --run RUN --json "PROMPT"     one JSON line per token, then the whole text and numbers
+#include <iostream>
+#include <memory>
+
+#include "commands.h"
+#include "fone/engine.h"
+#include "json_io.h"
+
+namespace fone::cli {
+
+void add_generate_command(CLI::App& app) {
+    struct Options {
+        GenerateRequest request;
+        std::string run, runs_dir;
+        bool json = false;
+    };
+    auto o = std::make_shared<Options>();
+    auto* cmd = app.add_subcommand(
+        "generate",
+        "Text from a text run's model after a prompt, streamed token by token (greedy unless --temperature)");
+    cmd->add_option("--run", o->run,
+                    "Run name or directory (a run of fone train --task text|word-problems|...)")
+        ->required();
+    cmd->add_option("prompt", o->request.prompt,
+                    "The prompt (a question for runs trained on prompts and answers)")
+        ->required();
+    cmd->add_option("--temperature", o->request.temperature, "Sample from softmax(logits / T); 0: greedy")
+        ->capture_default_str();
+    cmd->add_option("--top-k", o->request.top_k, "Sample among the K most probable tokens only (0: all)")
+        ->capture_default_str();
+    cmd->add_option("--max-tokens", o->request.max_tokens, "New tokens at most")->capture_default_str();
+    cmd->add_option("--seed", o->request.seed, "Seed of the sampling")->capture_default_str();
+    cmd->add_flag("--continue", o->request.continue_text,
+                  "Continue the prompt's text instead of answering it (no [ANS] after the prompt)");
+    cmd->add_flag("--json", o->json,
+                  "JSON lines: {\"event\": \"token\", ...} per token, then {\"event\": \"end\", \"text\", "
+                  "\"numbers\", ...}");
+    cmd->add_option("--threads", o->request.threads, "CPU threads (0: every core)");
+    cmd->add_option("--runs-dir", o->runs_dir, "Run store");
+    cmd->callback([o] {
+        try {
+            RunStore store(o->runs_dir.empty() ? RunStore::default_root() : o->runs_dir, false);
+            const std::string dir = store.resolve(o->run);
+            bool wrote = false;
+            const EventSink on_token = [&](const nlohmann::json& e) {
+                if (o->json) {
+                    print_json_line(std::cout, e);
+                    return;
+                }
+                const std::string text = e.value("text", "");
+                if (text.empty()) return;
+                std::cout << text << std::flush;
+                wrote = true;
+            };
+            const nlohmann::json end = generate_run(dir, o->request, on_token);
+            if (o->json) {
+                print_json_line(std::cout, end);
+            } else {
+                if (wrote) std::cout << '\n';
+                std::cout.flush();
+                if (end.value("stop", "") != "eos")
+                    std::cerr << "fone generate: stopped at " << end.value("tokens", 0) << " tokens ("
+                              << end.value("stop", "") << ") before the model ended the text" << std::endl;
+            }
+        } catch (const std::invalid_argument& e) {
+            print_error("generate", e.what());
+            throw CliFailure(e.what(), 2);
+        } catch (const std::exception& e) {
+            print_error("generate", e.what());
+            throw CliFailure(e.what());
+        }
+    });
+}
+
+}  // namespace fone::cli

@@ -1,0 +1,632 @@
+// The language model on text with numbers (issue 4): the text scheme's batches and loss masking against
+// values worked out by hand, generation ([NUM] + the digit head's value, formatted by write_number; the
+// KV cache against the full forward pass), and `fone train --task word-problems`, `fone eval`,
+// `fone generate` as a user runs them: run files, resume after kill -9, NaN, bad inputs.
+#include <QtTest>
+
+#include <cmath>
+#include <csignal>
+#include <map>
+
+#include "fone/number_parser.h"
+#include "fone_process.h"
+#include "text_scheme.h"
+
+using namespace fone;
+using namespace fone_test;
+namespace tt = fone::text_token;
+
+namespace {
+
+// ---- in-process: a tiny model on a tiny corpus ---------------------------------------------------------
+
+const std::vector<TextExample> kCorpus = {
+    {"What does the pen cost?", "The pen costs $41.40."},
+    {"How many pens are there?", "There are 12 pens."},
+    {"What does the lamp cost?", "The lamp costs $7.05."},
+};
+
+TrainConfig text_config(const std::string& method) {
+    TrainConfig c;
+    c.text_task = "word-problems";
+    c.method = method;
+    return c;
+}
+
+struct Tiny {
+    std::unique_ptr<TextLmScheme> scheme;
+    FoneTransformer model{nullptr};
+};
+
+// A scheme for the corpus and a 1-layer model trained on it until it writes every answer.
+Tiny train_tiny(const std::string& method, int steps) {
+    TokenizerOptions to;
+    to.vocab_size = 300;
+    const TextTokenizer tok = TextTokenizer::train(kCorpus, text_scheme_from_name(method), to);
+    const TrainConfig c = text_config(method);
+    TextSplits splits;
+    splits.train = kCorpus;
+    Tiny t;
+    t.scheme = std::make_unique<TextLmScheme>(tok, text_spec(c, splits), c);
+    ModelConfig m;
+    m.vocab_size = static_cast<int>(t.scheme->vocabulary().size());
+    m.hidden = 64;
+    m.layers = 1;
+    m.heads = 2;
+    m.kv_heads = 1;
+    m.head_dim = 32;
+    m.intermediate = 128;
+    m.max_seq = 64;
+    torch::manual_seed(7);
+    t.model = FoneTransformer(m, t.scheme->heads());
+    const Batch b = t.scheme->encode_text(kCorpus);
+    torch::optim::AdamW opt(t.model->parameters(), torch::optim::AdamWOptions(3e-3));
+    for (int s = 0; s < steps; ++s) {
+        opt.zero_grad();
+        t.scheme->loss(t.model, b, true).backward();
+        opt.step();
+    }
+    t.model->eval();
+    return t;
+}
+
+// Trained once per (method, steps) and shared by the tests: the models are deterministic.
+Tiny& trained_tiny(const std::string& method, int steps) {
+    static std::map<std::pair<std::string, int>, Tiny> cache;
+    auto it = cache.find({method, steps});
+    if (it == cache.end()) it = cache.emplace(std::make_pair(method, steps), train_tiny(method, steps)).first;
+    return it->second;
+}
+
+// ---- through `fone` ----------------------------------------------------------------------------------
+
+QStringList tiny_text(const QString& runs, const QString& name, const QStringList& extra = {}) {
+    return QStringList{"train",
+                       "--task",
+                       "word-problems",
+                       "--train-size",
+                       "192",
+                       "--test-size",
+                       "8",
+                       "--val-size",
+                       "0",
+                       "--epochs",
+                       "2",
+                       "--batch",
+                       "32",
+                       "--hidden",
+                       "32",
+                       "--layers",
+                       "1",
+                       "--heads",
+                       "2",
+                       "--kv-heads",
+                       "1",
+                       "--head-dim",
+                       "16",
+                       "--intermediate",
+                       "64",
+                       "--vocab-size",
+                       "400",
+                       "--threads",
+                       "1",
+                       "--eval-every",
+                       "0",
+                       "--checkpoint-every",
+                       "2",
+                       "--runs-dir",
+                       runs,
+                       "--name",
+                       name} +
+           extra;
+}
+
+QJsonObject read_json(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
+}
+
+}  // namespace
+
+class TestTextTrain : public QObject {
+    Q_OBJECT
+  private:
+    QTemporaryDir dir_;
+    QString runs() const { return dir_.path() + "/runs"; }
+    QString reference_digest_;
+
+  private Q_SLOTS:
+    // ---- settings
+    // ----------------------------------------------------------------------------------------------
+
+    void text_settings_and_their_json() {
+        // fone_base lists the text tasks itself; they are the generators' names and "text".
+        std::vector<std::string> names = text_task_names();
+        names.insert(names.begin(), "text");
+        QCOMPARE(text_task_names_for_training(), names);
+        const TrainConfig c = resolve_train_config({{{"task", "word-problems"}, {"method", "digit"}}});
+        QCOMPARE(QString::fromStdString(c.text_task), QString("word-problems"));
+        QVERIFY(c.is_text());
+        QCOMPARE(c.train_size, std::size_t(20000));  // the text defaults
+        QCOMPARE(c.test_size, std::size_t(200));
+        QCOMPARE(c.batch, std::size_t(64));
+        QCOMPARE(c.to_json()["task"].get<std::string>(), std::string("word-problems"));
+        const TrainConfig back = TrainConfig::from_json(c.to_json());
+        QCOMPARE(back.to_json(), c.to_json());
+        // Arithmetic configs keep their task and gain only the three text keys.
+        const TrainConfig arith = resolve_train_config({{{"task", "mul3"}}});
+        QVERIFY(!arith.is_text());
+        QCOMPARE(arith.to_json()["task"].get<std::string>(), std::string("mul3"));
+        // What a text run cannot take, named.
+        const auto problems = [](const nlohmann::json& j) {
+            try {
+                resolve_train_config({j});
+            } catch (const std::invalid_argument& e) {
+                return QString(e.what());
+            }
+            return QString();
+        };
+        QVERIFY(problems({{"task", "tables"}, {"method", "abacus"}}).contains("fone, digit or subword"));
+        QVERIFY(problems({{"task", "text"}}).contains("--data"));
+        QVERIFY(problems({{"task", "units"}, {"data", "x.jsonl"}}).contains("--task text"));
+        QVERIFY(problems({{"task", "units"}, {"text_loss", "prompt"}}).contains("text_loss"));
+        QVERIFY(problems({{"task", "units"}, {"digit_loss_weight", -1}}).contains("digit_loss_weight"));
+        QVERIFY(problems({{"task", "words"}}).contains("text, word-problems, units, tables"));
+    }
+
+    // ---- batches, loss masking, digit slots --------------------------------------------------------------
+
+    void digit_slots_come_from_the_corpus() {
+        TextSplits s;
+        s.train = {{"Pay $417.24 now.", "Done."}};
+        s.test = {{"", "It was -3.5 degrees and 1000 people came."}};
+        FoneSpec spec = text_spec(text_config("fone"), s);
+        QCOMPARE(spec.int_digits, 4);   // 1000
+        QCOMPARE(spec.frac_digits, 2);  // 417.24
+        QVERIFY(spec.sign_feature);
+        TrainConfig c = text_config("fone");
+        c.int_digits = 6;
+        spec = text_spec(c, s);
+        QCOMPARE(spec.int_digits, 6);
+        QCOMPARE(spec.frac_digits, 2);
+    }
+
+    void batch_targets_numbers_and_answer_mask() {
+        const TextTokenizer tok = TextTokenizer::train(kCorpus, TextScheme::fone, {300, 0.9995});
+        const TextExample ex{"Ana pays $3.45.", "She pays $6.9."};
+        const EncodedText e = tok.encode(ex);
+        TrainConfig c = text_config("fone");
+        c.int_digits = 1;
+        c.frac_digits = 2;
+        const TextLmScheme all(tok, text_spec(c), c);
+        const Batch b = all.encode_text({ex, {"", "Short 7."}});
+        const int64_t len = static_cast<int64_t>(e.ids.size());
+        QCOMPARE(b.n, int64_t(2));
+        QCOMPARE(b.in.tokens.size(1), len);  // right-padded to the longest
+        QVERIFY(!b.in.key_mask.defined());   // causal attention never sees the padding after a row
+        std::vector<int64_t> num_at;
+        for (int64_t t = 0; t < len; ++t) {
+            QCOMPARE(b.in.tokens[0][t].item<int64_t>(), int64_t(e.ids[static_cast<std::size_t>(t)]));
+            const int64_t want = t + 1 < len ? e.ids[static_cast<std::size_t>(t + 1)] : -100;
+            QCOMPARE(b.targets[0][t].item<int64_t>(), want);
+            QCOMPARE(b.number_start[0][t].item<bool>(), want == tt::kNum);
+            if (e.ids[static_cast<std::size_t>(t)] == tt::kNum) num_at.push_back(t);
+        }
+        QCOMPARE(num_at.size(), std::size_t(2));
+        // The labels of 3.45 sit where [NUM] is the target: digits least significant first, 5 4 3.
+        const auto d = b.digits[0][num_at[0] - 1];
+        QCOMPARE(d[0].item<int64_t>(), int64_t(5));
+        QCOMPARE(d[1].item<int64_t>(), int64_t(4));
+        QCOMPARE(d[2].item<int64_t>(), int64_t(3));
+        // 6.9: 0 9 6 (the two fractional slots are always there).
+        const auto d2 = b.digits[0][num_at[1] - 1];
+        QCOMPARE(d2[0].item<int64_t>(), int64_t(0));
+        QCOMPARE(d2[1].item<int64_t>(), int64_t(9));
+        QCOMPARE(d2[2].item<int64_t>(), int64_t(6));
+        // FoNE of 3.45 at its [NUM] position, nothing elsewhere.
+        const auto want = fone::encode(Decimal::parse("3.45"), text_spec(c));
+        for (std::size_t k = 0; k < want.size(); ++k)
+            QVERIFY(std::abs(b.in.fone[0][num_at[0]][static_cast<int64_t>(k)].item<float>() - want[k]) <
+                    1e-6);
+        QCOMPARE(b.in.fone[0][0].abs().sum().item<float>(), 0.0f);
+        // The second row: padding has no target.
+        const int64_t len2 = static_cast<int64_t>(tok.encode(TextExample{"", "Short 7."}).ids.size());
+        for (int64_t t = len2 - 1; t < len; ++t)
+            QCOMPARE(b.targets[1][t].item<int64_t>(), int64_t(-100));
+
+        // text_loss "answer": no target before the answer's first token.
+        c.text_loss = "answer";
+        const TextLmScheme answer_only(tok, text_spec(c), c);
+        const Batch a = answer_only.encode_text({ex});
+        const int64_t ans = std::find(e.ids.begin(), e.ids.end(), tt::kAns) - e.ids.begin();
+        for (int64_t t = 0; t < len; ++t)
+            QCOMPARE(a.targets[0][t].item<int64_t>(),
+                     t < ans ? int64_t(-100) : b.targets[0][t].item<int64_t>());
+    }
+
+    void text_perplexity_leaves_number_tokens_out() {
+        // Hand-made logits: zeros but log(k) at the target, so p(target) = k / (V - 1 + k).
+        const int pieces = 10, vocab = 22;  // a digit-scheme layout: ids >= 10 write numbers
+        auto logits = torch::zeros({2, 4, vocab});
+        auto targets = torch::full({2, 4}, int64_t(-100), torch::kInt64);
+        const auto set = [&](int b, int t, int64_t target, double k) {
+            targets[b][t] = target;
+            logits[b][t][target] = std::log(k);
+        };
+        set(0, 0, 3, 2.0);         // text
+        set(0, 1, 12, 9.0);        // a digit token
+        set(0, 2, tt::kNum, 1.0);  // [NUM]
+        set(1, 0, 7, 5.0);         // text
+        logits[1][1][4] = 100.0;   // no target here: whatever the logits, nothing counts
+        const TextTokenSums s = text_token_sums(logits, targets, pieces);
+        const double text = -std::log(2.0 / 23.0) - std::log(5.0 / 26.0);
+        const double numbers = -std::log(9.0 / 30.0) - std::log(1.0 / 22.0);
+        QCOMPARE(s.text_tokens, int64_t(2));
+        QCOMPARE(s.all_tokens, int64_t(4));
+        QVERIFY(std::abs(s.text_nll - text) < 1e-5);
+        QVERIFY(std::abs(s.all_nll - (text + numbers)) < 1e-5);
+        QVERIFY(std::abs(std::exp(s.text_nll / s.text_tokens) - std::sqrt(23.0 / 2 * 26.0 / 5)) <
+                1e-4);  // 7.733
+    }
+
+    void fone_loss_adds_the_weighted_digit_loss() {
+        Tiny& t = trained_tiny("fone", 0);  // untrained
+        const Batch b = t.scheme->encode_text(kCorpus);
+        const auto h = t.model->forward(b.in, false);
+        const auto lm = torch::nn::functional::cross_entropy(
+            t.model->lm_logits(h).reshape({-1, static_cast<int64_t>(t.scheme->vocabulary().size())}),
+            b.targets.reshape({-1}), torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+        // The digit loss by hand at the two [NUM] targets of each row, with fourier.h's digit_loss.
+        const FoneSpec spec = t.scheme->digit_spec();
+        const auto at = b.targets.eq(tt::kNum).nonzero();
+        QCOMPARE(at.size(0), int64_t(3));  // one number in each answer, none in the prompts
+        double digit = 0;
+        for (int64_t k = 0; k < at.size(0); ++k) {
+            const int64_t i = at[k][0].item<int64_t>(), p = at[k][1].item<int64_t>();
+            const auto x = t.model->head_norm(h[i][p]).contiguous();
+            const std::vector<float> hv(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
+            const Decimal value = parse_numbers(kCorpus[static_cast<std::size_t>(i)].answer).numbers[0].value;
+            digit += fone::digit_loss(hv, value, spec, t.model->temperature());
+        }
+        digit /= static_cast<double>(at.size(0));
+        const double total = t.scheme->loss(t.model, b, true).item<double>();
+        QVERIFY2(std::abs(total - (lm.item<double>() + digit)) < 1e-4,
+                 qPrintable(QString("%1 vs %2 + %3").arg(total).arg(lm.item<double>()).arg(digit)));
+        // digit: the next-token cross-entropy alone.
+        Tiny& d = trained_tiny("digit", 0);
+        const Batch db = d.scheme->encode_text(kCorpus);
+        const auto dl = d.model->lm_logits(d.model->forward(db.in, false));
+        const double want = torch::nn::functional::cross_entropy(
+                                dl.reshape({-1, dl.size(-1)}), db.targets.reshape({-1}),
+                                torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100))
+                                .item<double>();
+        QVERIFY(std::abs(d.scheme->loss(d.model, db, true).item<double>() - want) < 1e-5);
+    }
+
+    // ---- generation --------------------------------------------------------------------------------------
+
+    void generation_writes_num_with_the_digit_heads_value() {
+        Tiny& t = trained_tiny("fone", 300);
+        const auto prompt = t.scheme->prompt_tokens("What does the pen cost?", true);
+        std::vector<GeneratedToken> seen;
+        const auto g =
+            t.scheme->generate(t.model, {prompt}, GenerateOptions{},
+                               [&](std::size_t, const GeneratedToken& tok) { seen.push_back(tok); })[0];
+        QVERIFY(g.ended);
+        QCOMPARE(seen.size(), g.ids.size());
+        QVERIFY(std::find(g.ids.begin(), g.ids.end(), tt::kNum) != g.ids.end());
+        QCOMPARE(g.values.size(), std::size_t(1));
+        QCOMPARE(g.values[0], Decimal::parse("41.4"));
+        // The value, formatted by write_number: two decimals after a currency sign.
+        QCOMPARE(QString::fromStdString(t.scheme->generated_text(g)), QString("The pen costs $41.40."));
+        for (const auto& s : seen)
+            QCOMPARE(s.value.has_value(), s.id == tt::kNum);
+    }
+
+    void kv_cache_equals_the_full_forward_pass() {
+        for (const char* method : {"fone", "digit"}) {
+            Tiny& t = trained_tiny(method, 300);
+            // Two prompts of different lengths: left padding and its key mask too.
+            const std::vector<EncodedText> prompts = {
+                t.scheme->prompt_tokens("What does the lamp cost?", true),
+                t.scheme->prompt_tokens("How many pens are there?", true)};
+            GenerateOptions cached, full;
+            full.use_cache = false;
+            const auto a = t.scheme->generate(t.model, prompts, cached);
+            const auto b = t.scheme->generate(t.model, prompts, full);
+            for (std::size_t r = 0; r < prompts.size(); ++r) {
+                QCOMPARE(a[r].ids, b[r].ids);
+                QCOMPARE(a[r].values, b[r].values);
+                for (std::size_t k = 0; k < a[r].probabilities.size(); ++k)
+                    QVERIFY(std::abs(a[r].probabilities[k] - b[r].probabilities[k]) < 1e-4);
+            }
+            QCOMPARE(QString::fromStdString(t.scheme->generated_text(a[0])),
+                     QString("The lamp costs $7.05."));
+            QCOMPARE(QString::fromStdString(t.scheme->generated_text(a[1])), QString("There are 12 pens."));
+        }
+    }
+
+    void sampling_is_seeded() {
+        Tiny& t = trained_tiny("subword", 30);  // half trained: sampling has choices
+        const auto prompt = t.scheme->prompt_tokens("What does the pen cost?", true);
+        GenerateOptions o;
+        o.temperature = 1.5;
+        o.top_k = 5;
+        o.max_tokens = 12;
+        o.seed = 3;
+        const auto a = t.scheme->generate(t.model, {prompt}, o)[0];
+        const auto b = t.scheme->generate(t.model, {prompt}, o)[0];
+        QCOMPARE(a.ids, b.ids);
+        // top-k: each token is among the 5 most probable at its step.
+        o.top_k = 1;
+        o.seed = 9;
+        const auto k1 = t.scheme->generate(t.model, {prompt}, o)[0];
+        const auto greedy = t.scheme->generate(t.model, {prompt}, GenerateOptions{0.0, 0, 12, 0, true})[0];
+        QCOMPARE(k1.ids, greedy.ids);  // top-1 sampling is greedy
+    }
+
+    void prompt_number_that_does_not_fit_is_named() {
+        Tiny& t = trained_tiny("fone", 0);  // m = 2, n = 2 from the corpus
+        const auto prompt = t.scheme->prompt_tokens("What does 123456 cost?", true);
+        try {
+            t.scheme->generate(t.model, {prompt}, GenerateOptions{});
+            QFAIL("no error");
+        } catch (const NumberError& e) {
+            QVERIFY2(QString(e.what()).contains("123456"), e.what());
+            QVERIFY2(QString(e.what()).contains("prompt"), e.what());
+        }
+    }
+
+    // ---- through fone
+    // --------------------------------------------------------------------------------------
+
+    void train_word_problems_writes_the_run_files() {
+        const auto r = run_fone(tiny_text(runs(), "wp"));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const auto ev = json_lines(r.out);
+        QCOMPARE(ev.first()["event"].toString(), QString("start"));
+        QCOMPARE(ev.first()["text"].toObject()["tokenizer"].toString(), QString("tokenizer.model"));
+        QCOMPARE(ev.last()["status"].toString(), QString("finished"));
+        int evals = 0, progress = 0;
+        for (const auto& e : ev) {
+            progress += e["event"].toString() == "progress";
+            if (e["event"].toString() != "eval") continue;
+            ++evals;
+            for (const char* key : {"exact_match", "number_accuracy", "answer_exact_match", "digit_accuracy",
+                                    "text_perplexity", "next_number_exact_match", "tokens_per_example",
+                                    "tokens_per_number", "text_tokens", "loss", "eval_seconds", "n"})
+                QVERIFY2(e.contains(key), key);
+            QCOMPARE(e["tokens_per_number"].toDouble(), 1.0);  // fone: one token per number
+            QCOMPARE(e["n"].toInt(), 8);
+            QVERIFY(e["text_perplexity"].toDouble() > 1.0);
+        }
+        QCOMPARE(evals, 2);
+        QVERIFY(progress >= 1);
+        reference_digest_ = ev.last()["weights_digest"].toString();
+        const QString run_dir = runs() + "/wp";
+        for (const char* f : {"config.json", "status.json", "metrics.jsonl", "summary.json",
+                              "checkpoint-last.pt", "checkpoint-best.pt", "tokenizer.model"})
+            QVERIFY2(QFile::exists(run_dir + "/" + f), f);
+        QCOMPARE(read_json(run_dir + "/config.json")["task"].toString(), QString("word-problems"));
+        QCOMPARE(read_json(run_dir + "/status.json")["status"].toString(), QString("finished"));
+        // The run store lists it like any run.
+        const auto list = run_fone({"runs", "--runs-dir", runs(), "list", "--format", "json"});
+        QVERIFY2(list.out.contains("word-problems"), list.out.constData());
+
+        const auto e = run_fone(
+            {"eval", "--run", "wp", "--runs-dir", runs(), "--threads", "1", "--mispredictions", "2"});
+        QVERIFY2(e.code == 0, e.err.constData());
+        const QJsonObject m = first_line(e.out);
+        QCOMPARE(m["n"].toInt(), 8);
+        QCOMPARE(m["task"].toString(), QString("word-problems"));
+        QVERIFY(m.contains("text_perplexity"));
+        QVERIFY(m["mispredictions"].toArray().size() <= 2);
+
+        // eval on a JSONL file of the user's.
+        const QString file = dir_.path() + "/mine.jsonl";
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(
+            "{\"prompt\": \"Ana buys 2 pens at $1.50 each. How much does she pay?\", \"answer\": \"She pays "
+            "$3.\"}\n");
+        f.close();
+        const auto e2 =
+            run_fone({"eval", "--run", "wp", "--runs-dir", runs(), "--threads", "1", "--data", file});
+        QVERIFY2(e2.code == 0, e2.err.constData());
+        QCOMPARE(first_line(e2.out)["n"].toInt(), 1);
+    }
+
+    void generate_streams_tokens_and_json() {
+        const QString prompt = "Ana buys 12 pens at $3.45 each. How much does she pay?";
+        const auto g = run_fone({"generate", "--run", "wp", "--runs-dir", runs(), "--threads", "1", "--json",
+                                 "--max-tokens", "12", prompt});
+        QVERIFY2(g.code == 0, g.err.constData());
+        const auto lines = json_lines(g.out);
+        QVERIFY(lines.size() >= 2);
+        const QJsonObject end = lines.last();
+        QCOMPARE(end["event"].toString(), QString("end"));
+        QCOMPARE(end["prompt"].toString(), prompt);
+        QString joined;
+        for (qsizetype k = 0; k + 1 < lines.size(); ++k) {
+            QCOMPARE(lines[k]["event"].toString(), QString("token"));
+            QCOMPARE(lines[k]["index"].toInt(), int(k));
+            joined += lines[k]["text"].toString();
+            if (lines[k]["piece"].toString() == "[NUM]") QVERIFY(lines[k].contains("number"));
+        }
+        QCOMPARE(joined, end["text"].toString());  // the stream is the text
+        QCOMPARE(end["tokens"].toInt(), int(lines.size() - 1));
+        QVERIFY(end["numbers"].isArray());
+        // The numbers are the ones in the text.
+        const ParsedText parsed = parse_numbers(end["text"].toString().toStdString());
+        QCOMPARE(end["numbers"].toArray().size(), qsizetype(parsed.numbers.size()));
+
+        // Plain output: the same text (greedy), then a newline.
+        const auto plain = run_fone({"generate", "--run", "wp", "--runs-dir", runs(), "--threads", "1",
+                                     "--max-tokens", "12", prompt});
+        QVERIFY2(plain.code == 0, plain.err.constData());
+        QCOMPARE(QString::fromUtf8(plain.out),
+                 end["text"].toString() + (end["text"].toString().isEmpty() ? "" : "\n"));
+
+        // Sampling with a seed is repeatable.
+        const QStringList sample = {"generate", "--run",         "wp",  "--runs-dir", runs(), "--threads",
+                                    "1",        "--temperature", "1.2", "--top-k",    "10",   "--seed",
+                                    "5",        "--max-tokens",  "12",  prompt};
+        QCOMPARE(run_fone(sample).out, run_fone(sample).out);
+    }
+
+    void digit_and_subword_runs_train_and_generate() {
+        for (const char* method : {"digit", "subword"}) {
+            const QString name = QString("wp-") + method;
+            const auto r = run_fone(tiny_text(runs(), name, {"--method", method, "--epochs", "1"}));
+            QVERIFY2(r.code == 0, r.err.constData());
+            const auto ev = json_lines(r.out);
+            QCOMPARE(ev.last()["status"].toString(), QString("finished"));
+            for (const auto& e : ev)
+                if (e["event"].toString() == "eval") QVERIFY(e["tokens_per_number"].toDouble() > 1.5);
+            const auto g =
+                run_fone({"generate", "--run", name, "--runs-dir", runs(), "--threads", "1", "--json",
+                          "--max-tokens", "5", "Ana buys 2 pens at $1.50 each. How much does she pay?"});
+            QVERIFY2(g.code == 0, g.err.constData());
+            QCOMPARE(json_lines(g.out).last()["method"].toString(), QString(method));
+        }
+    }
+
+    void kill9_and_resume_end_on_the_same_weights() {
+        const QString run_dir = runs() + "/killed";
+        auto p = std::make_unique<QProcess>();
+        p->start(QStringLiteral(FONE_BIN_DIR "/fone"),
+                 tiny_text(runs(), "killed", {"--epochs", "8", "--eval-every", "1000"}));
+        QVERIFY(p->waitForStarted());
+        QElapsedTimer t;
+        t.start();
+        while (!QFile::exists(run_dir + "/checkpoint-last.pt") && t.elapsed() < 120000)
+            QThread::msleep(20);
+        p->kill();  // SIGKILL
+        QVERIFY(p->waitForFinished(10000));
+        const auto resumed = run_fone({"train", "--resume", run_dir, "--threads", "1"});
+        QVERIFY2(resumed.code == 0, resumed.err.constData());
+        const auto ev = json_lines(resumed.out);
+        QCOMPARE(ev.last()["status"].toString(), QString("finished"));
+        const auto full =
+            run_fone(tiny_text(runs(), "uninterrupted", {"--epochs", "8", "--eval-every", "1000"}));
+        QVERIFY2(full.code == 0, full.err.constData());
+        QCOMPARE(ev.last()["weights_digest"].toString(),
+                 json_lines(full.out).last()["weights_digest"].toString());
+        // The resumed run used the tokenizer it was trained with (the same file, untouched).
+        QVERIFY(QFile::exists(run_dir + "/tokenizer.model"));
+    }
+
+    void nan_loss_fails_the_run_cleanly() {
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("FONE_INJECT_NAN_STEP", "3");
+        p.setProcessEnvironment(env);
+        p.start(QStringLiteral(FONE_BIN_DIR "/fone"), tiny_text(runs(), "nan"));
+        QVERIFY(p.waitForFinished(120000));
+        QCOMPARE(p.exitCode(), 1);
+        const auto ev = json_lines(p.readAllStandardOutput());
+        QCOMPARE(ev.last()["status"].toString(), QString("failed"));
+        QVERIFY(ev.last()["message"].toString().contains("NaN"));
+        QCOMPARE(read_json(runs() + "/nan/status.json")["status"].toString(), QString("failed"));
+    }
+
+    // ---- bad inputs
+    // ------------------------------------------------------------------------------------------
+
+    void bad_data_files_are_named() {
+        const auto missing = run_fone({"train", "--task", "text", "--data", dir_.path() + "/nope.jsonl",
+                                       "--runs-dir", runs(), "--threads", "1"});
+        QVERIFY(missing.code != 0);
+        QVERIFY2(missing.err.contains("nope.jsonl"), missing.err.constData());
+
+        const QString bad = dir_.path() + "/bad.jsonl";
+        QFile f(bad);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("{\"prompt\": \"a\", \"answer\": \"b 1\"}\n{\"prompt\": \"a\"}\n");
+        f.close();
+        const auto r =
+            run_fone({"train", "--task", "text", "--data", bad, "--runs-dir", runs(), "--threads", "1"});
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("bad.jsonl:2"), r.err.constData());
+
+        const auto no_data = run_fone({"train", "--task", "text", "--runs-dir", runs()});
+        QCOMPARE(no_data.code, 2);
+        QVERIFY2(no_data.err.contains("--data"), no_data.err.constData());
+
+        const auto method = run_fone({"train", "--task", "units", "--method", "xval", "--runs-dir", runs()});
+        QCOMPARE(method.code, 2);
+        QVERIFY2(method.err.contains("fone, digit or subword"), method.err.constData());
+
+        // Digit slots too small for the corpus: the number and the limits are named.
+        const auto slots = run_fone(tiny_text(runs(), "slots", {"--int-digits", "1"}));
+        QVERIFY(slots.code != 0);
+        QVERIFY2(slots.err.contains("integer digits") && slots.err.contains("train split"),
+                 slots.err.constData());
+    }
+
+    void plain_text_corpus_trains_and_continues() {
+        const QString file = dir_.path() + "/docs.txt";
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        for (int i = 0; i < 60; ++i)
+            f.write(QString("Day %1: we sold %2 cups at $%3 each.\n")
+                        .arg(i)
+                        .arg(i * 3 + 1)
+                        .arg(i % 7 + 1)
+                        .toUtf8());
+        f.close();
+        const auto r = run_fone(tiny_text(
+            runs(), "docs", {"--task", "text", "--data", file, "--test-size", "6", "--train-size", "1000"}));
+        QVERIFY2(r.code == 0, r.err.constData());
+        for (const auto& e : json_lines(r.out))
+            if (e["event"].toString() == "eval") {
+                QCOMPARE(e["generated"].toInt(), 0);  // documents have no prompts
+                QCOMPARE(e["exact_match_of"].toString(), QString("next numbers, teacher-forced"));
+            }
+        // Documents: generate continues the prompt's text.
+        const auto g = run_fone({"generate", "--run", "docs", "--runs-dir", runs(), "--threads", "1",
+                                 "--json", "--max-tokens", "4", "Day 3: we sold"});
+        QVERIFY2(g.code == 0, g.err.constData());
+    }
+
+    void generate_errors_are_clear() {
+        const auto missing = run_fone({"generate", "--run", "no-such-run", "--runs-dir", runs(), "hello"});
+        QVERIFY(missing.code != 0);
+        QVERIFY2(missing.err.contains("no-such-run"), missing.err.constData());
+
+        // An arithmetic run is not a text run.
+        const auto a = run_fone({"train", "--task",     "dec-add", "--train-size",   "64",   "--test-size",
+                                 "8",     "--val-size", "0",       "--epochs",       "1",    "--hidden",
+                                 "32",    "--layers",   "1",       "--heads",        "2",    "--kv-heads",
+                                 "1",     "--head-dim", "16",      "--intermediate", "64",   "--threads",
+                                 "1",     "--runs-dir", runs(),    "--name",         "arith"});
+        QVERIFY2(a.code == 0, a.err.constData());
+        const auto wrong = run_fone({"generate", "--run", "arith", "--runs-dir", runs(), "1+2="});
+        QCOMPARE(wrong.code, 2);
+        QVERIFY2(wrong.err.contains("arithmetic run") && wrong.err.contains("fone predict"),
+                 wrong.err.constData());
+        // ... and predict sends a text run to generate.
+        const auto predict = run_fone({"predict", "--run", "wp", "--runs-dir", runs(), "1+2="});
+        QVERIFY(predict.code != 0);
+        QVERIFY2(predict.err.contains("fone generate"), predict.err.constData());
+
+        const auto big =
+            run_fone({"generate", "--run", "wp", "--runs-dir", runs(), "It costs $123456789.5."});
+        QCOMPARE(big.code, 2);
+        QVERIFY2(big.err.contains("123456789.5"), big.err.constData());
+        const auto empty = run_fone({"generate", "--run", "wp", "--runs-dir", runs(), "  "});
+        QCOMPARE(empty.code, 2);
+        QVERIFY2(empty.err.contains("empty"), empty.err.constData());
+        const auto placeholder = run_fone({"generate", "--run", "wp", "--runs-dir", runs(), "Pay [NUM] now"});
+        QCOMPARE(placeholder.code, 2);
+        QVERIFY2(placeholder.err.contains("[NUM]"), placeholder.err.constData());
+        const auto temp =
+            run_fone({"generate", "--run", "wp", "--runs-dir", runs(), "--temperature", "-1", "hi"});
+        QCOMPARE(temp.code, 2);
+        QVERIFY2(temp.err.contains("temperature"), temp.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestTextTrain)
+#include "test_text_train.moc"
