@@ -2,9 +2,10 @@
 // for 51,200 examples): training throughput (examples/s, teacher-forced for token schemes) and
 // inference (one prompt; batched evaluation: free greedy generation for token schemes), with the ratio
 // of each to FoNE. The yardsticks: a FoNE epoch >= 3x faster than digit-wise, evaluation >= 10x.
-//   build/bin/bench_schemes [threads] [steps]
+//   build/bin/bench_schemes [threads] [steps] [methods, comma-separated; fone first for the ratios]
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,13 @@
 int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
     const int steps = argc > 2 ? std::atoi(argv[2]) : 20;
-    const std::vector<std::string> methods = {"fone", "xval", "digit", "subword", "abacus"};
+    std::vector<std::string> methods = {"fone", "xval", "digit", "subword", "abacus"};
+    if (argc > 3) {
+        methods.clear();
+        std::stringstream list(argv[3]);
+        for (std::string m; std::getline(list, m, ',');)
+            methods.push_back(m);
+    }
     std::printf(
         "6-digit decimal addition, default model for 51,200 examples, batch 256, %d threads (0: all)\n",
         threads);

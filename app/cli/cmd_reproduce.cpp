@@ -11,7 +11,8 @@
 //   model-size  exact match against the paper's size levels at one data size
 //   ablations   FoNE periods 10 / {2,5,10} / 5 / 7 and zero-pad vs linear input; for mod-5 the share of
 //               mispredictions whose wrong digits are off by exactly 5 (paper Table of mispredictions)
-//   ntl         Number Token Loss (on digit and subword tokens, lambda 0.15/0.3/0.8) against FoNE
+//   ntl         Number Token Loss (on digit and subword tokens, lambda 0.15/0.3/0.8) against FoNE on
+//               4-digit addition (and 3-digit multiplication in the full preset; paper appendix K)
 //   modular     (a + b) mod p for p = 97, 100, 113, 121, 256, 257
 #include <algorithm>
 #include <cmath>
@@ -51,39 +52,145 @@ struct Experiment {
     std::vector<Cell> cells;
 };
 
-struct Scale {
-    std::size_t test_size;
-    std::vector<std::size_t> sizes;  // data-size grid
-    std::size_t fixed_size;          // efficiency, model-size, ablations, ntl, modular
-    int data_size_epochs;            // data-size; 0: the defaults for the size (docs/training.md)
-    int epochs;                      // the others; 0: the defaults for the size
-    std::vector<int> levels;
-    std::vector<std::uint64_t> seeds;
+// One experiment's scale: its training-set size, epochs (0: the defaults for the size, docs/training.md)
+// and model (null: the default for the size; else TrainConfig "model" keys given to every cell, so that
+// every method trains the same model).
+struct Part {
+    std::size_t train_size = 0;
+    int epochs = 0;
+    json model;
 };
 
+struct Scale {
+    std::size_t test_size;
+    std::vector<std::uint64_t> seeds;
+    // data-size: the grid per method; every cell trains the same model, for
+    // max(min_epochs, examples_seen / examples per epoch) epochs (at most 100; examples_seen 0: the
+    // defaults for the size), and stops at 99% test exact match.
+    std::map<std::string, std::vector<std::size_t>> sizes;
+    std::size_t examples_seen;
+    int min_epochs;
+    json data_size_model;
+    Part efficiency, model_size, ablations, ntl, modular;
+    std::map<std::string, std::vector<int>> levels;      // model-size: the paper's size levels per method
+    std::vector<std::pair<std::string, int>> ntl_tasks;  // task, long_digits (0: the task's own)
+    std::vector<std::string> modular_methods;
+};
+
+// The default model for 51,200 examples (docs/training.md): hidden 64, 2 layers, 2 heads of width 32
+// sharing one key-value head. The cpu preset gives it to every method where one model must serve all.
+json small_model() {
+    return {{"hidden", 64},  {"layers", 2},         {"heads", 2},
+            {"kv_heads", 1}, {"intermediate", 256}, {"head_dim", 32}};
+}
+
 // quick: the pipeline in a minute or two per experiment (the test suite runs it; its numbers mean
-// little); cpu: this 2-core machine's scale (docs/reproduction.md); full: sized for a GPU, the paper's.
+// little); cpu: this 2-core machine's scale, about three hours on one thread (docs/reproduction.md has
+// the results and why each size was chosen); full: sized for a GPU, the paper's.
 Scale scale_of(const std::string& preset) {
-    if (preset == "quick") return {100, {200, 400, 800}, 400, 1, 1, {1, 2}, {1}};
-    // The data-size grid trains every size with the size's default epochs (100 below 12,800, which is
-    // what FoNE needs there) for every method; the other experiments get 10 epochs of 12,800 examples.
-    if (preset == "cpu") return {1000, {1600, 6400, 25600, 51200}, 12800, 0, 10, {1, 2, 3}, {1}};
-    if (preset == "full")
-        return {2000,     {400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800},
-                51200,    0,
-                0,        {1, 2, 3, 4, 5, 6},
-                {1, 2, 3}};
+    const std::vector<std::string> all = {"fone", "digit", "subword", "xval"};
+    auto every = [&](const std::vector<std::size_t>& v) {
+        std::map<std::string, std::vector<std::size_t>> m;
+        for (const auto& k : all)
+            m[k] = v;
+        return m;
+    };
+    auto levels_for = [&](const std::vector<int>& v) {
+        std::map<std::string, std::vector<int>> m;
+        for (const auto& k : all)
+            m[k] = v;
+        return m;
+    };
+    if (preset == "quick") {
+        Scale s{100,
+                {1},
+                every({200, 400, 800}),
+                0,
+                1,
+                nullptr,
+                {},
+                {},
+                {},
+                {},
+                {},
+                levels_for({1, 2}),
+                {{"long-add", 4}},
+                {"fone", "digit", "subword"}};
+        s.efficiency = s.model_size = s.ablations = s.modular = {400, 1, nullptr};
+        s.ntl = {400, 1, small_model()};
+        s.data_size_model = nullptr;
+        return s;
+    }
+    if (preset == "cpu") {
+        // One thread on a shared 2-core machine: the token baselines cost 5-10x FoNE per example
+        // (bench_schemes), so they get the sizes where the comparison is decided and one seed.
+        Scale s{1000,
+                {1},
+                {{"fone", {3200, 6400, 12800, 25600, 51200}},
+                 {"xval", {6400, 25600, 51200, 102400}},
+                 {"digit", {25600, 51200, 102400}},
+                 {"subword", {25600, 51200, 102400}}},
+                512000,
+                5,
+                small_model(),
+                {},
+                {},
+                {},
+                {},
+                {},
+                {{"fone", {1, 2, 3}}, {"xval", {1, 2, 3}}, {"digit", {1, 2}}, {"subword", {1, 2}}},
+                {{"long-add", 4}},
+                {"fone", "subword"}};
+        s.efficiency = {25600, 5, small_model()};
+        s.model_size = {25600, 5, nullptr};
+        s.ablations = {51200, 5, small_model()};
+        s.ntl = {25600, 5, small_model()};
+        s.modular = {12800, 20, small_model()};
+        return s;
+    }
+    if (preset == "full") {
+        Scale s{2000,
+                {1, 2, 3},
+                every({400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800, 409600}),
+                0,
+                1,
+                nullptr,
+                {},
+                {},
+                {},
+                {},
+                {},
+                levels_for({1, 2, 3, 4, 5, 6}),
+                {{"long-add", 4}, {"mul3", 0}},
+                {"fone", "digit", "subword"}};
+        s.efficiency = s.model_size = s.ablations = s.ntl = s.modular = {51200, 0, nullptr};
+        return s;
+    }
     throw std::invalid_argument("unknown preset '" + preset + "' (presets: quick, cpu, full)");
 }
 
 const std::vector<std::string> kBaselines = {"fone", "digit", "subword", "xval"};
 
 json base_settings(const Scale& s, const std::string& task, std::size_t train_size, std::uint64_t seed,
-                   int epochs) {
+                   int epochs, const json& model = nullptr) {
     json j = {{"task", task}, {"train_size", train_size}, {"test_size", s.test_size}, {"val_size", 0},
               {"seed", seed}, {"eval_every", 0}};
     if (epochs > 0) j["epochs"] = epochs;
+    if (model.is_object()) j["model"] = model;
     return j;
+}
+
+json base_settings(const Scale& s, const std::string& task, const Part& part, std::uint64_t seed) {
+    return base_settings(s, task, part.train_size, seed, part.epochs, part.model);
+}
+
+// data-size: epochs for a training set of n under the scale's budget of examples seen (b+a swaps, on
+// by default below 25,600 examples, double an epoch).
+int data_size_epochs(const Scale& s, std::size_t n) {
+    if (s.examples_seen == 0) return 0;
+    const std::size_t per_epoch = n < 25600 ? 2 * n : n;
+    const auto e = static_cast<int>((s.examples_seen + per_epoch - 1) / per_epoch);
+    return std::clamp(e, s.min_epochs, 100);
 }
 
 Experiment build(const std::string& name, const Scale& s) {
@@ -95,33 +202,39 @@ Experiment build(const std::string& name, const Scale& s) {
         e.title = "Training and inference efficiency (one training run per task and method)";
         for (const std::string task : {"dec-add", "sub", "mul3"})
             for (const auto& m : kBaselines) {
-                json st = base_settings(s, task, s.fixed_size, s.seeds.front(), s.epochs);
+                json st = base_settings(s, task, s.efficiency, s.seeds.front());
                 st["method"] = m;
                 add(task + "-" + m, {{"task", task}, {"method", m}}, st);
             }
     } else if (name == "data-size") {
         e.title = "Exact match against training-set size, 6-digit decimal addition";
-        for (const auto& m : kBaselines)
-            for (std::size_t n : s.sizes)
+        for (const auto& m : kBaselines) {
+            auto grid = s.sizes.find(m);
+            if (grid == s.sizes.end()) continue;
+            for (std::size_t n : grid->second)
                 for (auto seed : s.seeds) {
-                    json st = base_settings(s, "dec-add", n, seed, s.data_size_epochs);
+                    json st = base_settings(s, "dec-add", n, seed, data_size_epochs(s, n), s.data_size_model);
                     st["target_acc"] =
                         0.99;  // the question is whether (and from how much data) it gets there
                     st["method"] = m;
                     add(m + "-n" + std::to_string(n) + "-s" + std::to_string(seed),
                         {{"method", m}, {"train_size", n}, {"seed", seed}}, st);
                 }
+        }
     } else if (name == "model-size") {
         e.title = "Exact match against model size (the paper's levels), 6-digit decimal addition";
-        for (const auto& m : kBaselines)
-            for (int level : s.levels)
+        for (const auto& m : kBaselines) {
+            auto levels = s.levels.find(m);
+            if (levels == s.levels.end()) continue;
+            for (int level : levels->second)
                 for (auto seed : s.seeds) {
-                    json st = base_settings(s, "dec-add", s.fixed_size, seed, s.epochs);
+                    json st = base_settings(s, "dec-add", s.model_size.train_size, seed, s.model_size.epochs);
                     st["method"] = m;
                     st["size_level"] = level;
                     add(m + "-l" + std::to_string(level) + "-s" + std::to_string(seed),
                         {{"method", m}, {"size_level", level}, {"seed", seed}}, st);
                 }
+        }
     } else if (name == "ablations") {
         e.title = "FoNE ablations: periods and how FoNE enters the model, 6-digit decimal addition";
         const std::vector<std::pair<std::string, json>> variants = {
@@ -133,34 +246,60 @@ Experiment build(const std::string& name, const Scale& s) {
             {"direct encoding", {{"method", "fone-direct"}}}};
         int k = 0;
         for (const auto& [variant, extra] : variants) {
-            json st = base_settings(s, "dec-add", s.fixed_size, s.seeds.front(), s.epochs);
+            json st = base_settings(s, "dec-add", s.ablations, s.seeds.front());
             st["method"] = "fone";
-            st.merge_patch(extra);
+            if (extra.contains("model") && st.contains("model")) {
+                json model = st["model"];
+                model.merge_patch(extra["model"]);
+                json rest = extra;
+                rest.erase("model");
+                st.merge_patch(rest);
+                st["model"] = model;
+            } else {
+                st.merge_patch(extra);
+            }
             add("v" + std::to_string(k++), {{"variant", variant}}, st);
         }
     } else if (name == "ntl") {
-        e.title = "Number Token Loss against FoNE, 3-digit multiplication";
-        for (const std::string tokens : {"digit", "subword"})
-            for (double lambda : {0.0, 0.15, 0.3, 0.8}) {
-                json st = base_settings(s, "mul3", s.fixed_size, s.seeds.front(), s.epochs);
-                st["method"] = lambda > 0 ? "ntl" : tokens;
-                st["ntl_tokens"] = tokens;
-                st["ntl_lambda"] = lambda;
-                char id[48];
-                std::snprintf(id, sizeof id, "%s-l%g", tokens.c_str(), lambda);
-                add(id, {{"method", lambda > 0 ? "ntl-" + tokens : tokens}, {"ntl_lambda", lambda}}, st);
-            }
-        json st = base_settings(s, "mul3", s.fixed_size, s.seeds.front(), s.epochs);
-        st["method"] = "fone";
-        add("fone", {{"method", "fone"}, {"ntl_lambda", 0.0}}, st);
+        e.title = "Number Token Loss against FoNE";
+        for (std::size_t t = 0; t < s.ntl_tasks.size(); ++t) {
+            const auto& [task, long_digits] = s.ntl_tasks[t];
+            // The first task's cells have plain ids (digit-l0.3), later tasks' are prefixed by the task.
+            const std::string prefix = t == 0 ? "" : task + "-";
+            const std::string label =
+                long_digits > 0 ? std::to_string(long_digits) + "-digit addition" : task;
+            auto settings = [&] {
+                json st = base_settings(s, task, s.ntl, s.seeds.front());
+                if (long_digits > 0) st["long_digits"] = long_digits;
+                return st;
+            };
+            for (const std::string tokens : {"digit", "subword"})
+                for (double lambda : {0.0, 0.15, 0.3, 0.8}) {
+                    json st = settings();
+                    st["method"] = lambda > 0 ? "ntl" : tokens;
+                    st["ntl_tokens"] = tokens;
+                    st["ntl_lambda"] = lambda;
+                    char id[48];
+                    std::snprintf(id, sizeof id, "%s-l%g", tokens.c_str(), lambda);
+                    add(prefix + id,
+                        {{"task", label},
+                         {"method", lambda > 0 ? "ntl-" + tokens : tokens},
+                         {"ntl_lambda", lambda}},
+                        st);
+                }
+            json st = settings();
+            st["method"] = "fone";
+            add(prefix + "fone", {{"task", label}, {"method", "fone"}, {"ntl_lambda", 0.0}}, st);
+        }
     } else if (name == "modular") {
         e.title = "Modular addition (a + b) mod p";
         for (int p : {97, 100, 113, 121, 256, 257})
-            for (const std::string m : {"fone", "digit", "subword"}) {
+            for (const std::string& m : s.modular_methods) {
                 // Every pair a <= b < p is a distinct example: at most p(p+1)/2 - test - val of them.
                 const std::size_t domain = static_cast<std::size_t>(p) * (p + 1) / 2;
-                const std::size_t train = std::min(s.fixed_size, domain - s.test_size - 1);
-                json st = base_settings(s, "mod-add", train, s.seeds.front(), s.epochs);
+                Part part = s.modular;
+                part.train_size = std::min(part.train_size, domain - s.test_size - 1);
+                json st = base_settings(s, "mod-add", part, s.seeds.front());
                 st["modulus"] = p;
                 st["method"] = m;
                 add("p" + std::to_string(p) + "-" + m, {{"modulus", p}, {"method", m}}, st);
@@ -190,12 +329,35 @@ json result_of(const std::string& run_dir, const Cell& cell) {
     return r;
 }
 
+// A stored run of a cell must have been trained with the cell's settings: a preset changed since (other
+// sizes, epochs or model) would otherwise be reported under the new one. Throws naming the first setting
+// that differs.
+void check_same_settings(const fs::path& dir, const TrainConfig& wanted) {
+    const fs::path file = dir / "config.json";
+    if (!fs::exists(file)) return;
+    const json stored = read_json_file(file.string());
+    const json want = wanted.to_json();
+    for (auto it = want.begin(); it != want.end(); ++it) {
+        if (it.key() == "name" || it.key() == "threads") continue;  // threads change speed, not results
+        if (!stored.contains(it.key()) || stored[it.key()] != it.value())
+            throw std::invalid_argument(
+                dir.string() + " was trained with other settings than this preset's (\"" + it.key() +
+                "\": " + (stored.contains(it.key()) ? stored[it.key()].dump() : std::string("absent")) +
+                ", the preset wants " + it.value().dump() + "); remove that run or use another --runs-dir");
+    }
+}
+
 // A run to completion: reused when finished, resumed when interrupted, else started.
 json run_cell(RunStore& store, const Experiment& e, const std::string& preset, const Cell& cell,
               int threads) {
     const std::string name = "repro-" + e.name + "-" + preset + "-" + cell.id;
     const fs::path dir = fs::path(store.root()) / name;
     const EventSink quiet;  // the run's own files hold its events
+    json st = cell.settings;
+    st["name"] = name;
+    st["threads"] = threads;
+    const TrainConfig config = resolve_train_config({st});
+    check_same_settings(dir, config);
     if (fs::exists(dir / "summary.json")) {
         const json summary = read_json_file((dir / "summary.json").string());
         if (summary.value("status", "") == kStatusFinished) return result_of(dir.string(), cell);
@@ -211,10 +373,6 @@ json run_cell(RunStore& store, const Experiment& e, const std::string& preset, c
     } else if (fs::exists(dir)) {
         fs::remove_all(dir);  // created but never checkpointed: nothing to keep
     }
-    json st = cell.settings;
-    st["name"] = name;
-    st["threads"] = threads;
-    const TrainConfig config = resolve_train_config({st});
     const TrainOutcome out = train_new(config, store, quiet);
     return result_of(out.run_dir, cell);
 }
@@ -321,6 +479,32 @@ json smallest_size_to(const Pivot& p, const std::vector<std::string>& methods, d
     return out;
 }
 
+// How many times FoNE's smallest 99% training set each other method needs: exact when it got there,
+// else a lower bound from the largest set it was trained on (it needs more than that). Empty when FoNE
+// itself never reached 99%.
+json data_ratios(const Pivot& p, const json& smallest) {
+    json out = json::object();
+    if (!smallest.contains("fone") || smallest["fone"].is_null()) return out;
+    const double f = smallest["fone"].get<double>();
+    for (auto it = smallest.begin(); it != smallest.end(); ++it) {
+        if (it.key() == "fone") continue;
+        if (!it->is_null()) {
+            char why[96];
+            std::snprintf(why, sizeof why, "reached 99%% at %g examples", it->get<double>());
+            out[it.key()] = {{"ratio", it->get<double>() / f}, {"lower_bound", false}, {"why", why}};
+            continue;
+        }
+        double largest = 0;
+        for (const auto& [size, by_col] : p)
+            if (by_col.count(it.key())) largest = std::max(largest, size);
+        if (largest == 0) continue;
+        char why[96];
+        std::snprintf(why, sizeof why, "below 99%% at every size up to %g examples", largest);
+        out[it.key()] = {{"ratio", largest / f}, {"lower_bound", true}, {"why", why}};
+    }
+    return out;
+}
+
 std::string markdown(const Experiment& e, const std::vector<json>& rows, json& extra) {
     std::ostringstream md;
     md << "### " << e.title << "\n\n";
@@ -376,6 +560,15 @@ std::string markdown(const Experiment& e, const std::vector<json>& rows, json& e
                 md << m << " " << (smallest[m].is_null() ? std::string("not reached") : num(smallest[m]))
                    << "; ";
             md << "\n";
+            const json ratios = data_ratios(p, smallest);
+            extra["data_ratio_to_fone"] = ratios;
+            if (!ratios.empty()) {
+                md << "\nData needed for 99% relative to FoNE: ";
+                for (auto it = ratios.begin(); it != ratios.end(); ++it)
+                    md << it.key() << " " << ((*it)["lower_bound"].get<bool>() ? "more than " : "")
+                       << num((*it)["ratio"]) << "× (" << (*it)["why"].get<std::string>() << "); ";
+                md << "\n";
+            }
         } else {
             md << "\nParameters per level and method: ";
             for (const auto& [level, by_m] : params_of)
@@ -383,11 +576,11 @@ std::string markdown(const Experiment& e, const std::vector<json>& rows, json& e
             md << "\n";
         }
     } else if (e.name == "ntl") {
-        md << "| method | λ | exact match | digit accuracy | R² |\n|---|---|---|---|---|\n";
+        md << "| task | method | λ | exact match | digit accuracy | R² |\n|---|---|---|---|---|---|\n";
         for (const auto& r : rows)
-            md << "| " << r["method"].get<std::string>() << " | " << num(r["ntl_lambda"]) << " | "
-               << pct(r["exact_match"]) << " | " << pct(r["digit_accuracy"]) << " | " << num(r["r2"])
-               << " |\n";
+            md << "| " << r.value("task", std::string()) << " | " << r["method"].get<std::string>() << " | "
+               << num(r["ntl_lambda"]) << " | " << pct(r["exact_match"]) << " | " << pct(r["digit_accuracy"])
+               << " | " << num(r["r2"]) << " |\n";
     } else if (e.name == "modular") {
         Pivot p;
         for (const auto& r : rows)

@@ -525,8 +525,12 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         const bool do_eval =
             cfg_.eval_every > 0 ? pos_.step % cfg_.eval_every == 0 || pos_.step == total_steps : epoch_end;
         if (do_eval) {
-            last_eval_ =
-                eval_event(epoch_train_seconds, epoch_examples / std::max(epoch_train_seconds, 1e-9));
+            // Seconds per epoch: this epoch's training time so far, scaled to the whole epoch when the
+            // evaluation comes mid-epoch (--eval-every) or the session resumed mid-epoch; exact at an
+            // epoch's end.
+            const double per_example =
+                epoch_train_seconds / static_cast<double>(std::max<int64_t>(1, epoch_examples));
+            last_eval_ = eval_event(per_example * static_cast<double>(n), 1.0 / std::max(per_example, 1e-12));
             last_eval_["epoch"] = epoch_float;
             emit(last_eval_, true);
             const double em = last_eval_["exact_match"];
@@ -554,6 +558,21 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     }
     checkpoint(kLastCheckpoint);
     return finish(kStatusFinished, "trained " + std::to_string(cfg_.epochs) + " epochs");
+}
+
+// The training seconds per epoch the run recorded (its last "eval" event's), null when it has none (an
+// exported model without metrics, a run stopped before its first evaluation).
+json recorded_epoch_seconds(const std::string& run_dir) {
+    const MetricsFile metrics = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
+    for (auto it = metrics.records.rbegin(); it != metrics.records.rend(); ++it)
+        if (it->value("event", "") == "eval" && it->contains("epoch_seconds")) return (*it)["epoch_seconds"];
+    const fs::path summary = fs::path(run_dir) / "summary.json";
+    if (fs::exists(summary)) {
+        const json final_eval = read_json_file(summary.string()).value("final", json::object());
+        if (final_eval.is_object() && final_eval.contains("epoch_seconds"))
+            return final_eval["epoch_seconds"];
+    }
+    return nullptr;
 }
 
 // A run's model for evaluation and prediction: its best checkpoint, else its last.
@@ -741,6 +760,7 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     json m = l.scheme->evaluate(l.model, l.scheme->encode(examples), l.device, max_mispredictions);
     m["method"] = l.config.method;
     m["tokens_per_number"] = tokens_per_number(*l.scheme, examples);
+    m["epoch_seconds"] = recorded_epoch_seconds(run_dir);
     m["checkpoint"] = used;
     m["data"] = data_file.empty() ? "test split" : data_file;
     return m;

@@ -47,7 +47,8 @@ void request_stop();
 // Metrics of a run's model (its best checkpoint, else the last) on its test split, or on a dataset file
 // of "a+b=c" lines: {"n", "exact_match", "digit_accuracy", "digit_accuracy_by_position", "malformed"
 // (outputs that are not numbers), "r2", "rmse", "method", "tokens_per_number", "eval_seconds",
-// "eval_examples_per_second", "checkpoint", "data"}; with max_mispredictions > 0 also "mispredictions":
+// "eval_examples_per_second", "epoch_seconds" (the run's recorded training seconds per epoch, null when
+// it has none), "checkpoint", "data"}; with max_mispredictions > 0 also "mispredictions":
 // the first ones as {"prompt", "expected", "predicted"}. Token schemes are scored by free greedy
 // generation, never teacher-forced.
 nlohmann::json evaluate_run(const std::string& run_dir, const std::string& data_file = "", int threads = 0,
