@@ -5,6 +5,7 @@
 # given by --runs-dir (default build/repro-runs). Finished runs are reused and interrupted ones resumed,
 # so running it again continues where it stopped.
 #   scripts/reproduce-cpu.sh [--runs-dir DIR] [--threads N] [EXPERIMENT...]
+# FONE=path/to/fone picks the binary (default build/bin/fone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=build/repro-runs
@@ -14,7 +15,7 @@ while [[ $# -gt 0 ]]; do
     case "$1" in
         --runs-dir) runs="$2"; shift 2 ;;
         --threads) threads="$2"; shift 2 ;;
-        -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
         *) experiments+=("$1"); shift ;;
     esac
 done
@@ -22,6 +23,6 @@ done
 for e in "${experiments[@]}"; do
     start=$(date +%s)
     echo "== $e ($(date -u +%FT%TZ))"
-    build/bin/fone reproduce "$e" --preset cpu --threads "$threads" --runs-dir "$runs" --out "results/$e-cpu"
+    "${FONE:-build/bin/fone}" reproduce "$e" --preset cpu --threads "$threads" --runs-dir "$runs" --out "results/$e-cpu"
     echo "== $e took $(( $(date +%s) - start )) s"
 done

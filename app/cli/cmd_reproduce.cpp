@@ -329,6 +329,14 @@ json result_of(const std::string& run_dir, const Cell& cell) {
     return r;
 }
 
+// The run's whole config: the cell's settings over the defaults for its size.
+TrainConfig cell_config(const std::string& run_name, const Cell& cell, int threads) {
+    json st = cell.settings;
+    st["name"] = run_name;
+    st["threads"] = threads;
+    return resolve_train_config({st});
+}
+
 // A stored run of a cell must have been trained with the cell's settings: a preset changed since (other
 // sizes, epochs or model) would otherwise be reported under the new one. Throws naming the first setting
 // that differs.
@@ -353,10 +361,7 @@ json run_cell(RunStore& store, const Experiment& e, const std::string& preset, c
     const std::string name = "repro-" + e.name + "-" + preset + "-" + cell.id;
     const fs::path dir = fs::path(store.root()) / name;
     const EventSink quiet;  // the run's own files hold its events
-    json st = cell.settings;
-    st["name"] = name;
-    st["threads"] = threads;
-    const TrainConfig config = resolve_train_config({st});
+    const TrainConfig config = cell_config(name, cell, threads);
     check_same_settings(dir, config);
     if (fs::exists(dir / "summary.json")) {
         const json summary = read_json_file((dir / "summary.json").string());
@@ -754,9 +759,12 @@ void run_reproduce(const Options& o) {
             throw std::invalid_argument("--methods " + o.methods + ": no run of " + e.name + " uses them");
     }
     if (o.dry_run) {
-        for (const auto& c : e.cells)
-            print_json_line(std::cout, {{"run", "repro-" + e.name + "-" + o.preset + "-" + c.id},
-                                        {"settings", c.settings}});
+        for (const auto& c : e.cells) {
+            const std::string name = "repro-" + e.name + "-" + o.preset + "-" + c.id;
+            print_json_line(std::cout, {{"run", name},
+                                        {"settings", c.settings},
+                                        {"config", cell_config(name, c, o.threads).to_json()}});
+        }
         return;
     }
     RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
@@ -798,7 +806,8 @@ void add_reproduce_commands(CLI::App& app) {
     cmd->add_option("--out", o->out, "Results folder (default: results/EXPERIMENT-PRESET)");
     cmd->add_option("--runs-dir", o->runs_dir, "Run store");
     cmd->add_option("--threads", o->threads, "CPU threads per run (0: every core)");
-    cmd->add_flag("--dry-run", o->dry_run, "List the runs as JSON lines, train nothing");
+    cmd->add_flag("--dry-run", o->dry_run,
+                  "List the runs as JSON lines (name, the cell's settings, the whole config), train nothing");
     cmd->add_option("--methods", o->methods, "Only the runs of these methods (e.g. digit,subword)");
     cmd->callback([o] {
         try {
