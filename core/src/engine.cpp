@@ -319,7 +319,7 @@ class Trainer {
     std::string path(const char* file) const { return (fs::path(dir_) / file).string(); }
     void emit(json event, bool to_metrics);
     double lr_at(int64_t step, int64_t total) const;
-    json eval_event(double epoch_seconds, double train_examples_per_second);
+    json eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second);
     void checkpoint(const char* file);
     TrainOutcome finish(const std::string& status, const std::string& message);
 };
@@ -338,7 +338,7 @@ double Trainer::lr_at(int64_t step, int64_t total) const {
     return cfg_.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * std::min(1.0, progress)));
 }
 
-json Trainer::eval_event(double epoch_seconds, double train_examples_per_second) {
+json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second) {
     json e = scheme_->evaluate(model_, test_, device_);
     e["event"] = "eval";
     e["method"] = cfg_.method;
@@ -348,6 +348,7 @@ json Trainer::eval_event(double epoch_seconds, double train_examples_per_second)
     e["epoch"] = pos_.epoch + static_cast<double>(pos_.batch_in_epoch) * static_cast<double>(cfg_.batch) /
                                   static_cast<double>(std::max<int64_t>(1, train_.n));
     e["epoch_seconds"] = epoch_seconds;
+    e["epoch_cpu_seconds"] = epoch_cpu_seconds;
     e["examples_per_second"] = train_examples_per_second;
     if (val_.n > 0) e["val_exact_match"] = scheme_->evaluate(model_, val_, device_)["exact_match"];
     if (model_->slots > 0) e["temperature"] = model_->temperature();
@@ -457,7 +458,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     const int64_t nan_step = injected_nan_step();
     auto last_progress = Clock::now();
     int64_t examples_since = 0;
-    double train_since = 0.0, epoch_train_seconds = 0.0;
+    double train_since = 0.0, epoch_train_seconds = 0.0, epoch_train_cpu = 0.0;
     int64_t epoch_examples = 0, order_epoch = -1;
     torch::Tensor order;
     while (pos_.epoch < cfg_.epochs) {
@@ -471,6 +472,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
             return finish(kStatusStopped, "stopped on request at step " + std::to_string(pos_.step));
         }
         const auto t0 = Clock::now();
+        const double cpu0 = process_cpu_seconds();
         const int64_t start = pos_.batch_in_epoch * batch, len = std::min(batch, n - start);
         const Batch b = select_rows(train_dev, order.narrow(0, start, len));
         const double lr = lr_at(pos_.step, total_steps);
@@ -501,6 +503,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         const double dt = seconds_since(t0);
         pos_.train_seconds += dt;
         epoch_train_seconds += dt;
+        epoch_train_cpu += process_cpu_seconds() - cpu0;
         train_since += dt;
         epoch_examples += len;
         examples_since += len;
@@ -528,9 +531,11 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
             // Seconds per epoch: this epoch's training time so far, scaled to the whole epoch when the
             // evaluation comes mid-epoch (--eval-every) or the session resumed mid-epoch; exact at an
             // epoch's end.
-            const double per_example =
-                epoch_train_seconds / static_cast<double>(std::max<int64_t>(1, epoch_examples));
-            last_eval_ = eval_event(per_example * static_cast<double>(n), 1.0 / std::max(per_example, 1e-12));
+            const double done = static_cast<double>(std::max<int64_t>(1, epoch_examples));
+            const double per_example = epoch_train_seconds / done;
+            last_eval_ = eval_event(per_example * static_cast<double>(n),
+                                    epoch_train_cpu / done * static_cast<double>(n),
+                                    1.0 / std::max(per_example, 1e-12));
             last_eval_["epoch"] = epoch_float;
             emit(last_eval_, true);
             const double em = last_eval_["exact_match"];
@@ -549,6 +554,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         }
         if (epoch_end) {
             epoch_train_seconds = 0.0;
+            epoch_train_cpu = 0.0;
             epoch_examples = 0;
         }
         if (cfg_.checkpoint_every > 0 ? pos_.step % cfg_.checkpoint_every == 0 : epoch_end) {
@@ -560,17 +566,16 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     return finish(kStatusFinished, "trained " + std::to_string(cfg_.epochs) + " epochs");
 }
 
-// The training seconds per epoch the run recorded (its last "eval" event's), null when it has none (an
-// exported model without metrics, a run stopped before its first evaluation).
-json recorded_epoch_seconds(const std::string& run_dir) {
+// A field of the last "eval" event the run recorded (epoch_seconds: its training seconds per epoch),
+// null when it has none (an exported model without metrics, a run stopped before its first evaluation).
+json recorded_eval_field(const std::string& run_dir, const char* key) {
     const MetricsFile metrics = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
     for (auto it = metrics.records.rbegin(); it != metrics.records.rend(); ++it)
-        if (it->value("event", "") == "eval" && it->contains("epoch_seconds")) return (*it)["epoch_seconds"];
+        if (it->value("event", "") == "eval" && it->contains(key)) return (*it)[key];
     const fs::path summary = fs::path(run_dir) / "summary.json";
     if (fs::exists(summary)) {
         const json final_eval = read_json_file(summary.string()).value("final", json::object());
-        if (final_eval.is_object() && final_eval.contains("epoch_seconds"))
-            return final_eval["epoch_seconds"];
+        if (final_eval.is_object() && final_eval.contains(key)) return final_eval[key];
     }
     return nullptr;
 }
@@ -760,7 +765,8 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     json m = l.scheme->evaluate(l.model, l.scheme->encode(examples), l.device, max_mispredictions);
     m["method"] = l.config.method;
     m["tokens_per_number"] = tokens_per_number(*l.scheme, examples);
-    m["epoch_seconds"] = recorded_epoch_seconds(run_dir);
+    m["epoch_seconds"] = recorded_eval_field(run_dir, "epoch_seconds");
+    m["epoch_cpu_seconds"] = recorded_eval_field(run_dir, "epoch_cpu_seconds");
     m["checkpoint"] = used;
     m["data"] = data_file.empty() ? "test split" : data_file;
     return m;
