@@ -138,11 +138,11 @@ Scale scale_of(const std::string& preset) {
                 {},
                 {},
                 {},
-                {{"fone", {1, 2, 3}}, {"xval", {1, 2, 3}}, {"digit", {1, 2}}, {"subword", {1, 2}}},
+                {{"fone", {1, 2, 3}}, {"xval", {1, 2}}, {"digit", {1, 2}}, {"subword", {1, 2}}},
                 {{"long-add", 4}},
                 {"fone", "subword"}};
         s.efficiency = {25600, 5, small_model()};
-        s.model_size = {25600, 5, nullptr};
+        s.model_size = {25600, 3, nullptr};  // level 2 costs 5x the small model per example
         s.ablations = {51200, 5, small_model()};
         s.ntl = {25600, 5, small_model()};
         s.modular = {12800, 20, small_model()};
