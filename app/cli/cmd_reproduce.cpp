@@ -69,7 +69,7 @@ struct Scale {
     // defaults for the size), and stops at 99% test exact match.
     std::map<std::string, std::vector<std::size_t>> sizes;
     std::size_t examples_seen;
-    int min_epochs;
+    int min_epochs;  // with examples_seen 0: the epochs of every data-size cell (0: the defaults)
     json data_size_model;
     Part efficiency, model_size, ablations, ntl, modular;
     std::map<std::string, std::vector<int>> levels;      // model-size: the paper's size levels per method
@@ -153,7 +153,7 @@ Scale scale_of(const std::string& preset) {
                 {1, 2, 3},
                 every({400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800, 409600}),
                 0,
-                1,
+                0,
                 nullptr,
                 {},
                 {},
@@ -187,7 +187,7 @@ json base_settings(const Scale& s, const std::string& task, const Part& part, st
 // data-size: epochs for a training set of n under the scale's budget of examples seen (b+a swaps, on
 // by default below 25,600 examples, double an epoch).
 int data_size_epochs(const Scale& s, std::size_t n) {
-    if (s.examples_seen == 0) return 0;
+    if (s.examples_seen == 0) return s.min_epochs;
     const std::size_t per_epoch = n < 25600 ? 2 * n : n;
     const auto e = static_cast<int>((s.examples_seen + per_epoch - 1) / per_epoch);
     return std::clamp(e, s.min_epochs, 100);
