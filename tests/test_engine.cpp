@@ -190,6 +190,8 @@ class TestEngine : public QObject {
         const QJsonObject m = first_line(e.out);
         QCOMPARE(m["method"].toString(), QString("abacus"));
         QCOMPARE(m["tokens_per_number"].toInt(), 6);  // six digits, one token each
+        QVERIFY(m["epoch_seconds"].toDouble() > 0);   // the run's recorded training time per epoch
+        QVERIFY(m["eval_seconds"].toDouble() > 0);
         const int wrong = qRound((1.0 - m["exact_match"].toDouble()) * m["n"].toInt());
         QCOMPARE(m["mispredictions"].toArray().size(), std::min(3, wrong));
         const auto pr = run_fone({"predict", "--run", "abacus-ref", "--runs-dir", runs(), "12+34="});

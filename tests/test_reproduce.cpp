@@ -28,7 +28,8 @@ class TestReproduce : public QObject {
         if (!r.out.contains(table.left(40))) return {};  // the table is also printed
         const QJsonObject results = QJsonDocument::fromJson(json.readAll()).object();
         for (const auto& png : results["plots"].toArray())  // listed plots exist and are PNGs
-            if (QFile f(png.toString()); !f.open(QIODevice::ReadOnly) || !f.read(8).startsWith("\x89PNG")) return {};
+            if (QFile f(png.toString()); !f.open(QIODevice::ReadOnly) || !f.read(8).startsWith("\x89PNG"))
+                return {};
         const int lines = csv.readAll().trimmed().split('\n').size();
         if (lines != results["rows"].toArray().size() + 1) return {};  // header + one row per run
         return results;
@@ -66,10 +67,14 @@ class TestReproduce : public QObject {
         QVERIFY2(t.elapsed() < 20000, "finished runs should be read, not trained again");
     }
 
-    void data_and_model_size_grids() {
+    void data_size_grid() {
         const QJsonObject data = run_quick("data-size");
         QCOMPARE(data["rows"].toArray().size(), cells("data-size"));
         QVERIFY(data["summary"].toObject().contains("smallest_train_size_to_99"));
+        QVERIFY(data["summary"].toObject().contains("data_ratio_to_fone"));
+    }
+
+    void model_size_grid() {
         QCOMPARE(run_quick("model-size")["rows"].toArray().size(), cells("model-size"));
     }
 
@@ -81,9 +86,80 @@ class TestReproduce : public QObject {
         QVERIFY(m5["off_by_exactly_5"].toInt() <= m5["mispredictions"].toInt());
     }
 
-    void ntl_and_modular() {
-        QCOMPARE(run_quick("ntl")["rows"].toArray().size(), 9);
-        QCOMPARE(run_quick("modular")["rows"].toArray().size(), 18);
+    void ntl_compares_lambdas_and_fone() { QCOMPARE(run_quick("ntl")["rows"].toArray().size(), 9); }
+
+    void modular_every_modulus() { QCOMPARE(run_quick("modular")["rows"].toArray().size(), 18); }
+
+    // The data ratio from finished runs with known exact matches: FoNE reaches 99% at 400, digit at 800
+    // (2x), subword nowhere up to 800 (more than 2x: a lower bound), xval never trained. The cells are
+    // written as finished runs with the configs the dry run lists, so reproduce reads them.
+    void data_ratio_from_finished_runs() {
+        const QString store = dir_.path() + "/fabricated";
+        const auto dry =
+            run_fone({"reproduce", "data-size", "--preset", "quick", "--dry-run", "--threads", "1"});
+        QCOMPARE(dry.code, 0);
+        const QMap<QString, QList<double>> em = {
+            {"fone", {0.5, 0.995, 1.0}}, {"digit", {0.0, 0.5, 0.991}}, {"subword", {0.1, 0.2, 0.98}}};
+        int written = 0;
+        for (const QJsonObject& cell : json_lines(dry.out)) {
+            const QJsonObject st = cell["settings"].toObject();
+            const QString method = st["method"].toString();
+            if (!em.contains(method)) continue;
+            const int k = st["train_size"].toInt() == 200 ? 0 : st["train_size"].toInt() == 400 ? 1 : 2;
+            const QString run = store + "/" + cell["run"].toString();
+            QVERIFY(QDir().mkpath(run));
+            QFile config(run + "/config.json"), summary(run + "/summary.json");
+            QVERIFY(config.open(QIODevice::WriteOnly) && summary.open(QIODevice::WriteOnly));
+            config.write(QJsonDocument(cell["config"].toObject()).toJson());
+            summary.write(QJsonDocument(QJsonObject{{"status", "finished"},
+                                                    {"params", 1000},
+                                                    {"final", QJsonObject{{"exact_match", em[method][k]},
+                                                                          {"epoch_seconds", 1.0},
+                                                                          {"eval_seconds", 0.1}}}})
+                              .toJson());
+            ++written;
+        }
+        QCOMPARE(written, 9);
+        const auto r =
+            run_fone({"reproduce", "data-size", "--preset", "quick", "--runs-dir", store, "--out",
+                      dir_.path() + "/fabricated-out", "--threads", "1", "--methods", "fone,digit,subword"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QFile f(dir_.path() + "/fabricated-out/results.json");
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QJsonObject summary = QJsonDocument::fromJson(f.readAll()).object()["summary"].toObject();
+        const QJsonObject smallest = summary["smallest_train_size_to_99"].toObject();
+        QCOMPARE(smallest["fone"].toDouble(), 400.0);
+        QCOMPARE(smallest["digit"].toDouble(), 800.0);
+        QVERIFY(smallest["subword"].isNull());
+        const QJsonObject ratio = summary["data_ratio_to_fone"].toObject();
+        QCOMPARE(ratio["digit"].toObject()["ratio"].toDouble(), 2.0);
+        QCOMPARE(ratio["digit"].toObject()["lower_bound"].toBool(), false);
+        QCOMPARE(ratio["subword"].toObject()["ratio"].toDouble(), 2.0);
+        QCOMPARE(ratio["subword"].toObject()["lower_bound"].toBool(), true);
+        QVERIFY(!ratio.contains("xval"));  // not run here
+        QVERIFY(r.out.contains("subword more than 2×"));
+    }
+
+    // A stored run trained with other settings (an older preset) is refused, not reported as the new one.
+    void a_run_with_other_settings_is_refused() {
+        const QString store = dir_.path() + "/stale";
+        const auto dry = run_fone({"reproduce", "ablations", "--preset", "quick", "--dry-run"});
+        QCOMPARE(dry.code, 0);
+        const QJsonObject cell = first_line(dry.out);
+        QJsonObject old_config = cell["config"].toObject();
+        QVERIFY(old_config.contains("train_size"));
+        old_config["train_size"] = 999;
+        const QString run = store + "/" + cell["run"].toString();
+        QVERIFY(QDir().mkpath(run));
+        QFile config(run + "/config.json");
+        QVERIFY(config.open(QIODevice::WriteOnly));
+        config.write(QJsonDocument(old_config).toJson());
+        config.close();
+        const auto r = run_fone({"reproduce", "ablations", "--preset", "quick", "--runs-dir", store, "--out",
+                                 dir_.path() + "/stale-out", "--threads", "1"});
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.err.contains("other settings") && r.err.contains("train_size"), r.err.constData());
+        QVERIFY(QFile::exists(run + "/config.json"));  // nothing removed
     }
 
     void unknown_experiment_is_a_clear_error() {

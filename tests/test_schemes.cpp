@@ -225,6 +225,48 @@ class TestSchemes : public QObject {
         QVERIFY2(torch::allclose(full, step, 1e-5, 1e-5), "cached and full forward differ");
     }
 
+    // The LM head runs only at positions with a target: the loss must equal cross-entropy over every
+    // position's logits with the untargeted ones ignored (computed here the long way), for digit and
+    // subword tokens and with the Number Token Loss on.
+    void loss_at_answer_positions_equals_masked_full_loss() {
+        namespace F = torch::nn::functional;
+        Example e{{Decimal::parse("17.5"), Decimal::parse("325")}, {"+"}, Decimal::parse("342.5")};
+        Example f{{Decimal::parse("1"), Decimal::parse("2")}, {"+"}, Decimal::parse("3")};
+        for (const char* m : {"digit", "subword"}) {
+            auto s = scheme(m, spec(4, 1));
+            torch::manual_seed(11);
+            FoneTransformer model(tiny_model(static_cast<int>(s->vocabulary().size())), s->heads());
+            const Batch b = s->encode({e, f});
+            torch::NoGradGuard no_grad;
+            const auto logits = model->lm_logits(model->forward(b.in, false));
+            const double full =
+                F::cross_entropy(logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
+                                 F::CrossEntropyFuncOptions().ignore_index(-100))
+                    .item<double>();
+            QVERIFY(std::fabs(s->loss(model, b, false).item<double>() - full) < 1e-5);
+        }
+    }
+
+    // Attention over 12 positions: the full pass goes through batched matmuls, each cached one-query
+    // step through the broadcast path; both must give the same hidden state.
+    void one_query_steps_match_a_longer_full_forward() {
+        torch::manual_seed(5);
+        FoneTransformer m(tiny_model(20), ModelHeads{});
+        m->eval();
+        torch::NoGradGuard no_grad;
+        const auto tokens = torch::randint(1, 20, {3, 12}, torch::kInt64);
+        tokens[0][0] = 0;  // one left-padded row
+        const auto mask = tokens.ne(0);
+        const auto full = m->forward(ModelInputs{tokens, mask, {}, {}, {}, {}}, true);
+        KvCache cache;
+        torch::Tensor step = m->forward(
+            ModelInputs{tokens.narrow(1, 0, 9), mask.narrow(1, 0, 9), {}, {}, {}, {}}, true, nullptr, &cache);
+        for (int64_t k = 9; k < 12; ++k)
+            step = m->forward(ModelInputs{tokens.narrow(1, k, 1), mask.narrow(1, 0, k + 1), {}, {}, {}, {}},
+                              true, nullptr, &cache);
+        QVERIFY2(torch::allclose(full, step, 1e-5, 1e-5), "cached one-query steps and full forward differ");
+    }
+
     void unknown_words_and_misfits_are_clear_errors() {
         auto s = scheme("digit", spec(2, 0));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, s->encode_prompt("12 plus 5 ="));

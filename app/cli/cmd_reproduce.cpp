@@ -11,7 +11,8 @@
 //   model-size  exact match against the paper's size levels at one data size
 //   ablations   FoNE periods 10 / {2,5,10} / 5 / 7 and zero-pad vs linear input; for mod-5 the share of
 //               mispredictions whose wrong digits are off by exactly 5 (paper Table of mispredictions)
-//   ntl         Number Token Loss (on digit and subword tokens, lambda 0.15/0.3/0.8) against FoNE
+//   ntl         Number Token Loss (on digit and subword tokens, lambda 0.15/0.3/0.8) against FoNE on
+//               4-digit addition (and 3-digit multiplication in the full preset; paper appendix K)
 //   modular     (a + b) mod p for p = 97, 100, 113, 121, 256, 257
 #include <algorithm>
 #include <cmath>
@@ -51,39 +52,145 @@ struct Experiment {
     std::vector<Cell> cells;
 };
 
-struct Scale {
-    std::size_t test_size;
-    std::vector<std::size_t> sizes;  // data-size grid
-    std::size_t fixed_size;          // efficiency, model-size, ablations, ntl, modular
-    int data_size_epochs;            // data-size; 0: the defaults for the size (docs/training.md)
-    int epochs;                      // the others; 0: the defaults for the size
-    std::vector<int> levels;
-    std::vector<std::uint64_t> seeds;
+// One experiment's scale: its training-set size, epochs (0: the defaults for the size, docs/training.md)
+// and model (null: the default for the size; else TrainConfig "model" keys given to every cell, so that
+// every method trains the same model).
+struct Part {
+    std::size_t train_size = 0;
+    int epochs = 0;
+    json model;
 };
 
+struct Scale {
+    std::size_t test_size;
+    std::vector<std::uint64_t> seeds;
+    // data-size: the grid per method; every cell trains the same model, for
+    // max(min_epochs, examples_seen / examples per epoch) epochs (at most 100; examples_seen 0: the
+    // defaults for the size), and stops at 99% test exact match.
+    std::map<std::string, std::vector<std::size_t>> sizes;
+    std::size_t examples_seen;
+    int min_epochs;  // with examples_seen 0: the epochs of every data-size cell (0: the defaults)
+    json data_size_model;
+    Part efficiency, model_size, ablations, ntl, modular;
+    std::map<std::string, std::vector<int>> levels;      // model-size: the paper's size levels per method
+    std::vector<std::pair<std::string, int>> ntl_tasks;  // task, long_digits (0: the task's own)
+    std::vector<std::string> modular_methods;
+};
+
+// The default model for 51,200 examples (docs/training.md): hidden 64, 2 layers, 2 heads of width 32
+// sharing one key-value head. The cpu preset gives it to every method where one model must serve all.
+json small_model() {
+    return {{"hidden", 64},  {"layers", 2},         {"heads", 2},
+            {"kv_heads", 1}, {"intermediate", 256}, {"head_dim", 32}};
+}
+
 // quick: the pipeline in a minute or two per experiment (the test suite runs it; its numbers mean
-// little); cpu: this 2-core machine's scale (docs/reproduction.md); full: sized for a GPU, the paper's.
+// little); cpu: this 2-core machine's scale, about three hours on one thread (docs/reproduction.md has
+// the results and why each size was chosen); full: sized for a GPU, the paper's.
 Scale scale_of(const std::string& preset) {
-    if (preset == "quick") return {100, {200, 400, 800}, 400, 1, 1, {1, 2}, {1}};
-    // The data-size grid trains every size with the size's default epochs (100 below 12,800, which is
-    // what FoNE needs there) for every method; the other experiments get 10 epochs of 12,800 examples.
-    if (preset == "cpu") return {1000, {1600, 6400, 25600, 51200}, 12800, 0, 10, {1, 2, 3}, {1}};
-    if (preset == "full")
-        return {2000,     {400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800},
-                51200,    0,
-                0,        {1, 2, 3, 4, 5, 6},
-                {1, 2, 3}};
+    const std::vector<std::string> all = {"fone", "digit", "subword", "xval"};
+    auto every = [&](const std::vector<std::size_t>& v) {
+        std::map<std::string, std::vector<std::size_t>> m;
+        for (const auto& k : all)
+            m[k] = v;
+        return m;
+    };
+    auto levels_for = [&](const std::vector<int>& v) {
+        std::map<std::string, std::vector<int>> m;
+        for (const auto& k : all)
+            m[k] = v;
+        return m;
+    };
+    if (preset == "quick") {
+        Scale s{100,
+                {1},
+                every({200, 400, 800}),
+                0,
+                1,
+                nullptr,
+                {},
+                {},
+                {},
+                {},
+                {},
+                levels_for({1, 2}),
+                {{"long-add", 4}},
+                {"fone", "digit", "subword"}};
+        s.efficiency = s.model_size = s.ablations = s.modular = {400, 1, nullptr};
+        s.ntl = {400, 1, small_model()};
+        s.data_size_model = nullptr;
+        return s;
+    }
+    if (preset == "cpu") {
+        // One thread on a shared 2-core machine: the token baselines cost 5-10x FoNE per example
+        // (bench_schemes), so they get the sizes where the comparison is decided and one seed.
+        Scale s{1000,
+                {1},
+                {{"fone", {3200, 6400, 12800, 25600, 51200}},
+                 {"xval", {6400, 51200}},
+                 {"digit", {25600, 51200, 102400}},
+                 {"subword", {25600, 51200, 102400}}},
+                512000,
+                5,
+                small_model(),
+                {},
+                {},
+                {},
+                {},
+                {},
+                {{"fone", {1, 2, 3}}, {"xval", {1, 2}}, {"digit", {1, 2}}, {"subword", {1, 2}}},
+                {{"long-add", 4}},
+                {"fone", "subword"}};
+        s.efficiency = {25600, 5, small_model()};
+        s.model_size = {25600, 3, nullptr};  // level 2 costs 5x the small model per example
+        s.ablations = {51200, 5, small_model()};
+        s.ntl = {25600, 5, small_model()};
+        s.modular = {12800, 20, small_model()};
+        return s;
+    }
+    if (preset == "full") {
+        Scale s{2000,
+                {1, 2, 3},
+                every({400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800, 409600}),
+                0,
+                0,
+                nullptr,
+                {},
+                {},
+                {},
+                {},
+                {},
+                levels_for({1, 2, 3, 4, 5, 6}),
+                {{"long-add", 4}, {"mul3", 0}},
+                {"fone", "digit", "subword"}};
+        s.efficiency = s.model_size = s.ablations = s.ntl = s.modular = {51200, 0, nullptr};
+        return s;
+    }
     throw std::invalid_argument("unknown preset '" + preset + "' (presets: quick, cpu, full)");
 }
 
 const std::vector<std::string> kBaselines = {"fone", "digit", "subword", "xval"};
 
 json base_settings(const Scale& s, const std::string& task, std::size_t train_size, std::uint64_t seed,
-                   int epochs) {
+                   int epochs, const json& model = nullptr) {
     json j = {{"task", task}, {"train_size", train_size}, {"test_size", s.test_size}, {"val_size", 0},
               {"seed", seed}, {"eval_every", 0}};
     if (epochs > 0) j["epochs"] = epochs;
+    if (model.is_object()) j["model"] = model;
     return j;
+}
+
+json base_settings(const Scale& s, const std::string& task, const Part& part, std::uint64_t seed) {
+    return base_settings(s, task, part.train_size, seed, part.epochs, part.model);
+}
+
+// data-size: epochs for a training set of n under the scale's budget of examples seen (b+a swaps, on
+// by default below 25,600 examples, double an epoch).
+int data_size_epochs(const Scale& s, std::size_t n) {
+    if (s.examples_seen == 0) return s.min_epochs;
+    const std::size_t per_epoch = n < 25600 ? 2 * n : n;
+    const auto e = static_cast<int>((s.examples_seen + per_epoch - 1) / per_epoch);
+    return std::clamp(e, s.min_epochs, 100);
 }
 
 Experiment build(const std::string& name, const Scale& s) {
@@ -95,33 +202,39 @@ Experiment build(const std::string& name, const Scale& s) {
         e.title = "Training and inference efficiency (one training run per task and method)";
         for (const std::string task : {"dec-add", "sub", "mul3"})
             for (const auto& m : kBaselines) {
-                json st = base_settings(s, task, s.fixed_size, s.seeds.front(), s.epochs);
+                json st = base_settings(s, task, s.efficiency, s.seeds.front());
                 st["method"] = m;
                 add(task + "-" + m, {{"task", task}, {"method", m}}, st);
             }
     } else if (name == "data-size") {
         e.title = "Exact match against training-set size, 6-digit decimal addition";
-        for (const auto& m : kBaselines)
-            for (std::size_t n : s.sizes)
+        for (const auto& m : kBaselines) {
+            auto grid = s.sizes.find(m);
+            if (grid == s.sizes.end()) continue;
+            for (std::size_t n : grid->second)
                 for (auto seed : s.seeds) {
-                    json st = base_settings(s, "dec-add", n, seed, s.data_size_epochs);
+                    json st = base_settings(s, "dec-add", n, seed, data_size_epochs(s, n), s.data_size_model);
                     st["target_acc"] =
                         0.99;  // the question is whether (and from how much data) it gets there
                     st["method"] = m;
                     add(m + "-n" + std::to_string(n) + "-s" + std::to_string(seed),
                         {{"method", m}, {"train_size", n}, {"seed", seed}}, st);
                 }
+        }
     } else if (name == "model-size") {
         e.title = "Exact match against model size (the paper's levels), 6-digit decimal addition";
-        for (const auto& m : kBaselines)
-            for (int level : s.levels)
+        for (const auto& m : kBaselines) {
+            auto levels = s.levels.find(m);
+            if (levels == s.levels.end()) continue;
+            for (int level : levels->second)
                 for (auto seed : s.seeds) {
-                    json st = base_settings(s, "dec-add", s.fixed_size, seed, s.epochs);
+                    json st = base_settings(s, "dec-add", s.model_size.train_size, seed, s.model_size.epochs);
                     st["method"] = m;
                     st["size_level"] = level;
                     add(m + "-l" + std::to_string(level) + "-s" + std::to_string(seed),
                         {{"method", m}, {"size_level", level}, {"seed", seed}}, st);
                 }
+        }
     } else if (name == "ablations") {
         e.title = "FoNE ablations: periods and how FoNE enters the model, 6-digit decimal addition";
         const std::vector<std::pair<std::string, json>> variants = {
@@ -133,34 +246,60 @@ Experiment build(const std::string& name, const Scale& s) {
             {"direct encoding", {{"method", "fone-direct"}}}};
         int k = 0;
         for (const auto& [variant, extra] : variants) {
-            json st = base_settings(s, "dec-add", s.fixed_size, s.seeds.front(), s.epochs);
+            json st = base_settings(s, "dec-add", s.ablations, s.seeds.front());
             st["method"] = "fone";
-            st.merge_patch(extra);
+            if (extra.contains("model") && st.contains("model")) {
+                json model = st["model"];
+                model.merge_patch(extra["model"]);
+                json rest = extra;
+                rest.erase("model");
+                st.merge_patch(rest);
+                st["model"] = model;
+            } else {
+                st.merge_patch(extra);
+            }
             add("v" + std::to_string(k++), {{"variant", variant}}, st);
         }
     } else if (name == "ntl") {
-        e.title = "Number Token Loss against FoNE, 3-digit multiplication";
-        for (const std::string tokens : {"digit", "subword"})
-            for (double lambda : {0.0, 0.15, 0.3, 0.8}) {
-                json st = base_settings(s, "mul3", s.fixed_size, s.seeds.front(), s.epochs);
-                st["method"] = lambda > 0 ? "ntl" : tokens;
-                st["ntl_tokens"] = tokens;
-                st["ntl_lambda"] = lambda;
-                char id[48];
-                std::snprintf(id, sizeof id, "%s-l%g", tokens.c_str(), lambda);
-                add(id, {{"method", lambda > 0 ? "ntl-" + tokens : tokens}, {"ntl_lambda", lambda}}, st);
-            }
-        json st = base_settings(s, "mul3", s.fixed_size, s.seeds.front(), s.epochs);
-        st["method"] = "fone";
-        add("fone", {{"method", "fone"}, {"ntl_lambda", 0.0}}, st);
+        e.title = "Number Token Loss against FoNE";
+        for (std::size_t t = 0; t < s.ntl_tasks.size(); ++t) {
+            const auto& [task, long_digits] = s.ntl_tasks[t];
+            // The first task's cells have plain ids (digit-l0.3), later tasks' are prefixed by the task.
+            const std::string prefix = t == 0 ? "" : task + "-";
+            const std::string label =
+                long_digits > 0 ? std::to_string(long_digits) + "-digit addition" : task;
+            auto settings = [&] {
+                json st = base_settings(s, task, s.ntl, s.seeds.front());
+                if (long_digits > 0) st["long_digits"] = long_digits;
+                return st;
+            };
+            for (const std::string tokens : {"digit", "subword"})
+                for (double lambda : {0.0, 0.15, 0.3, 0.8}) {
+                    json st = settings();
+                    st["method"] = lambda > 0 ? "ntl" : tokens;
+                    st["ntl_tokens"] = tokens;
+                    st["ntl_lambda"] = lambda;
+                    char id[48];
+                    std::snprintf(id, sizeof id, "%s-l%g", tokens.c_str(), lambda);
+                    add(prefix + id,
+                        {{"task", label},
+                         {"method", lambda > 0 ? "ntl-" + tokens : tokens},
+                         {"ntl_lambda", lambda}},
+                        st);
+                }
+            json st = settings();
+            st["method"] = "fone";
+            add(prefix + "fone", {{"task", label}, {"method", "fone"}, {"ntl_lambda", 0.0}}, st);
+        }
     } else if (name == "modular") {
         e.title = "Modular addition (a + b) mod p";
         for (int p : {97, 100, 113, 121, 256, 257})
-            for (const std::string m : {"fone", "digit", "subword"}) {
+            for (const std::string& m : s.modular_methods) {
                 // Every pair a <= b < p is a distinct example: at most p(p+1)/2 - test - val of them.
                 const std::size_t domain = static_cast<std::size_t>(p) * (p + 1) / 2;
-                const std::size_t train = std::min(s.fixed_size, domain - s.test_size - 1);
-                json st = base_settings(s, "mod-add", train, s.seeds.front(), s.epochs);
+                Part part = s.modular;
+                part.train_size = std::min(part.train_size, domain - s.test_size - 1);
+                json st = base_settings(s, "mod-add", part, s.seeds.front());
                 st["modulus"] = p;
                 st["method"] = m;
                 add("p" + std::to_string(p) + "-" + m, {{"modulus", p}, {"method", m}}, st);
@@ -184,10 +323,36 @@ json result_of(const std::string& run_dir, const Cell& cell) {
     r["train_seconds"] = summary.value("train_seconds", 0.0);
     r["epochs"] = summary.value("epoch", 0);
     for (const char* k : {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds",
-                          "tokens_per_number", "malformed"})
+                          "tokens_per_number", "malformed", "epoch_cpu_seconds", "eval_cpu_seconds"})
         r[k] = final_eval.value(k, json());
     r["best_exact_match"] = summary.value("best_exact_match", 0.0);
     return r;
+}
+
+// The run's whole config: the cell's settings over the defaults for its size.
+TrainConfig cell_config(const std::string& run_name, const Cell& cell, int threads) {
+    json st = cell.settings;
+    st["name"] = run_name;
+    st["threads"] = threads;
+    return resolve_train_config({st});
+}
+
+// A stored run of a cell must have been trained with the cell's settings: a preset changed since (other
+// sizes, epochs or model) would otherwise be reported under the new one. Throws naming the first setting
+// that differs.
+void check_same_settings(const fs::path& dir, const TrainConfig& wanted) {
+    const fs::path file = dir / "config.json";
+    if (!fs::exists(file)) return;
+    const json stored = read_json_file(file.string());
+    const json want = wanted.to_json();
+    for (auto it = want.begin(); it != want.end(); ++it) {
+        if (it.key() == "name" || it.key() == "threads") continue;  // threads change speed, not results
+        if (!stored.contains(it.key()) || stored[it.key()] != it.value())
+            throw std::invalid_argument(
+                dir.string() + " was trained with other settings than this preset's (\"" + it.key() +
+                "\": " + (stored.contains(it.key()) ? stored[it.key()].dump() : std::string("absent")) +
+                ", the preset wants " + it.value().dump() + "); remove that run or use another --runs-dir");
+    }
 }
 
 // A run to completion: reused when finished, resumed when interrupted, else started.
@@ -196,6 +361,8 @@ json run_cell(RunStore& store, const Experiment& e, const std::string& preset, c
     const std::string name = "repro-" + e.name + "-" + preset + "-" + cell.id;
     const fs::path dir = fs::path(store.root()) / name;
     const EventSink quiet;  // the run's own files hold its events
+    const TrainConfig config = cell_config(name, cell, threads);
+    check_same_settings(dir, config);
     if (fs::exists(dir / "summary.json")) {
         const json summary = read_json_file((dir / "summary.json").string());
         if (summary.value("status", "") == kStatusFinished) return result_of(dir.string(), cell);
@@ -211,10 +378,6 @@ json run_cell(RunStore& store, const Experiment& e, const std::string& preset, c
     } else if (fs::exists(dir)) {
         fs::remove_all(dir);  // created but never checkpointed: nothing to keep
     }
-    json st = cell.settings;
-    st["name"] = name;
-    st["threads"] = threads;
-    const TrainConfig config = resolve_train_config({st});
     const TrainOutcome out = train_new(config, store, quiet);
     return result_of(out.run_dir, cell);
 }
@@ -321,6 +484,32 @@ json smallest_size_to(const Pivot& p, const std::vector<std::string>& methods, d
     return out;
 }
 
+// How many times FoNE's smallest 99% training set each other method needs: exact when it got there,
+// else a lower bound from the largest set it was trained on (it needs more than that). Empty when FoNE
+// itself never reached 99%.
+json data_ratios(const Pivot& p, const json& smallest) {
+    json out = json::object();
+    if (!smallest.contains("fone") || smallest["fone"].is_null()) return out;
+    const double f = smallest["fone"].get<double>();
+    for (auto it = smallest.begin(); it != smallest.end(); ++it) {
+        if (it.key() == "fone") continue;
+        if (!it->is_null()) {
+            char why[96];
+            std::snprintf(why, sizeof why, "reached 99%% at %g examples", it->get<double>());
+            out[it.key()] = {{"ratio", it->get<double>() / f}, {"lower_bound", false}, {"why", why}};
+            continue;
+        }
+        double largest = 0;
+        for (const auto& [size, by_col] : p)
+            if (by_col.count(it.key())) largest = std::max(largest, size);
+        if (largest == 0) continue;
+        char why[96];
+        std::snprintf(why, sizeof why, "below 99%% at every size up to %g examples", largest);
+        out[it.key()] = {{"ratio", largest / f}, {"lower_bound", true}, {"why", why}};
+    }
+    return out;
+}
+
 std::string markdown(const Experiment& e, const std::vector<json>& rows, json& extra) {
     std::ostringstream md;
     md << "### " << e.title << "\n\n";
@@ -328,14 +517,21 @@ std::string markdown(const Experiment& e, const std::vector<json>& rows, json& e
         return r.value("exact_match", json(0.0)).is_number() ? r["exact_match"].get<double>() : 0.0;
     };
     if (e.name == "efficiency") {
-        md << "| task | method | train time / epoch | test time | tokens / number | exact match | params |\n"
-              "|---|---|---|---|---|---|---|\n";
+        md << "| task | method | train time / epoch | test time | train CPU / epoch | test CPU | tokens / "
+              "number | exact match | params |\n|---|---|---|---|---|---|---|---|---|\n";
         for (const auto& r : rows)
             md << "| " << r["task"].get<std::string>() << " | " << r["method"].get<std::string>() << " | "
                << secs(r["epoch_seconds"]) << " | " << secs(r["eval_seconds"]) << " | "
-               << num(r["tokens_per_number"]) << " | " << pct(r["exact_match"]) << " | " << num(r["params"])
-               << " |\n";
-        // Ratios against FoNE, task by task: what the issue's "3x / 10x" figures are about.
+               << secs(r.value("epoch_cpu_seconds", json())) << " | "
+               << secs(r.value("eval_cpu_seconds", json())) << " | " << num(r["tokens_per_number"]) << " | "
+               << pct(r["exact_match"]) << " | " << num(r["params"]) << " |\n";
+        // Ratios against FoNE, task by task: what the issue's "3x / 10x" figures are about. Wall time on
+        // a shared machine also counts waiting for a core; CPU time is the work done.
+        auto ratio = [](const json& a, const json& b, const char* key) -> json {
+            const json x = a.value(key, json()), y = b.value(key, json());
+            if (!x.is_number() || !y.is_number() || y.get<double>() <= 0) return nullptr;
+            return x.get<double>() / y.get<double>();
+        };
         json ratios = json::object();
         for (const auto& r : rows) {
             if (r["method"] == "fone") continue;
@@ -343,21 +539,26 @@ std::string markdown(const Experiment& e, const std::vector<json>& rows, json& e
                 if (f["method"] == "fone" && f["task"] == r["task"] && f["epoch_seconds"].is_number() &&
                     r["epoch_seconds"].is_number())
                     ratios[r["task"].get<std::string>()][r["method"].get<std::string>()] = {
-                        {"train_epoch_ratio",
-                         r["epoch_seconds"].get<double>() / f["epoch_seconds"].get<double>()},
-                        {"test_time_ratio",
-                         r["eval_seconds"].get<double>() / f["eval_seconds"].get<double>()}};
+                        {"train_epoch_ratio", ratio(r, f, "epoch_seconds")},
+                        {"test_time_ratio", ratio(r, f, "eval_seconds")},
+                        {"train_epoch_cpu_ratio", ratio(r, f, "epoch_cpu_seconds")},
+                        {"test_cpu_ratio", ratio(r, f, "eval_cpu_seconds")}};
         }
         extra["slower_than_fone"] = ratios;
-        md << "\nTime relative to FoNE (× slower):\n\n| task | method | train epoch | test "
-              "|\n|---|---|---|---|\n";
+        auto times = [](const json& v) {
+            if (!v.is_number()) return std::string("–");
+            char b[32];
+            std::snprintf(b, sizeof b, "%.1f×", v.get<double>());
+            return std::string(b);
+        };
+        md << "\nTime relative to FoNE (× slower):\n\n| task | method | train epoch | test | train epoch "
+              "(CPU) | "
+              "test (CPU) |\n|---|---|---|---|---|---|\n";
         for (auto t = ratios.begin(); t != ratios.end(); ++t)
-            for (auto m = t->begin(); m != t->end(); ++m) {
-                char b[96];
-                std::snprintf(b, sizeof b, "%.1f× | %.1f×", (*m)["train_epoch_ratio"].get<double>(),
-                              (*m)["test_time_ratio"].get<double>());
-                md << "| " << t.key() << " | " << m.key() << " | " << b << " |\n";
-            }
+            for (auto m = t->begin(); m != t->end(); ++m)
+                md << "| " << t.key() << " | " << m.key() << " | " << times((*m)["train_epoch_ratio"])
+                   << " | " << times((*m)["test_time_ratio"]) << " | " << times((*m)["train_epoch_cpu_ratio"])
+                   << " | " << times((*m)["test_cpu_ratio"]) << " |\n";
     } else if (e.name == "data-size" || e.name == "model-size") {
         const bool by_size = e.name == "data-size";
         Pivot p;
@@ -376,6 +577,15 @@ std::string markdown(const Experiment& e, const std::vector<json>& rows, json& e
                 md << m << " " << (smallest[m].is_null() ? std::string("not reached") : num(smallest[m]))
                    << "; ";
             md << "\n";
+            const json ratios = data_ratios(p, smallest);
+            extra["data_ratio_to_fone"] = ratios;
+            if (!ratios.empty()) {
+                md << "\nData needed for 99% relative to FoNE: ";
+                for (auto it = ratios.begin(); it != ratios.end(); ++it)
+                    md << it.key() << " " << ((*it)["lower_bound"].get<bool>() ? "more than " : "")
+                       << num((*it)["ratio"]) << "× (" << (*it)["why"].get<std::string>() << "); ";
+                md << "\n";
+            }
         } else {
             md << "\nParameters per level and method: ";
             for (const auto& [level, by_m] : params_of)
@@ -383,11 +593,11 @@ std::string markdown(const Experiment& e, const std::vector<json>& rows, json& e
             md << "\n";
         }
     } else if (e.name == "ntl") {
-        md << "| method | λ | exact match | digit accuracy | R² |\n|---|---|---|---|---|\n";
+        md << "| task | method | λ | exact match | digit accuracy | R² |\n|---|---|---|---|---|---|\n";
         for (const auto& r : rows)
-            md << "| " << r["method"].get<std::string>() << " | " << num(r["ntl_lambda"]) << " | "
-               << pct(r["exact_match"]) << " | " << pct(r["digit_accuracy"]) << " | " << num(r["r2"])
-               << " |\n";
+            md << "| " << r.value("task", std::string()) << " | " << r["method"].get<std::string>() << " | "
+               << num(r["ntl_lambda"]) << " | " << pct(r["exact_match"]) << " | " << pct(r["digit_accuracy"])
+               << " | " << num(r["r2"]) << " |\n";
     } else if (e.name == "modular") {
         Pivot p;
         for (const auto& r : rows)
@@ -483,13 +693,19 @@ json write_plots(const Experiment& e, const std::vector<json>& rows, const fs::p
         plots::write_png(path, std::max(960, 80 * static_cast<int>(labels.size())), 480,
                          [&](QCustomPlot& p) { plots::draw_bars(p, labels, values, style); });
         if (e.name == "efficiency") {
-            // Training time per epoch beside the accuracy: what the efficiency table is about.
+            // Training time per epoch beside the accuracy: what the efficiency table is about. CPU seconds
+            // when every run recorded them (on a shared machine wall time also counts waiting for a core).
+            bool cpu = true;
+            for (const auto& r : rows)
+                cpu = cpu && r.value("epoch_cpu_seconds", json()).is_number();
+            const char* key = cpu ? "epoch_cpu_seconds" : "epoch_seconds";
             std::vector<double> seconds;
             for (const auto& r : rows)
-                seconds.push_back(r["epoch_seconds"].is_number() ? r["epoch_seconds"].get<double>() : 0.0);
+                seconds.push_back(r[key].is_number() ? r[key].get<double>() : 0.0);
             plots::LinesStyle t = style;
-            t.title = "Training time per epoch (same model, data and epochs)";
-            t.y_label = "seconds per epoch";
+            t.title = cpu ? "Training CPU time per epoch (same model, data and epochs)"
+                          : "Training time per epoch (same model, data and epochs)";
+            t.y_label = cpu ? "CPU seconds per epoch" : "seconds per epoch";
             t.percent = false;
             t.y_max = *std::max_element(seconds.begin(), seconds.end());
             const std::string time_path = (out / "efficiency-time.png").string();
@@ -561,9 +777,12 @@ void run_reproduce(const Options& o) {
             throw std::invalid_argument("--methods " + o.methods + ": no run of " + e.name + " uses them");
     }
     if (o.dry_run) {
-        for (const auto& c : e.cells)
-            print_json_line(std::cout, {{"run", "repro-" + e.name + "-" + o.preset + "-" + c.id},
-                                        {"settings", c.settings}});
+        for (const auto& c : e.cells) {
+            const std::string name = "repro-" + e.name + "-" + o.preset + "-" + c.id;
+            print_json_line(std::cout, {{"run", name},
+                                        {"settings", c.settings},
+                                        {"config", cell_config(name, c, o.threads).to_json()}});
+        }
         return;
     }
     RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
@@ -606,7 +825,8 @@ void add_reproduce_commands(CLI::App& app) {
     cmd->add_option("--runs-dir", o->runs_dir, "Run store");
     cmd->add_option("--threads", o->threads, "CPU threads per run (0: every core)")
         ->check(CLI::Range(0, 1024));
-    cmd->add_flag("--dry-run", o->dry_run, "List the runs as JSON lines, train nothing");
+    cmd->add_flag("--dry-run", o->dry_run,
+                  "List the runs as JSON lines (name, the cell's settings, the whole config), train nothing");
     cmd->add_option("--methods", o->methods, "Only the runs of these methods (e.g. digit,subword)");
     cmd->callback([o] {
         try {

@@ -411,7 +411,7 @@ class Trainer {
     std::string path(const char* file) const { return (fs::path(dir_) / file).string(); }
     void emit(json event, bool to_metrics);
     double lr_at(int64_t step, int64_t total) const;
-    json eval_event(double epoch_seconds, double train_examples_per_second);
+    json eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second);
     void checkpoint(const char* file);
     TrainOutcome finish(const std::string& status, const std::string& message);
 };
@@ -430,7 +430,7 @@ double Trainer::lr_at(int64_t step, int64_t total) const {
     return cfg_.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * std::min(1.0, progress)));
 }
 
-json Trainer::eval_event(double epoch_seconds, double train_examples_per_second) {
+json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second) {
     json e = scheme_->evaluate(model_, test_, device_);
     e["event"] = "eval";
     e["method"] = cfg_.method;
@@ -440,6 +440,7 @@ json Trainer::eval_event(double epoch_seconds, double train_examples_per_second)
     e["epoch"] = pos_.epoch + static_cast<double>(pos_.batch_in_epoch) * static_cast<double>(cfg_.batch) /
                                   static_cast<double>(std::max<int64_t>(1, train_.n));
     e["epoch_seconds"] = epoch_seconds;
+    e["epoch_cpu_seconds"] = epoch_cpu_seconds;
     e["examples_per_second"] = train_examples_per_second;
     if (val_.n > 0) e["val_exact_match"] = scheme_->evaluate(model_, val_, device_)["exact_match"];
     if (model_->slots > 0) e["temperature"] = model_->temperature();
@@ -585,7 +586,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     const int64_t nan_step = injected_nan_step();
     auto last_progress = Clock::now();
     int64_t examples_since = 0;
-    double train_since = 0.0, epoch_train_seconds = 0.0;
+    double train_since = 0.0, epoch_train_seconds = 0.0, epoch_train_cpu = 0.0;
     int64_t epoch_examples = 0, order_epoch = -1;
     torch::Tensor order;
     while (pos_.epoch < cfg_.epochs) {
@@ -599,6 +600,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
             return finish(kStatusStopped, "stopped on request at step " + std::to_string(pos_.step));
         }
         const auto t0 = Clock::now();
+        const double cpu0 = process_cpu_seconds();
         const int64_t start = pos_.batch_in_epoch * batch, len = std::min(batch, n - start);
         const Batch b = select_rows(train_dev, order.narrow(0, start, len));
         const double lr = lr_at(pos_.step, total_steps);
@@ -629,6 +631,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         const double dt = seconds_since(t0);
         pos_.train_seconds += dt;
         epoch_train_seconds += dt;
+        epoch_train_cpu += process_cpu_seconds() - cpu0;
         train_since += dt;
         epoch_examples += len;
         examples_since += len;
@@ -653,8 +656,14 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         const bool do_eval =
             cfg_.eval_every > 0 ? pos_.step % cfg_.eval_every == 0 || pos_.step == total_steps : epoch_end;
         if (do_eval) {
-            last_eval_ =
-                eval_event(epoch_train_seconds, epoch_examples / std::max(epoch_train_seconds, 1e-9));
+            // Seconds per epoch: this epoch's training time so far, scaled to the whole epoch when the
+            // evaluation comes mid-epoch (--eval-every) or the session resumed mid-epoch; exact at an
+            // epoch's end.
+            const double done = static_cast<double>(std::max<int64_t>(1, epoch_examples));
+            const double per_example = epoch_train_seconds / done;
+            last_eval_ = eval_event(per_example * static_cast<double>(n),
+                                    epoch_train_cpu / done * static_cast<double>(n),
+                                    1.0 / std::max(per_example, 1e-12));
             last_eval_["epoch"] = epoch_float;
             emit(last_eval_, true);
             const double em = last_eval_["exact_match"];
@@ -673,6 +682,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         }
         if (epoch_end) {
             epoch_train_seconds = 0.0;
+            epoch_train_cpu = 0.0;
             epoch_examples = 0;
         }
         if (cfg_.checkpoint_every > 0 ? pos_.step % cfg_.checkpoint_every == 0 : epoch_end) {
@@ -682,6 +692,20 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
     }
     checkpoint(kLastCheckpoint);
     return finish(kStatusFinished, "trained " + std::to_string(cfg_.epochs) + " epochs");
+}
+
+// A field of the last "eval" event the run recorded (epoch_seconds: its training seconds per epoch),
+// null when it has none (an exported model without metrics, a run stopped before its first evaluation).
+json recorded_eval_field(const std::string& run_dir, const char* key) {
+    const MetricsFile metrics = read_metrics((fs::path(run_dir) / "metrics.jsonl").string());
+    for (auto it = metrics.records.rbegin(); it != metrics.records.rend(); ++it)
+        if (it->value("event", "") == "eval" && it->contains(key)) return (*it)[key];
+    const fs::path summary = fs::path(run_dir) / "summary.json";
+    if (fs::exists(summary)) {
+        const json final_eval = read_json_file(summary.string()).value("final", json::object());
+        if (final_eval.is_object() && final_eval.contains(key)) return final_eval[key];
+    }
+    return nullptr;
 }
 
 // A run's model for evaluation and prediction: its best checkpoint, else its last.
@@ -989,6 +1013,8 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     json m = l.scheme->evaluate(l.model, l.scheme->encode(examples), l.device, max_mispredictions);
     m["method"] = l.config.method;
     m["tokens_per_number"] = tokens_per_number(*l.scheme, examples);
+    m["epoch_seconds"] = recorded_eval_field(run_dir, "epoch_seconds");
+    m["epoch_cpu_seconds"] = recorded_eval_field(run_dir, "epoch_cpu_seconds");
     m["checkpoint"] = used;
     m["data"] = data_file.empty() ? "test split" : data_file;
     return m;

@@ -118,6 +118,7 @@ nlohmann::json NumberScheme::evaluate(FoneTransformer& model, const Batch& data,
     torch::NoGradGuard no_grad;
     model->eval();
     const auto t0 = Clock::now();
+    const double cpu0 = process_cpu_seconds();
     const int64_t slots = spec.int_digits + spec.frac_digits;  // digit positions, whatever the periods
     int64_t exact = 0, digits_right = 0, malformed = 0;
     std::vector<int64_t> right_per_slot(static_cast<std::size_t>(slots), 0);
@@ -163,6 +164,7 @@ nlohmann::json NumberScheme::evaluate(FoneTransformer& model, const Batch& data,
                 {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
                 {"rmse", std::sqrt(sse / n)},
                 {"eval_seconds", secs},
+                {"eval_cpu_seconds", process_cpu_seconds() - cpu0},
                 {"eval_examples_per_second", n / std::max(secs, 1e-9)}};
     if (max_wrong > 0) out["mispredictions"] = wrong;
     return out;

@@ -119,11 +119,17 @@ class TokenScheme : public NumberScheme {
         ModelInputs in = b.in;
         if (training && o_.abacus && o_.abacus_max_offset > 0)
             in.positions = offset_positions(in.positions, b);
-        const auto logits = model->lm_logits(model->forward(in, /*last_only=*/false)).to(torch::kFloat32);
-        const int64_t v = logits.size(-1);
-        auto loss = F::cross_entropy(logits.reshape({-1, v}), b.targets.reshape({-1}),
-                                     F::CrossEntropyFuncOptions().ignore_index(kIgnore));
-        if (o_.ntl_lambda > 0) loss = loss + o_.ntl_lambda * number_token_loss(logits, b.targets);
+        const auto h = model->forward(in, /*last_only=*/false);
+        // The LM head only where there is a target (the answer and [EOS]): the same loss as over every
+        // position with the others ignored, without their vocabulary-wide logits (most of a subword
+        // step's time: 1,121 tokens at every position).
+        const auto flat_targets = b.targets.reshape({-1});
+        const auto rows = flat_targets.ne(kIgnore).nonzero().squeeze(-1);
+        const auto targets = flat_targets.index_select(0, rows);
+        const auto logits =
+            model->lm_logits(h.reshape({-1, h.size(-1)}).index_select(0, rows)).to(torch::kFloat32);
+        auto loss = F::cross_entropy(logits, targets);
+        if (o_.ntl_lambda > 0) loss = loss + o_.ntl_lambda * number_token_loss(logits, targets);
         return loss;
     }
 
@@ -274,14 +280,13 @@ class TokenScheme : public NumberScheme {
 
     // Number Token Loss (Zausinger et al.): at answer positions whose target is a number piece, the
     // Wasserstein-1 distance between the softmax over the number pieces and the true piece's value,
-    // sum_j p_j |v_j - y|.
+    // sum_j p_j |v_j - y|. logits [K, V] and targets [K] are the positions that have a target.
     torch::Tensor number_token_loss(const torch::Tensor& logits, const torch::Tensor& targets) const {
         const auto flat_t = targets.reshape({-1});
         const auto rows = flat_t.gt(kPoint).nonzero().squeeze(-1);
         if (rows.numel() == 0) return torch::zeros({}, logits.options());
         const int64_t pieces = static_cast<int64_t>(values_.size());
-        const auto piece_logits =
-            logits.reshape({-1, logits.size(-1)}).index_select(0, rows).narrow(-1, first_piece(), pieces);
+        const auto piece_logits = logits.index_select(0, rows).narrow(-1, first_piece(), pieces);
         const auto values = torch::tensor(values_, torch::kInt64).to(logits.device()).to(torch::kFloat32);
         const auto y = values.index_select(0, flat_t.index_select(0, rows) - first_piece());
         const auto distance = (values.unsqueeze(0) - y.unsqueeze(1)).abs();

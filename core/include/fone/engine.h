@@ -7,6 +7,9 @@
 //                        "elapsed_seconds", "eta_seconds"}
 //   {"event":"eval",     "step", "epoch", "split", "method", "n", "exact_match", "digit_accuracy",
 //                        "malformed", "r2", "rmse", "epoch_seconds", "eval_seconds", "tokens_per_number",
+//                        "epoch_cpu_seconds", "eval_cpu_seconds" (CPU time of the process: on a shared
+//                        machine steadier than wall time; epoch_* are per whole epoch, scaled up when the
+//                        evaluation comes mid-epoch),
 //                        "examples_per_second", "val_exact_match", "elapsed_seconds"}
 //   {"event":"end",      "status", "run", "dir", "message", "step", "best_exact_match", "elapsed_seconds"}
 // metrics.jsonl holds the progress and eval events of the run, in order.
@@ -53,9 +56,10 @@ void request_stop();
 // Metrics of a run's model (its best checkpoint, else the last) on its test split, or on a dataset file
 // of "a+b=c" lines: {"n", "exact_match", "digit_accuracy", "digit_accuracy_by_position", "malformed"
 // (outputs that are not numbers), "r2", "rmse", "method", "tokens_per_number", "eval_seconds",
-// "eval_examples_per_second", "checkpoint", "data"}; with max_mispredictions > 0 also "mispredictions":
-// the first ones as {"prompt", "expected", "predicted"}. Token schemes are scored by free greedy
-// generation, never teacher-forced.
+// "eval_examples_per_second", "eval_cpu_seconds", "epoch_seconds" and "epoch_cpu_seconds" (the run's
+// recorded training time per epoch, null when it has none), "checkpoint", "data"}; with max_mispredictions >
+// 0 also "mispredictions": the first ones as {"prompt", "expected", "predicted"}. Token schemes are scored by
+// free greedy generation, never teacher-forced.
 nlohmann::json evaluate_run(const std::string& run_dir, const std::string& data_file = "", int threads = 0,
                             std::size_t max_mispredictions = 0);
 
