@@ -345,8 +345,13 @@ void check_same_settings(const fs::path& dir, const TrainConfig& wanted) {
     if (!fs::exists(file)) return;
     const json stored = read_json_file(file.string());
     const json want = wanted.to_json();
+    // A setting added to the engine after the run was made is absent from its config: the run trained
+    // with that setting's default, so only a preset that wants another value is a difference.
+    const TrainConfig fresh;
+    const json defaults = fresh.to_json();
     for (auto it = want.begin(); it != want.end(); ++it) {
         if (it.key() == "name" || it.key() == "threads") continue;  // threads change speed, not results
+        if (!stored.contains(it.key()) && defaults.value(it.key(), json()) == it.value()) continue;
         if (!stored.contains(it.key()) || stored[it.key()] != it.value())
             throw std::invalid_argument(
                 dir.string() + " was trained with other settings than this preset's (\"" + it.key() +

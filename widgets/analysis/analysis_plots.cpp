@@ -576,10 +576,37 @@ void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& res
     add_title(plot, q(title.empty() ? "Linear probe: can x mod T be read linearly?" : title));
 }
 
+namespace {
+
+// One tick per distinct x of the data, but none closer to the previous one than a tenth of a decade (log)
+// or 3% of the range: methods of one size level differ by a few parameters, and their labels would overlap.
+void add_data_ticks(QCPAxisTickerText& ticks, std::vector<double> xs, bool log_scale, bool compact) {
+    std::sort(xs.begin(), xs.end());
+    if (xs.empty()) return;
+    const double range = xs.back() - xs.front();
+    double last = 0;
+    bool any = false;
+    for (double x : xs) {
+        const bool close = any && (log_scale ? std::log10(x / last) < 0.1 : x - last < 0.03 * range);
+        if (close) continue;
+        QString label = QLocale(QLocale::English).toString(x, 'g', 7);
+        if (compact && x >= 1e6)
+            label = QStringLiteral("%1M").arg(x / 1e6, 0, 'g', 3);
+        else if (compact && x >= 1e4)
+            label = QStringLiteral("%1k").arg(x / 1e3, 0, 'g', 3);
+        ticks.addTick(x, label);
+        last = x;
+        any = true;
+    }
+}
+
+}  // namespace
+
 void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const LinesStyle& style) {
     reset(plot);
     QSharedPointer<QCPAxisTickerText> xticks(new QCPAxisTickerText);
     double x_lo = 1e300, x_hi = -1e300;
+    std::vector<double> tick_xs;
     for (std::size_t i = 0; i < series.size(); ++i) {
         const LineSeries& s = series[i];
         auto* g = plot.addGraph();
@@ -591,9 +618,7 @@ void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const 
             g->addData(s.x[k], s.y[k]);
             x_lo = std::min(x_lo, s.x[k]);
             x_hi = std::max(x_hi, s.x[k]);
-            xticks->addTick(s.x[k], style.log_base == 10 && s.x[k] >= 1e6
-                                        ? QStringLiteral("%1M").arg(s.x[k] / 1e6, 0, 'g', 3)
-                                        : QLocale(QLocale::English).toString(s.x[k], 'g', 7));
+            tick_xs.push_back(s.x[k]);
         }
         if (!s.low.empty() && s.low.size() == s.x.size()) {
             auto* bars = new QCPErrorBars(plot.xAxis, plot.yAxis);
@@ -608,6 +633,7 @@ void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const 
             bars->setData(minus, plus);
         }
     }
+    add_data_ticks(*xticks, tick_xs, style.log_base > 0 && x_lo > 0, style.log_base == 10);
     if (style.log_base > 0 && x_lo > 0) {
         plot.xAxis->setScaleType(QCPAxis::stLogarithmic);
         plot.xAxis->setTicker(xticks);
