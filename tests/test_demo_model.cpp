@@ -90,6 +90,33 @@ class TestDemoModel : public QObject {
                  r.err.constData());
     }
 
+    void dump_does_not_depend_on_the_batch() {
+        // `fone analyse dump` runs numbers through the model 256 at a time: 0..299 is a chunk of 256 and one
+        // of 44. Number 257 alone (with 258) must give the same hidden state in every layer, to float noise.
+        QTemporaryDir out;
+        const auto dump = [&](const QString& start, const QString& count, const QString& dir) {
+            const Result r = run_fone({"analyse", "dump", "--source", "run", "--run", model_, "--runs-dir",
+                                       store_.path(), "--start", start, "--numbers", count, "--out", dir});
+            QVERIFY2(r.code == 0, r.err.constData());
+        };
+        dump("0", "300", out.filePath("all"));
+        dump("257", "2", out.filePath("two"));
+        for (const QString layer : {"layer-0.csv", "layer-1.csv", "layer-2.csv"}) {
+            const auto row = [&](const QString& file, const QString& number) {
+                QFile f(file);
+                if (!f.open(QIODevice::ReadOnly)) return QStringList();
+                for (const QByteArray& line : f.readAll().split('\n'))
+                    if (line.startsWith(number.toUtf8() + ',')) return QString(line).split(',');
+                return QStringList();
+            };
+            const QStringList a = row(out.filePath("all/" + layer), "257");
+            const QStringList b = row(out.filePath("two/" + layer), "257");
+            QVERIFY2(a.size() == 65 && b.size() == 65, qPrintable(layer));  // the number, then 64 values
+            for (int k = 1; k < a.size(); ++k)
+                QVERIFY2(std::abs(a[k].toDouble() - b[k].toDouble()) < 1e-4, qPrintable(layer + " " + a[k]));
+        }
+    }
+
     void is_listed_as_a_finished_run() {
         const Result r = run_fone({"runs", "show", model_});
         QVERIFY2(r.code == 0, r.err.constData());

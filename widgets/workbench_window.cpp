@@ -469,6 +469,17 @@ void WorkbenchWindow::rerun_selected() {
 }
 
 void WorkbenchWindow::export_current_plot() {
+    // The focus in an analysis view (circles, spectrum, ...): its own Export… button, which knows its plots.
+    if (QWidget* focus = focusWidget())
+        for (QDockWidget* dock : docks_) {
+            if (!dock->isAncestorOf(focus)) continue;
+            for (QPushButton* button : dock->findChildren<QPushButton*>())
+                if (button->text() == QStringLiteral("Export…") && button->isVisible() &&
+                    button->isEnabled()) {
+                    button->click();
+                    return;
+                }
+        }
     for (PlotPanel* plot : plots_)
         if (plot->isVisible() && !plot->visibleRegion().isEmpty()) {
             last_plot_ = plot;

@@ -1115,6 +1115,23 @@ json generate_run(const std::string& run_dir, const GenerateRequest& r, const Ev
             {"checkpoint", used}};
 }
 
+namespace {
+
+// Inputs of equal length as one batch: each defined field concatenated along the batch dimension.
+ModelInputs cat_inputs(const std::vector<ModelInputs>& inputs) {
+    const auto cat = [&](torch::Tensor ModelInputs::*field) {
+        if (!(inputs.front().*field).defined()) return torch::Tensor();
+        std::vector<torch::Tensor> parts;
+        for (const ModelInputs& in : inputs)
+            parts.push_back(in.*field);
+        return torch::cat(parts);
+    };
+    return {cat(&ModelInputs::tokens),   cat(&ModelInputs::key_mask), cat(&ModelInputs::fone),
+            cat(&ModelInputs::num_mask), cat(&ModelInputs::scale),    cat(&ModelInputs::positions)};
+}
+
+}  // namespace
+
 NumberRepresentations number_representations(const std::string& run_dir, const std::vector<Decimal>& numbers,
                                              int threads) {
     std::string used;
@@ -1135,17 +1152,32 @@ NumberRepresentations number_representations(const std::string& run_dir, const s
     if (heads.digit_slots > 0 || heads.regression > 0 ||
         (heads.fone_width > 0 && heads.abacus_positions == 0)) {
         out.source = "hidden_states";
-        std::vector<std::vector<torch::Tensor>> per_layer;  // [layer][number] -> [D]
-        for (const Decimal& x : numbers) {
-            const Batch b = to_device(l.scheme->encode_prompt(x.to_string()), l.device);
+        std::vector<std::vector<torch::Tensor>> per_layer;  // [layer][chunk] -> [n, D]
+        // Prompts of equal length go through the model together, up to kChunk at a time (a number's prompt
+        // has the same length for every number under these schemes; a longer one starts a new chunk).
+        constexpr std::size_t kChunk = 256;
+        std::vector<ModelInputs> pending;
+        const auto flush = [&] {
+            if (pending.empty()) return;
             std::vector<torch::Tensor> layers;
-            l.model->forward(b.in, /*last_only=*/false, &layers);
+            l.model->forward(cat_inputs(pending), /*last_only=*/false, &layers);
             per_layer.resize(layers.size());
             for (std::size_t k = 0; k < layers.size(); ++k)
-                per_layer[k].push_back(layers[k][0][-1]);
+                per_layer[k].push_back(layers[k].select(1, -1));
+            pending.clear();
+        };
+        for (const Decimal& x : numbers) {
+            ModelInputs in = to_device(l.scheme->encode_prompt(x.to_string()), l.device).in;
+            if (!pending.empty() &&
+                (pending.size() == kChunk || in.tokens.size(1) != pending[0].tokens.size(1)))
+                flush();
+            pending.push_back(std::move(in));
         }
+        flush();
+        for (auto& layer : per_layer)
+            layer = {torch::cat(layer)};
         for (const auto& layer : per_layer)
-            out.layers.push_back(rows_of(torch::stack(layer)));
+            out.layers.push_back(rows_of(layer.front()));
         return out;
     }
     out.source = "token_embeddings";
