@@ -473,7 +473,10 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
     const int columns = best_columns(plot, std::max(1, count), kHiddenCellWidth, kHiddenCellHeight);
     const int rows = std::max(1, (count + columns - 1) / columns);
     const int base = circles.base;
-    const bool compact = (plot.width() - 12.0) / columns < 130.0;
+    const double cell_pixels = (plot.width() - 12.0) / columns;
+    const bool compact = cell_pixels < 130.0;
+    const bool tiny =
+        cell_pixels < 95.0;  // ten labels round a small ring crowd it: only the ones that matter
     for (int index = 0; index < count; ++index) {
         const auto& pair = circles.pairs[static_cast<std::size_t>(count - 1 - index)];  // highest digit first
         const double cx = (index % columns) * kHiddenCellWidth, cy = -(index / columns) * kHiddenCellHeight;
@@ -490,6 +493,8 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
         for (const auto& m : circles.markers) {
             (m.digit == pair.predicted ? predicted : markers)->addData(cx + m.x, cy + m.y);
             if (pair.wrong() && m.digit == pair.truth) truth->addData(cx + m.x, cy + m.y);
+            if (tiny && m.digit != pair.predicted && m.digit != 0 && !(pair.wrong() && m.digit == pair.truth))
+                continue;
             add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit), Qt::AlignCenter,
                      label_font(8, m.digit == pair.predicted),
                      m.digit == pair.predicted ? verdict : QColor(110, 110, 110));
@@ -499,8 +504,10 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
         hand->end->setCoords(cx + pair.x, cy + pair.y);
         hand->setPen(QPen(kPalette[0], 2.0));
         hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
-        add_text(plot, cx, cy + 1.42, QStringLiteral("T = %1").arg(q(analysis::period_text(pair.period))),
-                 Qt::AlignBottom | Qt::AlignHCenter, label_font(10, true));
+        const QString period = q(analysis::period_text(pair.period));
+        add_text(plot, cx, cy + 1.42,
+                 (compact ? QStringLiteral("T=%1") : QStringLiteral("T = %1")).arg(period),
+                 Qt::AlignBottom | Qt::AlignHCenter, label_font(compact ? 9 : 10, true));
         QString caption = QStringLiteral("predicted %1").arg(pair.predicted);
         if (pair.truth >= 0) caption += QStringLiteral(" · true %1").arg(pair.truth);
         if (compact)  // a narrow cell: the words would run into the next circle's
