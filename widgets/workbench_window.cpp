@@ -557,6 +557,12 @@ bool WorkbenchWindow::show_only_view(const QString& name) {
     return true;
 }
 
+bool WorkbenchWindow::raise_view(const QString& name) {
+    if (!docks_.contains(name)) return false;
+    docks_[name]->raise();
+    return true;
+}
+
 void WorkbenchWindow::select_runs(const QStringList& names) {
     QItemSelection selection;
     for (int r = 0; r < proxy_->rowCount(); ++r) {

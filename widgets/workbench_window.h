@@ -62,6 +62,8 @@ class WorkbenchWindow : public QMainWindow {
     QWidget* view(const QString& name) const;
     // Shows only that view's dock (for screenshots); false if no such view.
     bool show_only_view(const QString& name);
+    // Brings that view's dock to the front of its tab group (for screenshots); false if no such view.
+    bool raise_view(const QString& name);
     // Selects the runs whose names are given (in the table; the curves and comparison follow).
     void select_runs(const QStringList& names);
     // A good default selection for a picture: up to n finished runs of one seed, spread over sizes.

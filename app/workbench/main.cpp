@@ -70,7 +70,10 @@ int main(int argc, char** argv) {
     const QCommandLineOption set(
         QStringLiteral("set"),
         "With --view: set a property of the view first (e.g. run=NAME, source=run, layer=2)", "KEY=VALUE");
-    parser.addOptions({runs_dir, screenshot, view, size, theme, set});
+    const QCommandLineOption raise(
+        QStringLiteral("raise"),
+        "With --screenshot: bring these views to the front of their tabs (e.g. runs)", "NAME");
+    parser.addOptions({runs_dir, screenshot, view, size, theme, set, raise});
     parser.process(app);
 
     fone::gui::WorkbenchOptions options;
@@ -82,6 +85,7 @@ int main(int argc, char** argv) {
     if (shot.isEmpty()) {
         if (parser.isSet(view)) return fail("--view needs --screenshot FILE.png");
         if (parser.isSet(set)) return fail("--set needs --screenshot FILE.png and --view NAME");
+        if (parser.isSet(raise)) return fail("--raise needs --screenshot FILE.png");
         fone::gui::WorkbenchWindow window(options);
         window.show();
         return app.exec();
@@ -97,6 +101,9 @@ int main(int argc, char** argv) {
     fone::gui::WorkbenchWindow window(options);
     if (parser.isSet(view) && !window.show_only_view(parser.value(view)))
         return fail("no view '" + parser.value(view) + "' (views: " + window.view_names().join(", ") + ")");
+    for (const QString& name : parser.values(raise))
+        if (!window.raise_view(name))
+            return fail("no view '" + name + "' (views: " + window.view_names().join(", ") + ")");
     QWidget* shown = parser.isSet(view) ? window.view(parser.value(view)) : nullptr;
     if (parser.isSet(set) && !shown) return fail("--set needs --view NAME");
     // Properties of the view (Q_PROPERTY), set once the store is read so that run names resolve.
