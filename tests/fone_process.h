@@ -1,7 +1,8 @@
-// Test support: run the built `fone` as a user does and read its JSON lines. Header-only, shared by the
-// tests that drive the command line (test_cli, test_engine, test_sweep).
+// Test support: run the built `fone` as a user does and read its JSON lines and files. Header-only, shared
+// by the tests that drive the command line (test_cli, test_engine, test_sweep, test_text_train).
 #pragma once
 
+#include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QList>
@@ -42,6 +43,13 @@ inline QList<QJsonObject> json_lines(const QByteArray& out) {
 inline QJsonObject first_line(const QByteArray& out) {
     const auto lines = json_lines(out);
     return lines.isEmpty() ? QJsonObject() : lines.first();
+}
+
+// A JSON file's object (a run's config.json, status.json, ...), or an empty object when it cannot be read.
+inline QJsonObject read_json(const QString& path) {
+    QFile f(path);
+    if (!f.open(QIODevice::ReadOnly)) return {};
+    return QJsonDocument::fromJson(f.readAll()).object();
 }
 
 }  // namespace fone_test

@@ -26,12 +26,6 @@ QList<QJsonObject> events(const QByteArray& out) {
     return json_lines(out);
 }
 
-QJsonObject read_json(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
-
 // Starts `fone train` and waits until its first checkpoint exists; returns the running process.
 std::unique_ptr<QProcess> start_until_checkpoint(const QStringList& args, const QString& run_dir) {
     auto p = std::make_unique<QProcess>();

@@ -59,12 +59,6 @@ QStringList runs_of(const QList<QJsonObject>& ev) {
     return names;
 }
 
-QJsonObject read_json(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
-
 bool write_json(const QString& path, const QJsonObject& o) {
     QFile f(path);
     if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) return false;

@@ -121,12 +121,6 @@ QStringList tiny_text(const QString& runs, const QString& name, const QStringLis
            extra;
 }
 
-QJsonObject read_json(const QString& path) {
-    QFile f(path);
-    if (!f.open(QIODevice::ReadOnly)) return {};
-    return QJsonDocument::fromJson(f.readAll()).object();
-}
-
 }  // namespace
 
 class TestTextTrain : public QObject {

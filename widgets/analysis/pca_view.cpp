@@ -222,13 +222,10 @@ QString PcaView::run() const {
     return source_->runs()->run_dir();
 }
 QString PcaView::source_name() const {
-    return source_->settings().run_dir.isEmpty() ? "encoder" : "run";
+    return source_->source_name();
 }
 void PcaView::set_source_name(const QString& name) {
-    if (name == "encoder")
-        source_->set_encoder();
-    else if (!source_->runs()->run_dir().isEmpty())
-        source_->set_run(source_->runs()->run_dir());
+    source_->set_source_name(name);
 }
 void PcaView::set_numbers(int count) {
     source_->set_count(count);

@@ -223,14 +223,11 @@ QString SpectrumView::run() const {
 }
 
 QString SpectrumView::source_name() const {
-    return source_->settings().run_dir.isEmpty() ? "encoder" : "run";
+    return source_->source_name();
 }
 
 void SpectrumView::set_source_name(const QString& name) {
-    if (name == "encoder")
-        source_->set_encoder();
-    else if (!source_->runs()->run_dir().isEmpty())
-        source_->set_run(source_->runs()->run_dir());
+    source_->set_source_name(name);
 }
 
 void SpectrumView::set_numbers(int count) {

@@ -558,6 +558,17 @@ bool SourceBox::set_run(const QString& name_or_dir) {
     return runs_->set_run(name_or_dir);
 }
 
+QString SourceBox::source_name() const {
+    return settings().run_dir.isEmpty() ? "encoder" : "run";
+}
+
+void SourceBox::set_source_name(const QString& name) {
+    if (name == "encoder")
+        set_encoder();
+    else if (!runs_->run_dir().isEmpty())
+        set_run(runs_->run_dir());
+}
+
 void SourceBox::set_count(int count) {
     count_->setValue(count);
 }

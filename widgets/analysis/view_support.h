@@ -176,6 +176,9 @@ class SourceBox : public QWidget {
     void set_encoder();
     bool set_run(const QString& name_or_dir);
     void set_count(int count);
+    // "encoder" or "run"; setting "run" takes the run picked (if any), as the views' `source` property.
+    QString source_name() const;
+    void set_source_name(const QString& name);
     RunPicker* runs() const { return runs_; }
     // Token methods (digit, subword, ...) have embeddings only for the numbers that are one token.
     QString limit_note() const;
