@@ -554,6 +554,29 @@ class TestAnalysisViews : public QObject {
         QCOMPARE(p.exitCode(), 2);
         QVERIFY(p.readAllStandardError().contains("no setting 'colour'"));
     }
+
+    void screenshot_with_a_view_raised() {
+        QTemporaryDir out;
+        const QString png = out.path() + "/window.png";
+        const auto workbench = [&](const QStringList& args) {
+            QProcess p;
+            p.start(QStringLiteral(FONE_BIN_DIR "/fone-workbench"),
+                    args + QStringList{"--runs-dir", store_.path()});
+            p.waitForFinished(60000);
+            return std::make_pair(p.exitCode(), p.readAllStandardError());
+        };
+        const auto shot = workbench({"--screenshot", png, "--raise", "runs", "--size", "900x600"});
+        QCOMPARE(shot.first, 0);
+        QVERIFY(!QImage(png).isNull());
+        // A view that does not exist is named with the ones that do; --raise alone is not a window option.
+        const auto unknown = workbench({"--screenshot", out.path() + "/x.png", "--raise", "nope"});
+        QCOMPARE(unknown.first, 2);
+        QVERIFY(unknown.second.contains("no view 'nope'") && unknown.second.contains("runs"));
+        QVERIFY(!QFile::exists(out.path() + "/x.png"));
+        const auto alone = workbench({"--raise", "runs"});
+        QCOMPARE(alone.first, 2);
+        QVERIFY(alone.second.contains("--raise needs --screenshot"));
+    }
 };
 
 QTEST_MAIN(TestAnalysisViews)
