@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 
 #ifdef FONE_WITH_PLOTS
 #include <qcustomplot.h>

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fone/fourier.h"
+#include "fone/numbers/fourier.h"
 
 namespace {
 

@@ -21,8 +21,8 @@
 
 #include <unistd.h>
 
-#include "fone/engine.h"
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
+#include "fone/train/engine.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 #include "run_catalog.h"
 #include "store_fixture.h"
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "fone/text_data.h"
-#include "fone/text_tokenizer.h"
+#include "fone/text/text_data.h"
+#include "fone/text/text_tokenizer.h"
 
 namespace {
 

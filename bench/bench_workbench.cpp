@@ -24,7 +24,7 @@
 #include <thread>
 
 #include "curve_view.h"
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 #include "run_catalog.h"
 #include "workbench_window.h"
 

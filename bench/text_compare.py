@@ -108,7 +108,7 @@ def train_all(a, runs, results_path):
 
 
 def template(prompt):
-    """The generator's template of a word problem (core/src/text_data.cpp)."""
+    """The generator's template of a word problem (core/src/text/text_data.cpp)."""
     if "bags of" in prompt:
         return "bags × kg"
     if "note." in prompt:

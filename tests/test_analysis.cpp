@@ -11,7 +11,7 @@
 #include <numbers>
 #include <random>
 
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 
 using fone::Decimal;
 using fone::FoneSpec;

@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "fone/decimal.h"
+#include "fone/numbers/decimal.h"
 
 using fone::Decimal;
 

@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "fone_process.h"
-#include "zip_integrity.h"
+#include "train/zip_integrity.h"
 
 using namespace fone_test;
 
@@ -52,8 +52,8 @@ class TestDemoModel : public QObject {
                  qPrintable(QString::number(m["exact_match"].toDouble())));
     }
 
-    // The CRC check that guards LibTorch's loader (core/src/zip_integrity.cpp) on the demo's real checkpoint:
-    // whole, one bit flipped in a tensor record, truncated, and not a zip at all.
+    // The CRC check that guards LibTorch's loader (core/src/train/zip_integrity.cpp) on the demo's real
+    // checkpoint: whole, one bit flipped in a tensor record, truncated, and not a zip at all.
     void checkpoint_integrity_is_checked() {
         const QString src = model_ + "/checkpoint-best.pt";
         QCOMPARE(QString::fromStdString(fone::detail::zip_problem(src.toStdString())), QString());

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <random>
 
-#include "fone/fourier.h"
+#include "fone/numbers/fourier.h"
 
 using fone::Decimal;
 using fone::EncodeMethod;

@@ -2,7 +2,7 @@
 // numbers that do not fit.
 #include <QtTest>
 
-#include "fone/fourier_tensor.h"
+#include "fone/train/fourier_tensor.h"
 
 using fone::Decimal;
 

@@ -3,8 +3,8 @@
 // digit head against the pure-C++ reference in fourier.h.
 #include <QtTest>
 
-#include "fone/fourier.h"
-#include "model.h"
+#include "fone/numbers/fourier.h"
+#include "train/model.h"
 
 using namespace fone;
 

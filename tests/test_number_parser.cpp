@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "fone/number_parser.h"
+#include "fone/numbers/number_parser.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -1,11 +1,11 @@
-// The number schemes (core/src/scheme.h) against tokenizations and values worked out by hand: digit,
+// The number schemes (core/src/train/scheme.h) against tokenizations and values worked out by hand: digit,
 // subword (Llama-3 chunks), Abacus order and positions, FoNE on digit tokens, xVal scaling, teacher-forced
 // targets, tokens per number, and the Number Token Loss recomputed independently from the logits.
 #include <QtTest>
 
 #include <cmath>
 
-#include "scheme.h"
+#include "train/scheme.h"
 
 using namespace fone;
 

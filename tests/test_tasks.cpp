@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "fone/tasks.h"
+#include "fone/tasks/tasks.h"
 
 using fone::DatasetError;
 using fone::Decimal;

@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "fone/number_parser.h"
-#include "fone/text_data.h"
-#include "fone/text_tokenizer.h"
+#include "fone/numbers/number_parser.h"
+#include "fone/text/text_data.h"
+#include "fone/text/text_tokenizer.h"
 
 using fone::Decimal;
 using fone::TextExample;

@@ -8,9 +8,9 @@
 #include <csignal>
 #include <map>
 
-#include "fone/number_parser.h"
+#include "fone/numbers/number_parser.h"
 #include "fone_process.h"
-#include "text_scheme.h"
+#include "train/text_scheme.h"
 
 using namespace fone;
 using namespace fone_test;

@@ -2,7 +2,7 @@
 // validation that names every problem, strict JSON.
 #include <QtTest>
 
-#include "fone/train_config.h"
+#include "fone/store/train_config.h"
 
 using fone::resolve_train_config;
 using fone::TrainConfig;

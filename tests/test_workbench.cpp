@@ -19,8 +19,8 @@
 
 #include "comparison_view.h"
 #include "curve_view.h"
-#include "fone/run_store.h"
-#include "fone/train_config.h"
+#include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
 #include "fone_process.h"
 #include "job_runner.h"
 #include "launch_panel.h"

@@ -12,9 +12,9 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "fone/run_store.h"
-#include "fone/tasks.h"
-#include "fone/train_config.h"
+#include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
+#include "fone/tasks/tasks.h"
 #include "run_catalog.h"
 
 namespace fone::gui {

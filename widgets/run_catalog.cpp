@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 
 namespace fone::gui {
 
@@ -180,7 +180,7 @@ void apply_event(RunEntry& e, const json& ev) {
 }
 
 int read_new_metrics(RunEntry& e) {
-    QFile file(e.dir + "/metrics.jsonl");
+    QFile file(e.dir + "/" + fone::kMetricsFile);
     if (!file.open(QIODevice::ReadOnly)) return 0;
     if (file.size() < e.metrics_offset) {  // rewritten (a restarted run): read it again
         e.metrics_offset = 0;
@@ -302,7 +302,7 @@ void RunCatalog::refresh_row(int row) {
     if (e.dir.isEmpty()) return;
     // The run's files are reread only when status.json changed or its process is gone (a stat and a
     // kill(pid, 0), not three JSON files, per running run and poll).
-    const QDateTime status_time = QFileInfo(e.dir + "/status.json").lastModified();
+    const QDateTime status_time = QFileInfo(e.dir + "/" + fone::kStatusFile).lastModified();
     const bool gone = e.status == "running" && e.pid > 0 && e.host == QString::fromStdString(host_name()) &&
                       !process_alive(e.pid);
     bool changed_status = false;
@@ -338,7 +338,7 @@ void RunCatalog::scan_for_new_runs() {
     const QStringList dirs = QDir(root_).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
     for (const QString& name : dirs) {
         if (name.startsWith('.') || row_of(name) >= 0) continue;
-        if (!QFileInfo::exists(root_ + "/" + name + "/config.json")) continue;
+        if (!QFileInfo::exists(root_ + "/" + name + "/" + fone::kConfigFile)) continue;
         insert_entry(read_run_entry(root_ + "/" + name));
     }
 }

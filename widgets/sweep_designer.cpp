@@ -14,8 +14,8 @@
 #include <cmath>
 #include <map>
 
-#include "fone/run_store.h"
-#include "fone/train_config.h"
+#include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
 #include "launch_panel.h"
 #include "run_catalog.h"
 
@@ -273,7 +273,8 @@ void SweepDesigner::queue_sweep() {
             ++skipped;
             continue;
         }
-        if (existing && existing->can_resume() && QFileInfo::exists(existing->dir + "/checkpoint-last.pt")) {
+        if (existing && existing->can_resume() &&
+            QFileInfo::exists(existing->dir + "/" + fone::kLastCheckpoint)) {
             args << QStringList{"--resume", existing->dir};
             labels << "resume " + cell.name;
             continue;

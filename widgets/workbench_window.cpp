@@ -33,7 +33,7 @@
 #include "comparison_view.h"
 #include "curve_view.h"
 #include "fone/build_info.h"
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 #include "job_runner.h"
 #include "launch_panel.h"
 #include "plot_panel.h"

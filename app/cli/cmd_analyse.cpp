@@ -23,12 +23,12 @@
 #include <sstream>
 
 #include "commands.h"
-#include "fone/analysis.h"
-#include "fone/run_store.h"
+#include "fone/analysis/analysis.h"
+#include "fone/store/run_store.h"
 #include "json_io.h"
 #ifdef FONE_WITH_TORCH
-#include "fone/engine.h"
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
+#include "fone/train/engine.h"
 #endif
 
 // Plain C++ (QCustomPlot only forward-declared); the drawing functions are linked only with FONE_WITH_PLOTS.

@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "commands.h"
-#include "fone/tasks.h"
-#include "fone/text_data.h"
+#include "fone/tasks/tasks.h"
+#include "fone/text/text_data.h"
 #include "json_io.h"
 
 namespace fone::cli {

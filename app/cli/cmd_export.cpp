@@ -3,8 +3,8 @@
 #include <iostream>
 
 #include "commands.h"
-#include "fone/engine.h"
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
+#include "fone/train/engine.h"
 #include "json_io.h"
 
 namespace fone::cli {

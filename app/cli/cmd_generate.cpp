@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "commands.h"
-#include "fone/engine.h"
+#include "fone/train/engine.h"
 #include "json_io.h"
 
 namespace fone::cli {

@@ -4,8 +4,8 @@
 #include <sstream>
 
 #include "commands.h"
-#include "fone/fourier.h"
-#include "fone/number_parser.h"
+#include "fone/numbers/fourier.h"
+#include "fone/numbers/number_parser.h"
 #include "json_io.h"
 
 namespace fone::cli {

@@ -26,9 +26,9 @@
 #include <sstream>
 
 #include "commands.h"
-#include "fone/engine.h"
-#include "fone/run_store.h"
-#include "fone/train_config.h"
+#include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
+#include "fone/train/engine.h"
 #include "json_io.h"
 
 #ifdef FONE_WITH_PLOTS
@@ -314,7 +314,7 @@ Experiment build(const std::string& name, const Scale& s) {
 
 // What one finished cell contributes to the tables.
 json result_of(const std::string& run_dir, const Cell& cell) {
-    const json summary = read_json_file((fs::path(run_dir) / "summary.json").string());
+    const json summary = read_json_file((fs::path(run_dir) / kSummaryFile).string());
     const json final_eval = summary.value("final", json::object());
     json r = cell.labels;
     r["run"] = fs::path(run_dir).filename().string();
@@ -341,7 +341,7 @@ TrainConfig cell_config(const std::string& run_name, const Cell& cell, int threa
 // sizes, epochs or model) would otherwise be reported under the new one. Throws naming the first setting
 // that differs.
 void check_same_settings(const fs::path& dir, const TrainConfig& wanted) {
-    const fs::path file = dir / "config.json";
+    const fs::path file = dir / kConfigFile;
     if (!fs::exists(file)) return;
     const json stored = read_json_file(file.string());
     const json want = wanted.to_json();
@@ -368,11 +368,11 @@ json run_cell(RunStore& store, const Experiment& e, const std::string& preset, c
     const EventSink quiet;  // the run's own files hold its events
     const TrainConfig config = cell_config(name, cell, threads);
     check_same_settings(dir, config);
-    if (fs::exists(dir / "summary.json")) {
-        const json summary = read_json_file((dir / "summary.json").string());
+    if (fs::exists(dir / kSummaryFile)) {
+        const json summary = read_json_file((dir / kSummaryFile).string());
         if (summary.value("status", "") == kStatusFinished) return result_of(dir.string(), cell);
     }
-    if (fs::exists(dir / "checkpoint-last.pt")) {
+    if (fs::exists(dir / kLastCheckpoint)) {
         try {
             train_resume(dir.string(), quiet, threads);
             return result_of(dir.string(), cell);

@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 #include "json_io.h"
 
 namespace fone::cli {
@@ -177,7 +177,7 @@ RunInfo readable_run(const RunsOptions& o, const std::string& name) {
 }
 
 std::string metrics_path(const RunInfo& info) {
-    return (std::filesystem::path(info.dir) / "metrics.jsonl").string();
+    return (std::filesystem::path(info.dir) / kMetricsFile).string();
 }
 
 void emit(const std::string& command, const std::string& content, const std::string& out_file) {

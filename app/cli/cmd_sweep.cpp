@@ -93,8 +93,8 @@
 #include <sstream>
 
 #include "commands.h"
-#include "fone/run_store.h"
-#include "fone/train_config.h"
+#include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
 #include "json_io.h"
 
 namespace fone::cli {
@@ -480,7 +480,7 @@ Plan plan_cell(const RunStore& store, const std::string& run, bool retry_failed,
     p.status = info.status;
     p.message = info.message;
     p.exact_match = summary_exact_match(info.summary);
-    const bool checkpoint = fs::exists(dir / "checkpoint-last.pt", ec);
+    const bool checkpoint = fs::exists(dir / kLastCheckpoint, ec);
     if (info.status == kStatusFinished) {
         p.action = "skip";
     } else if (info.status == kStatusRunning) {

@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "commands.h"
-#include "fone/text_data.h"
-#include "fone/text_tokenizer.h"
+#include "fone/text/text_data.h"
+#include "fone/text/text_tokenizer.h"
 #include "json_io.h"
 
 namespace fone::cli {

@@ -16,7 +16,7 @@
 #include <QTimer>
 #include <cstdio>
 
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 #include "run_catalog.h"
 #include "run_table_model.h"
 #include "workbench_window.h"

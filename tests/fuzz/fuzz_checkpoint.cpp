@@ -18,8 +18,8 @@
 #include <fstream>
 #include <string>
 
-#include "fone/engine.h"
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
+#include "fone/train/engine.h"
 #include "fuzz_checkpoint_archive.h"
 
 namespace {

@@ -12,8 +12,8 @@
 #include <cstring>
 #include <string>
 
-#include "fone/run_store.h"
-#include "fone/train_config.h"
+#include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 
 #ifdef FONE_FUZZ_WORKBENCH
 #include <QByteArray>

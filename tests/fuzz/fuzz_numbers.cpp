@@ -6,8 +6,8 @@
 #include <string>
 #include <string_view>
 
-#include "fone/decimal.h"
-#include "fone/number_parser.h"
+#include "fone/numbers/decimal.h"
+#include "fone/numbers/number_parser.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
 
 namespace fone_test {
 

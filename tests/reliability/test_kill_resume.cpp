@@ -21,8 +21,8 @@
 #include <QThread>
 #include <QtTest>
 
-#include "fone/engine.h"
-#include "fone/run_store.h"
+#include "fone/store/run_store.h"
+#include "fone/train/engine.h"
 #include "fone_process.h"
 
 using namespace fone_test;

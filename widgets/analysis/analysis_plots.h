@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 
 class QCustomPlot;
 class QCPCurve;

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "analysis_plots.h"
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 #include "view_support.h"
 
 class QCustomPlot;

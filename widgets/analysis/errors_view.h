@@ -7,7 +7,7 @@
 
 #include <QStyledItemDelegate>
 
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 #include "view_support.h"
 
 class QCustomPlot;

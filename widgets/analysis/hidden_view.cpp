@@ -11,7 +11,7 @@
 #include <map>
 
 #include "analysis_plots.h"
-#include "fone/tasks.h"
+#include "fone/tasks/tasks.h"
 #include "plot_panel.h"
 
 namespace fone::gui {

@@ -10,7 +10,7 @@
 
 #include <optional>
 
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 #include "view_support.h"
 
 class QCustomPlot;

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <memory>
 
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 #include "view_support.h"
 
 class QComboBox;

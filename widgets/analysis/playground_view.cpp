@@ -15,9 +15,9 @@
 #include <QtConcurrent>
 #include <cmath>
 
-#include "fone/number_parser.h"
-#include "fone/tasks.h"
-#include "fone/text_data.h"
+#include "fone/numbers/number_parser.h"
+#include "fone/tasks/tasks.h"
+#include "fone/text/text_data.h"
 #include "hidden_view.h"
 
 namespace fone::gui {

@@ -15,8 +15,8 @@
 #include <QFutureWatcher>
 #include <memory>
 
-#include "fone/analysis.h"
-#include "fone/text_tokenizer.h"
+#include "fone/analysis/analysis.h"
+#include "fone/text/text_tokenizer.h"
 #include "view_support.h"
 
 class QLabel;

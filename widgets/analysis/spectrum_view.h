@@ -10,7 +10,7 @@
 #include <atomic>
 #include <memory>
 
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 #include "view_support.h"
 
 class QComboBox;

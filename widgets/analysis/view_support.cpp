@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "fone/store/run_store.h"
 #include "run_catalog.h"
 
 namespace fone::gui {
@@ -156,7 +157,8 @@ bool run_has_model(const QString& dir) {
     static QSet<QString> known;
     if (dir.isEmpty()) return false;
     if (known.contains(dir)) return true;
-    if (!QFile::exists(dir + "/checkpoint-best.pt") && !QFile::exists(dir + "/checkpoint-last.pt"))
+    if (!QFile::exists(dir + "/" + fone::kBestCheckpoint) &&
+        !QFile::exists(dir + "/" + fone::kLastCheckpoint))
         return false;
     known.insert(dir);
     return true;
@@ -165,7 +167,7 @@ bool run_has_model(const QString& dir) {
 namespace {
 
 json read_config(const QString& dir) {
-    std::ifstream in((dir + "/config.json").toStdString());
+    std::ifstream in((dir + "/" + fone::kConfigFile).toStdString());
     if (!in) return json::object();
     const json j = json::parse(in, nullptr, false);
     return j.is_object() ? j : json::object();

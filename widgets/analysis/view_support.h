@@ -23,7 +23,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fone/analysis.h"
+#include "fone/analysis/analysis.h"
 
 class QLabel;
 class QLineEdit;

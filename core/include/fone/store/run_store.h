@@ -1,0 +1,120 @@
+// The run store: one directory per run, nothing ever lost.
+//
+//   <root>/<run-name>/config.json    the full config, seed, library versions, git revision (atomic write)
+//                     status.json    {"status", "pid", "host", "updated", "message", "step", "epoch"}
+//                     metrics.jsonl  one JSON object per line, appended and closed per record (llm.c style)
+//                     summary.json   final figures, written at the end (atomic write)
+//                     checkpoint-last.pt, checkpoint-best.pt   (written by the trainer, atomically)
+//
+// Every file is written to a temporary file in the same directory and renamed, so a crash or kill -9
+// leaves either the old or the new file, never half of one. A corrupt file is a RunError that names it.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fone {
+
+class RunError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// The states a run can be in. "interrupted" is never written: it is what a "running" run whose process
+// is gone (kill -9, power loss) reads as. "broken" is a run directory whose config.json is missing or
+// corrupt.
+inline constexpr const char* kStatusRunning = "running";
+inline constexpr const char* kStatusFinished = "finished";
+inline constexpr const char* kStatusStopped = "stopped";
+inline constexpr const char* kStatusFailed = "failed";
+inline constexpr const char* kStatusInterrupted = "interrupted";
+inline constexpr const char* kStatusBroken = "broken";
+
+// The files of a run directory (the layout above). Every reader and writer names them through these.
+inline constexpr const char* kConfigFile = "config.json";
+inline constexpr const char* kStatusFile = "status.json";
+inline constexpr const char* kMetricsFile = "metrics.jsonl";
+inline constexpr const char* kSummaryFile = "summary.json";
+inline constexpr const char* kLastCheckpoint = "checkpoint-last.pt";
+inline constexpr const char* kBestCheckpoint = "checkpoint-best.pt";
+// A text run's SentencePiece model, trained on its train split when the run starts.
+inline constexpr const char* kTokenizerFile = "tokenizer.model";
+
+// Writes content to path.tmp-<pid> in the same directory, fsyncs, renames over path.
+void write_file_atomic(const std::string& path, const std::string& content);
+void write_json_atomic(const std::string& path, const nlohmann::json& j);
+// Throws RunError "<path>: missing" / "<path>: corrupt JSON at byte N: ...".
+nlohmann::json read_json_file(const std::string& path);
+
+// Opens path for appending, writes one line, flushes and closes: a crash loses at most the line being
+// written.
+void append_jsonl(const std::string& path, const nlohmann::json& record);
+
+struct MetricsFile {
+    std::vector<nlohmann::json> records;
+    // The last line had no newline and did not parse: a write cut short by a crash. Tolerated and
+    // reported; every complete line before it is kept.
+    bool truncated_tail = false;
+};
+// A malformed complete line (not the cut-short last one) throws RunError naming the file and line number.
+// A missing file reads as no records.
+MetricsFile read_metrics(const std::string& path);
+// The same rules for text already read (path names it in errors); the metrics fuzzer's entry point.
+MetricsFile parse_metrics(std::string_view text, const std::string& path);
+
+struct RunInfo {
+    std::string name;            // the directory's name
+    std::string dir;             // absolute path
+    std::string status;          // one of the kStatus* values, "interrupted" derived as described above
+    std::string message;         // why it failed / was stopped / is broken
+    nlohmann::json config;       // {} when broken
+    nlohmann::json summary;      // {} until finished
+    nlohmann::json last_status;  // status.json as read ({} when missing)
+};
+
+class RunStore {
+  public:
+    // Creates the root directory if needed.
+    explicit RunStore(std::string root);
+    // With create_root false, a missing root is an empty store (read-only tools such as `fone runs`).
+    RunStore(std::string root, bool create_root);
+    // $FONE_RUNS_DIR, else $XDG_DATA_HOME/fone-workbench/runs, else ~/.local/share/fone-workbench/runs.
+    static std::string default_root();
+    const std::string& root() const { return root_; }
+
+    // Makes a new run directory and writes config.json. With an empty name, a readable unique one is made
+    // from the config ("dec-add-fone-20261122-041502"); a name already taken gets "-2", "-3", ... Names
+    // may not contain '/' or start with '.' (RunError).
+    std::string create_run(const std::string& name, const nlohmann::json& config);
+    // A run's directory from its name (in this store) or a path to a run directory; RunError if neither.
+    std::string resolve(const std::string& name_or_dir) const;
+    // All runs, sorted by name. Never throws for a broken run: it is listed with status "broken".
+    std::vector<RunInfo> list() const;
+    RunInfo info(const std::string& run_dir) const;
+
+  private:
+    std::string root_;
+};
+
+// status.json, written atomically, with this process's pid and the time.
+void write_status(const std::string& run_dir, const std::string& status, const std::string& message = "",
+                  const nlohmann::json& extra = nlohmann::json::object());
+// True when pid is a live process (not a zombie).
+bool process_alive(int pid);
+
+// "" when name can be a run's name, else why not ("a run name may not contain '/'", ...).
+std::string run_name_problem(const std::string& name);
+
+// Small helpers the store and the tools share.
+std::string utc_now_iso();  // "2026-11-22T04:15:02Z"
+std::string local_stamp();  // "20261122-041502", for generated names
+std::string host_name();    // "" when unknown
+// config[key] of a run's config.json (or one level down under "config", "train" or "settings"); a value
+// that is an object gives its "name" or "kind". null when absent.
+nlohmann::json config_value(const nlohmann::json& config, const char* key);
+
+}  // namespace fone

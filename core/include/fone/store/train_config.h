@@ -1,0 +1,118 @@
+// Everything a training run is: the task and data, the number method, the model, the optimiser, the
+// seed. Saved as config.json in the run directory and inside every checkpoint (nanoGPT's rule), so a run
+// can always be resumed, re-evaluated or re-run from its own files.
+//
+// Layers of settings, later ones win: defaults for the task and training-set size (chosen from
+// measurements, see docs/training.md) <- a preset (--preset paper) <- a config file (--config FILE) <-
+// command-line options.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fone/numbers/fourier.h"
+#include "fone/store/model_config.h"
+#include "fone/tasks/tasks.h"
+
+namespace fone {
+
+struct TrainConfig {
+    TaskOptions task;
+    // A language model on text with numbers (issue 4, docs/text.md) instead of an arithmetic task:
+    // "text" (the corpus task.data_file: JSONL of {"prompt", "answer"} or plain text, one document a
+    // line) or a built-in generator, "word-problems", "units", "tables". Empty: the arithmetic task
+    // `task`. In JSON it is the "task" key, like the arithmetic tasks' names.
+    std::string text_task;
+    std::string method = "fone";
+    std::size_t train_size = 51200;
+    std::size_t val_size = 1000;
+    std::size_t test_size = 2000;
+
+    int size_level = 0;  // 1..6 the paper's levels, 0: the custom shape in `model`
+    ModelConfig model;
+
+    int epochs = 8;
+    double lr = 3e-3;
+    std::size_t batch = 512;
+    double warmup = 0.1;              // fraction of all steps spent in linear warm-up
+    std::string schedule = "cosine";  // "cosine" (to 0 at the last step) or "constant"
+    double clip = 1.0;                // gradient-norm clip (0: off)
+    double weight_decay = 0.01;       // AdamW's decoupled weight decay
+    double beta1 = 0.9, beta2 = 0.999;
+    bool swap_operands = false;  // augment commutative tasks with b+a for every a+b in training
+
+    std::uint64_t seed = 42;
+    std::string device = "auto";  // "auto", "cpu", "cuda"
+    int threads = 0;              // 0: every core
+    double target_acc = 0.0;      // stop once the test exact match reaches this (0: never)
+    int eval_every = 0;           // steps between evaluations (0: once per epoch)
+    int checkpoint_every = 0;     // steps between checkpoints (0: once per epoch)
+    std::string name;             // run name ("" : generated)
+    std::string preset;           // the preset it started from, for the record
+
+    // FoNE digit slots; empty optionals take the task's own (task_spec).
+    int int_digits = -1, frac_digits = -1;
+    int period_base = 10;
+    std::vector<int> period_multipliers;
+
+    // Number Token Loss (method "ntl"): the weight of the Wasserstein-1 term and the tokens it sits on
+    // ("digit" or "subword").
+    double ntl_lambda = 0.3;
+    std::string ntl_tokens = "digit";
+    // Abacus (methods "abacus", "fone+abacus"): training adds a random offset in 0..abacus_max_offset to
+    // every number's digit positions, so that positions past the training lengths get trained too.
+    int abacus_max_offset = 20;
+
+    // Text tasks. The weight of the Fourier digit loss (method fone) against the next-token cross-entropy,
+    // wherever the next token is a number; the SentencePiece vocabulary of the text pieces (trained on
+    // the train split at the start of the run, saved as tokenizer.model in the run directory); which
+    // tokens the loss is on: "all" (every token after [BOS]: prompt and answer, as a language model) or
+    // "answer" (what follows [ANS], the answer the model writes).
+    double digit_loss_weight = 1.0;
+    int text_vocab_size = 1000;
+    std::string text_loss = "all";
+
+    bool is_text() const { return !text_task.empty(); }
+    // The task's name as written in "task": a text task, else the arithmetic task's.
+    std::string task_label() const;
+
+    // Throws std::invalid_argument with every problem found, one per line, naming the option.
+    void validate() const;
+    nlohmann::json to_json() const;
+    // Unknown keys and wrong types are errors (std::invalid_argument naming the key).
+    static TrainConfig from_json(const nlohmann::json& j);
+};
+
+// A config file (`fone train --config FILE`, or a run's own config.json): a JSON object of TrainConfig
+// keys; its "versions" record is dropped. RunError when missing or not JSON (naming the file and byte),
+// std::invalid_argument when it is JSON but not an object. config_settings_from_text does the same for
+// text already read (`where` names it in errors).
+nlohmann::json read_config_file(const std::string& path);
+nlohmann::json config_settings_from_text(const std::string& text, const std::string& where);
+
+// The defaults for a task and training-set size, as a JSON object of TrainConfig keys.
+nlohmann::json default_train_settings(const std::string& task, std::size_t train_size);
+// Named presets: "paper" (lr 5e-3, batch 512, 100 epochs, 20% warm-up + cosine, clip 1.0, level 4),
+// "fast" (the measured defaults, same as no preset). Throws std::invalid_argument for unknown names.
+nlohmann::json preset_settings(const std::string& preset);
+std::vector<std::string> preset_names();
+
+// Layers settings (each a JSON object of TrainConfig keys; later wins) onto the defaults for the task and
+// size that the layers themselves name, and validates.
+TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers);
+
+// The text tasks' names, "text", "word-problems", "units", "tables" (fone_base cannot see text_data.h;
+// a test checks these against text_task_names()).
+std::vector<std::string> text_task_names_for_training();
+bool is_text_training_task(const std::string& name);
+
+// The method names `fone train --method` accepts: fone, fone-direct, xval, digit, subword, ntl, abacus,
+// fone+abacus (core/src/train/scheme.h says what each is).
+std::vector<std::string> method_names();
+// One line on what a method is, for help texts and tooltips ("" for an unknown name).
+std::string method_description(const std::string& method);
+
+}  // namespace fone

@@ -1,0 +1,121 @@
+// The paper's tasks (section 4.1, appendices B, E, F) as seeded generators with disjoint splits, and
+// plain-text dataset files ("a+b=c", one example per line) so that users bring their own data.
+#pragma once
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fone/numbers/decimal.h"
+#include "fone/numbers/fourier.h"
+
+namespace fone {
+
+enum class TaskKind {
+    dec_add,   // 6-digit decimal addition: operands 0..999.999 with up to 3 decimals, a <= b
+    int_add,   // 6-digit integer addition: operands 0..999999, a <= b
+    sub,       // 5-digit integer subtraction: operands 0..99999, a >= b
+    mul3,      // 3-digit integer multiplication: operands 0..999, a <= b
+    mul4,      // 4-digit integer multiplication: operands 0..9999, a <= b, stratified by product size
+    classify,  // three sorted integers in [0, 1000]: 1 if 1.5·n1 − 2·n2 + 0.5·n3 − d > 0 else 0
+    mod_add,   // (a + b) mod p for a <= b in [0, p)
+    long_add,  // integer addition of up to long_digits-digit operands (lengths drawn uniformly), a <= b
+    file,      // examples read from a dataset file
+};
+
+// "dec-add", "int-add", "sub", "mul3", "mul4", "classify", "mod-add", "long-add", "file".
+std::string task_name(TaskKind kind);
+// Throws std::invalid_argument listing the valid names.
+TaskKind task_from_name(std::string_view name);
+std::vector<std::string> task_names();
+
+struct TaskOptions {
+    TaskKind kind = TaskKind::dec_add;
+    int modulus = 97;       // mod-add
+    int classify_d = 10;    // classify: the paper's d = 10 and d = −190
+    int long_digits = 60;   // long-add: longest operand
+    std::string data_file;  // file: the dataset file (see read_dataset_file)
+};
+
+// Throws std::invalid_argument naming the option for options that make no sense: modulus < 2,
+// long_digits outside 1..Decimal::kMaxDigits-1, a file task without a data file.
+void validate_task(const TaskOptions& task);
+
+// Number of distinct examples the task can generate (a+b and b+a counted once), saturated at
+// UINT64_MAX; 0 for the file task.
+std::uint64_t task_domain_size(const TaskOptions& task);
+
+// The classify label: 1 if 1.5·n1 − 2·n2 + 0.5·n3 − d > 0 else 0, computed exactly in integers as
+// 3·n1 − 4·n2 + n3 − 2·d > 0.
+int classify_label(std::int64_t n1, std::int64_t n2, std::int64_t n3, int d);
+
+// Uniform integer in [0, n) (n >= 1) by rejection on the raw 64-bit output, so the same seed gives the
+// same numbers with every standard library (std::uniform_int_distribution does not).
+std::uint64_t random_below(std::mt19937_64& rng, std::uint64_t n);
+
+// One example: operands joined by operators, then "=" and the answer. The operator list has one entry
+// fewer than the operands: "+", "-", "*" or "," (classify); mod-add uses {"+", "mod"} with the modulus as
+// the third operand.
+struct Example {
+    std::vector<Decimal> operands;
+    std::vector<std::string> ops;
+    Decimal answer;
+
+    std::string prompt() const;  // "12.5+3="
+    std::string line() const;    // "12.5+3=15.5"
+    friend bool operator==(const Example&, const Example&) = default;
+};
+
+struct Splits {
+    std::vector<Example> train, val, test;
+};
+
+// Seeded and deterministic: the same options, sizes and seed give the same examples on every machine.
+// No example appears twice, in a split or across splits (for commutative operations a+b and b+a are the
+// same example: a <= b). Throws std::invalid_argument when the task's domain has fewer distinct examples
+// than asked for (mod-add with a small modulus), naming both counts.
+//
+// The test split is drawn first, then val, then train, so a larger train_size never changes the test or
+// validation examples of the same seed. dec-add, int-add, sub, mul3, mod-add and classify draw uniformly
+// from their distinct examples without replacement. mul4 draws the product's digit count uniformly (see
+// tasks.cpp) and long-add each operand's length; there a seeded hash gives every example of the domain
+// to one split (20% test, 8% val, 72% train), so that the splits stay identically distributed when a
+// small stratum runs out, and a split holds at most its share of a small domain. For the file task this
+// reads task.data_file and calls split_dataset.
+Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::size_t val_size,
+                       std::size_t test_size, std::uint64_t seed);
+
+// The FoNE digit slots the task needs for every operand and answer: m integer and n fractional digits.
+// For file tasks, computed from the examples given.
+FoneSpec task_spec(const TaskOptions& task, const std::vector<const std::vector<Example>*>& data = {});
+
+// Dataset files: one example per line, "a+b=c" with + - * (also the Unicode − and ×) or "," between
+// operands, optional spaces around tokens, "#" comment lines and blank lines ignored, and numbers in any
+// form Decimal::parse accepts. A malformed line throws DatasetError naming the file, the line number and
+// what is wrong; nothing is skipped silently.
+//   Accepted forms: a+b=c, a-b=c, a*b=c, a×b=c, a−b=c, n1,n2,...=c (two or more numbers) and
+//   a+b mod p=c. A negative number carries a '-' (or '−') right before its digits: "-5+-3=-8", "5--3=8"
+//   (the first '-' after a number is the operator). Operators are stored as "+", "-", "*", "," and
+//   "mod", so line() writes ASCII. A UTF-8 byte-order mark and CRLF line endings are accepted; the
+//   answer is not checked against the operands (a file may hold any labels).
+class DatasetError : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+Example parse_example_line(std::string_view line);  // throws DatasetError (without file/line context)
+std::vector<Example> read_dataset_file(const std::string& path);
+// Written to a temporary file and renamed, so a crash never leaves half a file.
+void write_dataset_file(const std::string& path, const std::vector<Example>& examples);
+
+// Reads "file" task data: the whole file, split into train/val/test by a seeded shuffle (the test and
+// validation sizes are taken first; train gets the rest, capped at train_size when it is non-zero).
+// Identical examples are merged first (the first one kept, without a warning), so that one line never
+// lands in two splits. Throws std::invalid_argument when fewer than val_size + test_size + 1 distinct
+// examples remain.
+Splits split_dataset(std::vector<Example> examples, std::size_t train_size, std::size_t val_size,
+                     std::size_t test_size, std::uint64_t seed);
+
+}  // namespace fone

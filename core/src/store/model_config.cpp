@@ -1,0 +1,114 @@
+#include "fone/store/model_config.h"
+
+#include <stdexcept>
+
+#include "store/json_fields.h"
+
+namespace fone {
+
+void ModelConfig::validate() const {
+    auto bad = [](const std::string& why) { throw std::invalid_argument("model: " + why); };
+    if (hidden < 2 || hidden > 65536) bad("hidden must be in 2..65536");
+    if (hidden % 2) bad("hidden must be even (the digit head reads pairs)");
+    if (layers < 1 || layers > 256) bad("layers must be in 1..256");
+    if (heads < 1 || kv_heads < 1) bad("heads and kv_heads must be at least 1");
+    if (heads > 1024) bad("heads must be at most 1024");
+    if (heads % kv_heads)
+        bad("heads (" + std::to_string(heads) + ") must be a multiple of kv_heads (" +
+            std::to_string(kv_heads) + ")");
+    if (head_dim < 2 || head_dim % 2) bad("head_dim must be even and at least 2 (rotary pairs)");
+    if (head_dim > 4096) bad("head_dim must be at most 4096");
+    if (intermediate < 1 || intermediate > (1 << 20)) bad("intermediate must be in 1..1048576");
+    if (max_seq < 2 || max_seq > (1 << 16)) bad("max_seq must be in 2..65536");
+    if (vocab_size < 0 || vocab_size > (1 << 24)) bad("vocab_size must be in 0..16777216");
+    if (!(rope_theta > 1 && rope_theta < 1e12)) bad("rope_theta must be in (1, 1e12)");
+    if (!(norm_eps > 0 && norm_eps < 1)) bad("norm_eps must be in (0, 1)");
+    if (fone_input != "pad" && fone_input != "linear") bad("fone_input must be \"pad\" or \"linear\"");
+    if (head_norm != "layernorm" && head_norm != "none") bad("head_norm must be \"layernorm\" or \"none\"");
+    if (!(init_std >= 0 && init_std < 10)) bad("init_std must be in [0, 10)");
+    if (!(head_temperature_init > 0 && head_temperature_init < 1e4))
+        bad("head_temperature_init must be in (0, 10000)");
+}
+
+nlohmann::json ModelConfig::to_json() const {
+    return {{"vocab_size", vocab_size},
+            {"hidden", hidden},
+            {"layers", layers},
+            {"heads", heads},
+            {"kv_heads", kv_heads},
+            {"intermediate", intermediate},
+            {"head_dim", head_dim},
+            {"max_seq", max_seq},
+            {"rope_theta", rope_theta},
+            {"norm_eps", norm_eps},
+            {"fone_input", fone_input},
+            {"head_norm", head_norm},
+            {"head_temperature", head_temperature},
+            {"head_temperature_init", head_temperature_init},
+            {"init_std", init_std}};
+}
+
+ModelConfig ModelConfig::from_json(const nlohmann::json& j) {
+    ModelConfig c;
+    detail::JsonFields f(j, "model");
+    f.read("vocab_size", c.vocab_size);
+    f.read("hidden", c.hidden);
+    f.read("layers", c.layers);
+    f.read("heads", c.heads);
+    f.read("kv_heads", c.kv_heads);
+    f.read("intermediate", c.intermediate);
+    f.read("head_dim", c.head_dim);
+    f.read("max_seq", c.max_seq);
+    f.read("rope_theta", c.rope_theta);
+    f.read("norm_eps", c.norm_eps);
+    f.read("fone_input", c.fone_input);
+    f.read("head_norm", c.head_norm);
+    f.read("head_temperature", c.head_temperature);
+    f.read("head_temperature_init", c.head_temperature_init);
+    f.read("init_std", c.init_std);
+    f.reject_unknown();
+    return c;
+}
+
+ModelConfig size_level(int level) {
+    if (level < 1 || level > 6)
+        throw std::invalid_argument("size level must be 1..6, not " + std::to_string(level));
+    static constexpr int kHeads[] = {4, 4, 6, 8, 8, 8};
+    static constexpr int kKvHeads[] = {2, 2, 3, 4, 4, 4};
+    ModelConfig c;
+    c.hidden = 64 * level;
+    c.intermediate = 4 * c.hidden;
+    c.layers = level;
+    c.heads = kHeads[level - 1];
+    c.kv_heads = kKvHeads[level - 1];
+    return c;
+}
+
+ParamCount count_params(const ModelConfig& c, int fone_width) {
+    const std::int64_t d = c.hidden, q = std::int64_t(c.heads) * c.head_dim,
+                       kv = std::int64_t(c.kv_heads) * c.head_dim;
+    const std::int64_t attention = d * q + 2 * d * kv + q * d;
+    const std::int64_t mlp = 3 * d * c.intermediate;
+    const std::int64_t norms = 2 * d;
+    ParamCount p;
+    p.embedding = std::int64_t(c.vocab_size) * d;
+    p.total = p.embedding + c.layers * (attention + mlp + norms) + d;  // + final RMSNorm
+    if (c.fone_input == "linear") p.total += std::int64_t(fone_width) * d + d;
+    if (c.head_norm == "layernorm") p.total += 2 * d;
+    if (c.head_temperature) p.total += 1;
+    return p;
+}
+
+double train_flops_per_example(const ModelConfig& c, int seq_len, int last_layer_positions) {
+    const double d = c.hidden, q = double(c.heads) * c.head_dim, kv = double(c.kv_heads) * c.head_dim;
+    // Per position and layer: projections and MLP (2 FLOPs per multiply-add), then attention scores and
+    // the weighted sum over up to seq_len keys.
+    const double dense = 2 * (d * q + 2 * d * kv + q * d) + 2 * 3 * d * c.intermediate;
+    const double attend = 2 * 2 * double(seq_len) * q;
+    double forward = (c.layers - 1) * seq_len * (dense + attend);
+    // The last layer still needs keys and values at every position.
+    forward += last_layer_positions * (dense + attend) + (seq_len - last_layer_positions) * 2 * 2 * d * kv;
+    return 3.0 * forward;
+}
+
+}  // namespace fone

@@ -1,0 +1,557 @@
+// The run store: atomic files, append-only metrics, and run states read back without trusting any file.
+#include "fone/store/run_store.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+namespace fone {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+std::string errno_text(int err) {
+    return std::strerror(err);
+}
+
+// Writes all of data to fd, retrying on EINTR and short writes. Returns 0 or the errno.
+int write_all(int fd, const char* data, std::size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return errno;
+        }
+        data += n;
+        size -= static_cast<std::size_t>(n);
+    }
+    return 0;
+}
+
+enum class ReadResult { ok, missing, error };
+
+// The whole file into out. On error, err holds the errno.
+ReadResult read_whole_file(const std::string& path, std::string& out, int& err) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        err = errno;
+        return err == ENOENT || err == ENOTDIR ? ReadResult::missing : ReadResult::error;
+    }
+    out.clear();
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        ::close(fd);
+        err = EISDIR;
+        return ReadResult::error;
+    }
+    if (st.st_size > 0) out.reserve(static_cast<std::size_t>(st.st_size));
+    char buf[65536];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            err = errno;
+            ::close(fd);
+            return ReadResult::error;
+        }
+        if (n == 0) break;
+        out.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return ReadResult::ok;
+}
+
+bool is_blank(std::string_view s) {
+    return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
+}
+
+std::string trim(const std::string& s) {
+    const auto b = s.find_first_not_of(" \t\r\n\f\v");
+    if (b == std::string::npos) return "";
+    return s.substr(b, s.find_last_not_of(" \t\r\n\f\v") - b + 1);
+}
+
+std::string dump_json(const json& j, int indent) {
+    return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
+
+constexpr std::size_t kMaxNameLength = 120;
+
+// Empty when the name is fine, else why not.
+std::string name_problem(const std::string& name) {
+    if (name.empty()) return "a run name may not be empty";
+    if (name.find('/') != std::string::npos) return "a run name may not contain '/'";
+    if (name.front() == '.') return "a run name may not start with '.'";
+    if (name.size() > kMaxNameLength)
+        return "a run name may have at most " + std::to_string(kMaxNameLength) + " characters";
+    for (const char c : name)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+            return "a run name may not contain control characters";
+    return "";
+}
+
+// A piece of a generated name: letters, digits, '.', '_' and '-' kept, anything else becomes '-'.
+std::string name_part(const json& v) {
+    std::string s = v.is_string() ? v.get<std::string>() : v.is_null() ? "" : dump_json(v, -1);
+    std::string out;
+    for (const char c : s) {
+        const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                          c == '.' || c == '_' || c == '-';
+        const char k = keep ? c : '-';
+        if (k == '-' && !out.empty() && out.back() == '-') continue;
+        out += k;
+    }
+    while (!out.empty() && (out.front() == '-' || out.front() == '.'))
+        out.erase(out.begin());
+    while (!out.empty() && out.back() == '-')
+        out.pop_back();
+    if (out.size() > 40) out.resize(40);
+    return out;
+}
+
+}  // namespace
+
+std::string run_name_problem(const std::string& name) {
+    return name_problem(name);
+}
+
+namespace {
+
+bool has_temp_marker(const std::string& name) {
+    return name.find(".tmp-") != std::string::npos;
+}
+
+enum class JsonLoad { ok, missing, bad };
+
+// read_json_file without exceptions (list() reads thousands of files, most of them fine or just absent).
+// On missing or bad, error holds the message read_json_file would throw.
+JsonLoad load_json(const std::string& path, json& out, std::string& error) {
+    std::string text;
+    int err = 0;
+    switch (read_whole_file(path, text, err)) {
+        case ReadResult::missing:
+            error = path + ": missing";
+            return JsonLoad::missing;
+        case ReadResult::error:
+            error = path + ": cannot read: " + errno_text(err);
+            return JsonLoad::bad;
+        case ReadResult::ok:
+            break;
+    }
+    if (is_blank(text)) {
+        error = path + ": corrupt JSON (empty file)";
+        return JsonLoad::bad;
+    }
+    try {
+        out = json::parse(text);
+    } catch (const json::parse_error& e) {
+        // nlohmann's message without its "[json.exception.parse_error.101] " tag.
+        std::string what = e.what();
+        if (what.rfind("[json.exception.", 0) == 0)
+            if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
+        error = path + ": corrupt JSON at byte " + std::to_string(e.byte) + " (" + what + ")";
+        return JsonLoad::bad;
+    } catch (const json::exception& e) {
+        // Valid syntax the parser still refuses: a number beyond a double's range (1e99999) is out_of_range.
+        std::string what = e.what();
+        if (what.rfind("[json.exception.", 0) == 0)
+            if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
+        error = path + ": corrupt JSON (" + what + ")";
+        return JsonLoad::bad;
+    }
+    return JsonLoad::ok;
+}
+
+// Loads an object-valued JSON file; "" when fine, else the problem (missing ones only when required).
+std::string load_object(const std::string& path, json& out, bool required) {
+    std::string error;
+    switch (load_json(path, out, error)) {
+        case JsonLoad::missing:
+            out = json::object();
+            return required ? error : "";
+        case JsonLoad::bad:
+            out = json::object();
+            return error;
+        case JsonLoad::ok:
+            break;
+    }
+    if (!out.is_object()) {
+        out = json::object();
+        return path + ": corrupt JSON (not an object)";
+    }
+    return "";
+}
+
+std::string string_field(const json& j, const char* key) {
+    const auto it = j.find(key);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+RunInfo read_run(const fs::path& dir, const std::string& this_host) {
+    RunInfo info;
+    info.name = dir.filename().string();
+    info.dir = dir.string();
+
+    const std::string config_path = (dir / kConfigFile).string();
+    const std::string status_path = (dir / kStatusFile).string();
+    const std::string summary_path = (dir / kSummaryFile).string();
+
+    if (std::string problem = load_object(config_path, info.config, true); !problem.empty()) {
+        info.status = kStatusBroken;
+        info.message = std::move(problem);
+        // Kept for display only; a bad one changes nothing.
+        load_object(status_path, info.last_status, false);
+        info.summary = json::object();
+        return info;
+    }
+
+    std::string error;
+    const JsonLoad st = load_json(status_path, info.last_status, error);
+    if (st == JsonLoad::missing) {
+        info.last_status = json::object();
+        info.status = kStatusInterrupted;
+        info.message =
+            "no status.json: the run stopped before its first status write; resume with: "
+            "fone train --resume " +
+            info.name;
+    } else if (st == JsonLoad::bad || !info.last_status.is_object()) {
+        info.status = kStatusBroken;
+        info.message = st == JsonLoad::bad ? error : status_path + ": corrupt JSON (not an object)";
+        info.last_status = json::object();
+    } else {
+        info.status = string_field(info.last_status, "status");
+        info.message = string_field(info.last_status, "message");
+        if (info.status.empty()) {
+            info.status = kStatusBroken;
+            info.message = status_path + ": no \"status\" field";
+        } else if (info.status == kStatusRunning) {
+            const std::string host = string_field(info.last_status, "host");
+            const auto pid_it = info.last_status.find("pid");
+            const int pid =
+                pid_it != info.last_status.end() && pid_it->is_number_integer() ? pid_it->get<int>() : 0;
+            // A run on another machine (shared filesystem) cannot be checked from here: it stays "running".
+            const bool here = host.empty() || host == this_host;
+            if (here && !process_alive(pid)) {
+                info.status = kStatusInterrupted;
+                info.message = "process " + std::to_string(pid) +
+                               " is gone (killed or crashed); resume with: fone train --resume " + info.name;
+            }
+        }
+    }
+
+    // summary.json appears at the end; a corrupt one makes the run "broken" with the reason.
+    if (std::string problem = load_object(summary_path, info.summary, false); !problem.empty()) {
+        info.status = kStatusBroken;
+        info.message = std::move(problem);
+    }
+    return info;
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        const int err = errno;
+        throw RunError(path + ": cannot write: " + errno_text(err));
+    }
+    int err = write_all(fd, content.data(), content.size());
+    if (err == 0) {
+        while (::fsync(fd) != 0) {
+            if (errno == EINTR) continue;
+            // fsync is meaningless on some special filesystems; the data is still written.
+            if (errno != EINVAL && errno != EROFS) err = errno;
+            break;
+        }
+    }
+    if (::close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
+    if (err != 0) {
+        ::unlink(tmp.c_str());
+        throw RunError(path + ": cannot write: " + errno_text(err));
+    }
+    std::error_code ec;
+    fs::rename(tmp, path, ec);
+    if (ec) {
+        ::unlink(tmp.c_str());
+        throw RunError(path + ": cannot write (rename failed): " + ec.message());
+    }
+}
+
+void write_json_atomic(const std::string& path, const json& j) {
+    write_file_atomic(path, dump_json(j, 2) + "\n");
+}
+
+json read_json_file(const std::string& path) {
+    json j;
+    std::string error;
+    if (load_json(path, j, error) != JsonLoad::ok) throw RunError(error);
+    return j;
+}
+
+void append_jsonl(const std::string& path, const json& record) {
+    const std::string line = dump_json(record, -1) + "\n";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        const int err = errno;
+        throw RunError(path + ": cannot append: " + errno_text(err));
+    }
+    // One write() call: with O_APPEND, the line lands whole at the end (short writes only on a full disk).
+    int err = write_all(fd, line.data(), line.size());
+    if (::close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
+    if (err != 0) throw RunError(path + ": cannot append: " + errno_text(err));
+}
+
+MetricsFile read_metrics(const std::string& path) {
+    std::string text;
+    int err = 0;
+    switch (read_whole_file(path, text, err)) {
+        case ReadResult::missing:
+            return {};
+        case ReadResult::error:
+            throw RunError(path + ": cannot read: " + errno_text(err));
+        case ReadResult::ok:
+            break;
+    }
+    return parse_metrics(text, path);
+}
+
+MetricsFile parse_metrics(std::string_view text, const std::string& path) {
+    MetricsFile m;
+    std::size_t pos = 0;
+    std::size_t line_no = 0;
+    while (pos < text.size()) {
+        ++line_no;
+        const std::size_t nl = text.find('\n', pos);
+        const bool complete = nl != std::string::npos;
+        const std::string_view line(text.data() + pos, (complete ? nl : text.size()) - pos);
+        pos = complete ? nl + 1 : text.size();
+        if (is_blank(line)) continue;
+        json j = json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.is_object()) {
+            if (!complete) {
+                m.truncated_tail = true;  // a write cut short by a crash or power loss
+                break;
+            }
+            std::string why = j.is_discarded() ? "not valid JSON" : "not a JSON object";
+            throw RunError(path + ":" + std::to_string(line_no) + ": corrupt metrics line (" + why + ")");
+        }
+        m.records.push_back(std::move(j));
+    }
+    return m;
+}
+
+void write_status(const std::string& run_dir, const std::string& status, const std::string& message,
+                  const json& extra) {
+    json j = extra.is_object() ? extra : json::object();
+    j["status"] = status;
+    j["pid"] = static_cast<int>(::getpid());
+    j["host"] = host_name();
+    j["updated"] = utc_now_iso();
+    j["message"] = message;
+    write_json_atomic((fs::path(run_dir) / kStatusFile).string(), j);
+}
+
+bool process_alive(int pid) {
+    if (pid <= 0) return false;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
+    // A zombie has exited: only its parent has not collected it yet.
+    std::string stat;
+    int err = 0;
+    if (read_whole_file("/proc/" + std::to_string(pid) + "/stat", stat, err) == ReadResult::ok) {
+        const auto close_paren = stat.rfind(')');
+        if (close_paren != std::string::npos && close_paren + 2 < stat.size() && stat[close_paren + 2] == 'Z')
+            return false;
+    }
+    return true;
+}
+
+RunStore::RunStore(std::string root) : RunStore(std::move(root), true) {}
+
+RunStore::RunStore(std::string root, bool create_root) {
+    if (root.empty()) throw RunError("the run store's directory may not be empty");
+    std::error_code ec;
+    fs::path p = fs::absolute(fs::path(root), ec);
+    if (ec) p = fs::path(root);
+    root_ = p.lexically_normal().string();
+    while (root_.size() > 1 && root_.back() == '/')
+        root_.pop_back();
+    if (create_root) {
+        fs::create_directories(root_, ec);
+        if (ec || !fs::is_directory(root_))
+            throw RunError(root_ + ": cannot create the run store: " +
+                           (ec ? ec.message() : std::string("not a directory")));
+    }
+}
+
+std::string RunStore::default_root() {
+    if (const char* d = std::getenv("FONE_RUNS_DIR"); d && *d) return d;
+    if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/fone-workbench/runs";
+    const char* home = std::getenv("HOME");
+    return std::string(home && *home ? home : ".") + "/.local/share/fone-workbench/runs";
+}
+
+std::string RunStore::create_run(const std::string& name, const json& config) {
+    std::string base = trim(name);
+    const bool generated = base.empty();
+    if (generated) {
+        if (!name.empty()) throw RunError("a run name may not be empty");
+        const std::string task = name_part(config_value(config, "task"));
+        const std::string method = name_part(config_value(config, "method"));
+        base = task.empty() && method.empty() ? "run"
+               : task.empty()                 ? method
+               : method.empty()               ? task
+                                              : task + "-" + method;
+        base += "-" + local_stamp();
+    } else if (const std::string why = name_problem(base); !why.empty()) {
+        throw RunError(why + ": '" + name + "'");
+    }
+
+    // mkdir fails when the directory exists: two processes starting at once never share a run.
+    for (int n = 1; n < 100000; ++n) {
+        std::string candidate = base;
+        if (n > 1) {
+            std::string suffix(1, '-');
+            suffix += std::to_string(n);
+            if (candidate.size() + suffix.size() > kMaxNameLength)
+                candidate.resize(kMaxNameLength - suffix.size());
+            candidate += suffix;
+        }
+        const std::string dir = (fs::path(root_) / candidate).string();
+        if (::mkdir(dir.c_str(), 0755) == 0) {
+            write_json_atomic((fs::path(dir) / kConfigFile).string(), config);
+            return dir;
+        }
+        const int err = errno;
+        if (err != EEXIST) throw RunError(dir + ": cannot create the run directory: " + errno_text(err));
+    }
+    throw RunError("no free run name for '" + base + "' in " + root_);
+}
+
+std::string RunStore::resolve(const std::string& name_or_dir) const {
+    if (name_or_dir.empty()) throw RunError("no run '' in " + root_);
+    std::error_code ec;
+    const fs::path p(name_or_dir);
+    if (fs::is_directory(p, ec) && (fs::exists(p / kConfigFile, ec) || fs::exists(p / kStatusFile, ec))) {
+        fs::path a = fs::absolute(p, ec);
+        if (ec) a = p;
+        std::string s = a.lexically_normal().string();
+        while (s.size() > 1 && s.back() == '/')
+            s.pop_back();
+        return s;
+    }
+    if (name_problem(name_or_dir).empty()) {
+        const fs::path in_store = fs::path(root_) / name_or_dir;
+        if (fs::is_directory(in_store, ec)) return in_store.string();
+    }
+    throw RunError("no run '" + name_or_dir + "' in " + root_);
+}
+
+RunInfo RunStore::info(const std::string& run_dir) const {
+    fs::path p(run_dir);
+    std::error_code ec;
+    fs::path a = fs::absolute(p, ec);
+    if (!ec) p = a.lexically_normal();
+    if (!p.has_filename()) p = p.parent_path();
+    return read_run(p, host_name());
+}
+
+std::vector<RunInfo> RunStore::list() const {
+    std::vector<fs::path> dirs;
+    std::error_code ec;
+    fs::directory_iterator it(root_, ec);
+    if (ec) {
+        if (ec == std::errc::no_such_file_or_directory) return {};
+        throw RunError(root_ + ": cannot list the run store: " + ec.message());
+    }
+    for (const fs::directory_iterator end; it != end; it.increment(ec)) {
+        if (ec) break;
+        const std::string n = it->path().filename().string();
+        if (n.empty() || n.front() == '.' || has_temp_marker(n)) continue;
+        std::error_code type_ec;
+        if (!it->is_directory(type_ec)) continue;
+        dirs.push_back(it->path());
+    }
+    if (ec) throw RunError(root_ + ": cannot list the run store: " + ec.message());
+    std::sort(dirs.begin(), dirs.end(), [](const fs::path& a, const fs::path& b) {
+        return a.filename().string() < b.filename().string();
+    });
+
+    const std::string this_host = host_name();
+    std::vector<RunInfo> runs;
+    runs.reserve(dirs.size());
+    for (const fs::path& d : dirs) {
+        try {
+            runs.push_back(read_run(d, this_host));
+        } catch (const std::exception& e) {  // never one run's fault to lose the listing
+            RunInfo broken;
+            broken.name = d.filename().string();
+            broken.dir = d.string();
+            broken.status = kStatusBroken;
+            broken.message = e.what();
+            broken.config = json::object();
+            broken.summary = json::object();
+            broken.last_status = json::object();
+            runs.push_back(std::move(broken));
+        }
+    }
+    return runs;
+}
+
+std::string utc_now_iso() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    ::gmtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    return buf;
+}
+
+std::string local_stamp() {
+    const std::time_t t = std::time(nullptr);
+    std::tm tm{};
+    ::localtime_r(&t, &tm);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+    return buf;
+}
+
+std::string host_name() {
+    char buf[256] = {};
+    if (::gethostname(buf, sizeof buf - 1) != 0) return "";
+    return buf;
+}
+
+json config_value(const json& config, const char* key) {
+    if (!config.is_object()) return nullptr;
+    json v;
+    if (auto it = config.find(key); it != config.end()) {
+        v = *it;
+    } else {
+        for (const char* outer : {"config", "train", "settings"}) {
+            const auto o = config.find(outer);
+            if (o != config.end() && o->is_object())
+                if (auto it2 = o->find(key); it2 != o->end()) {
+                    v = *it2;
+                    break;
+                }
+        }
+    }
+    if (v.is_object())
+        for (const char* inner : {"name", "kind"})
+            if (auto it = v.find(inner); it != v.end() && it->is_string()) return *it;
+    return v;
+}
+
+}  // namespace fone

@@ -1,0 +1,413 @@
+#include "fone/store/train_config.h"
+
+#include <algorithm>
+#include <sstream>
+#include <stdexcept>
+
+#include "fone/store/run_store.h"
+#include "store/json_fields.h"
+
+namespace fone {
+namespace {
+
+const char* const kShapeKeys[] = {"hidden", "layers", "heads", "kv_heads", "intermediate"};
+
+nlohmann::json merge(nlohmann::json base, const nlohmann::json& layer) {
+    for (auto it = layer.begin(); it != layer.end(); ++it) {
+        if (it.key() == "model" && it->is_object() && base.contains("model") && base["model"].is_object())
+            for (auto m = it->begin(); m != it->end(); ++m)
+                base["model"][m.key()] = *m;
+        else
+            base[it.key()] = *it;
+    }
+    return base;
+}
+
+}  // namespace
+
+std::vector<std::string> text_task_names_for_training() {
+    return {"text", "word-problems", "units", "tables"};
+}
+
+bool is_text_training_task(const std::string& name) {
+    const auto names = text_task_names_for_training();
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string TrainConfig::task_label() const {
+    return is_text() ? text_task : task_name(task.kind);
+}
+
+std::vector<std::string> method_names() {
+    return {"fone", "digit", "subword", "xval", "ntl", "abacus", "fone+abacus", "fone-direct"};
+}
+
+std::string method_description(const std::string& method) {
+    if (method == "fone")
+        return "one token per number: [NUM] + its Fourier features; digits read from two entries each";
+    if (method == "digit") return "one token per digit and point; the answer generated token by token";
+    if (method == "subword")
+        return "chunks of up to three digits, left to right (as Llama-3); generated token by token";
+    if (method == "xval") return "one [NUM] token scaled by the number's value; a regression head, rounded";
+    if (method == "ntl") return "digit (or subword) tokens with the Number Token Loss (Wasserstein-1) added";
+    if (method == "abacus")
+        return "digit tokens least significant first with Abacus digit-position embeddings";
+    if (method == "fone+abacus") return "Abacus with every digit token embedded by its FoNE";
+    if (method == "fone-direct")
+        return "ablation: each digit as a raw value in one dimension, regression per digit";
+    return "";
+}
+
+void TrainConfig::validate() const {
+    std::vector<std::string> problems;
+    auto check = [&](bool ok, const std::string& why) {
+        if (!ok) problems.push_back(why);
+    };
+    const auto methods = method_names();
+    check(std::find(methods.begin(), methods.end(), method) != methods.end(),
+          "method: unknown method '" + method + "'");
+    check(train_size >= 1 && train_size <= 100000000, "train_size: must be in 1..100000000");
+    check(test_size >= 1 && test_size <= 10000000, "test_size: must be in 1..10000000");
+    check(val_size <= 10000000, "val_size: must be in 0..10000000");
+    if (!name.empty()) {
+        const std::string why = run_name_problem(name);
+        check(why.empty(), "name: " + why);
+    }
+    check(size_level >= 0 && size_level <= 6, "size_level: must be 1..6 (or 0 for a custom shape)");
+    check(epochs >= 1 && epochs <= 100000, "epochs: must be in 1..100000");
+    check(lr > 0 && lr < 10, "lr: must be in (0, 10)");
+    check(batch >= 1 && batch <= (1u << 20), "batch: must be in 1..1048576");
+    check(warmup >= 0 && warmup < 1, "warmup: must be a fraction in [0, 1)");
+    check(schedule == "cosine" || schedule == "constant", "schedule: must be \"cosine\" or \"constant\"");
+    check(clip >= 0, "clip: must not be negative (0 turns clipping off)");
+    check(weight_decay >= 0, "weight_decay: must not be negative");
+    check(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1, "beta1, beta2: must be in [0, 1)");
+    check(device == "auto" || device == "cpu" || device == "cuda", "device: must be auto, cpu or cuda");
+    check(threads >= 0 && threads <= 1024, "threads: must be in 0..1024 (0: every core)");
+    check(target_acc >= 0 && target_acc <= 1, "target_acc: must be a fraction in [0, 1]");
+    check(eval_every >= 0 && checkpoint_every >= 0, "eval_every, checkpoint_every: must not be negative");
+    check(task.kind != TaskKind::file || !task.data_file.empty(), "data: the file task needs --data FILE");
+    check(task.modulus >= 2, "modulus: must be at least 2");
+    check(task.long_digits >= 1 && task.long_digits <= 1000, "long_digits: must be in 1..1000");
+    check(period_base >= 2 && period_base <= 36, "period_base: must be in 2..36");
+    check(int_digits >= -1 && int_digits <= 1000, "int_digits: must be in 0..1000 (or -1: the task's)");
+    check(frac_digits >= -1 && frac_digits <= 1000, "frac_digits: must be in 0..1000 (or -1: the task's)");
+    check(ntl_lambda >= 0 && ntl_lambda <= 100, "ntl_lambda: must be in [0, 100]");
+    check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
+    check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");
+    if (is_text()) {
+        check(is_text_training_task(text_task), "task: unknown text task '" + text_task + "'");
+        check(method == "fone" || method == "digit" || method == "subword",
+              "method: text tasks take fone, digit or subword, not '" + method + "'");
+        check(text_task != "text" || !task.data_file.empty(),
+              "data: --task text needs --data FILE (JSONL of {\"prompt\", \"answer\"} or plain text)");
+        check(text_task == "text" || task.data_file.empty(),
+              "data: --task " + text_task + " generates its data; --data goes with --task text");
+        check(!swap_operands, "swap_operands: text tasks have no operands to swap");
+        check(period_multipliers.empty() && period_base == 10,
+              "period_base, period_multipliers: text tasks use the plain base-10 periods");
+    }
+    check(digit_loss_weight >= 0 && digit_loss_weight <= 1000, "digit_loss_weight: must be in [0, 1000]");
+    check(text_vocab_size >= 300 && text_vocab_size <= 1000000, "text_vocab_size: must be in 300..1000000");
+    check(text_loss == "all" || text_loss == "answer", "text_loss: must be \"all\" or \"answer\"");
+    try {
+        model.validate();
+    } catch (const std::invalid_argument& e) {
+        problems.push_back(e.what());
+    }
+    if (!problems.empty()) {
+        std::ostringstream out;
+        for (std::size_t i = 0; i < problems.size(); ++i)
+            out << (i ? "\n" : "") << problems[i];
+        throw std::invalid_argument(out.str());
+    }
+}
+
+nlohmann::json TrainConfig::to_json() const {
+    return {{"task", task_label()},
+            {"modulus", task.modulus},
+            {"classify_d", task.classify_d},
+            {"long_digits", task.long_digits},
+            {"data", task.data_file},
+            {"method", method},
+            {"train_size", train_size},
+            {"val_size", val_size},
+            {"test_size", test_size},
+            {"size_level", size_level},
+            {"model", model.to_json()},
+            {"epochs", epochs},
+            {"lr", lr},
+            {"batch", batch},
+            {"warmup", warmup},
+            {"schedule", schedule},
+            {"clip", clip},
+            {"weight_decay", weight_decay},
+            {"beta1", beta1},
+            {"beta2", beta2},
+            {"swap_operands", swap_operands},
+            {"seed", seed},
+            {"device", device},
+            {"threads", threads},
+            {"target_acc", target_acc},
+            {"eval_every", eval_every},
+            {"checkpoint_every", checkpoint_every},
+            {"name", name},
+            {"preset", preset},
+            {"int_digits", int_digits},
+            {"frac_digits", frac_digits},
+            {"period_base", period_base},
+            {"period_multipliers", period_multipliers},
+            {"ntl_lambda", ntl_lambda},
+            {"ntl_tokens", ntl_tokens},
+            {"abacus_max_offset", abacus_max_offset},
+            {"digit_loss_weight", digit_loss_weight},
+            {"text_vocab_size", text_vocab_size},
+            {"text_loss", text_loss}};
+}
+
+TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
+    TrainConfig c;
+    detail::JsonFields f(j, "config");
+    std::string task = task_name(c.task.kind);
+    f.read("task", task);
+    if (is_text_training_task(task)) {
+        c.text_task = task;
+    } else {
+        try {
+            c.task.kind = task_from_name(task);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(std::string("config: \"task\": ") + e.what() +
+                                        " (text: text, word-problems, units, tables)");
+        }
+    }
+    f.read("modulus", c.task.modulus);
+    f.read("classify_d", c.task.classify_d);
+    f.read("long_digits", c.task.long_digits);
+    f.read("data", c.task.data_file);
+    f.read("method", c.method);
+    f.read("train_size", c.train_size);
+    f.read("val_size", c.val_size);
+    f.read("test_size", c.test_size);
+    f.read("size_level", c.size_level);
+    f.mark("model");
+    if (f.has("model")) c.model = ModelConfig::from_json(j.at("model"));
+    f.read("epochs", c.epochs);
+    f.read("lr", c.lr);
+    f.read("batch", c.batch);
+    f.read("warmup", c.warmup);
+    f.read("schedule", c.schedule);
+    f.read("clip", c.clip);
+    f.read("weight_decay", c.weight_decay);
+    f.read("beta1", c.beta1);
+    f.read("beta2", c.beta2);
+    f.read("swap_operands", c.swap_operands);
+    f.read("seed", c.seed);
+    f.read("device", c.device);
+    f.read("threads", c.threads);
+    f.read("target_acc", c.target_acc);
+    f.read("eval_every", c.eval_every);
+    f.read("checkpoint_every", c.checkpoint_every);
+    f.read("name", c.name);
+    f.read("preset", c.preset);
+    f.read("int_digits", c.int_digits);
+    f.read("frac_digits", c.frac_digits);
+    f.read("period_base", c.period_base);
+    f.read("period_multipliers", c.period_multipliers);
+    f.read("ntl_lambda", c.ntl_lambda);
+    f.read("ntl_tokens", c.ntl_tokens);
+    f.read("abacus_max_offset", c.abacus_max_offset);
+    f.read("digit_loss_weight", c.digit_loss_weight);
+    f.read("text_vocab_size", c.text_vocab_size);
+    f.read("text_loss", c.text_loss);
+    f.reject_unknown();
+    return c;
+}
+
+namespace {
+
+// Text tasks (docs/text.md has the runs they come from): a 2-layer model of width 128 whose heads are as
+// wide as the model, batches of 64 sequences, evaluation (free generation of every test answer) four
+// times an epoch on a test split of 200.
+nlohmann::json default_text_settings(const std::string& task, std::size_t train_size) {
+    nlohmann::json d = {{"task", task},
+                        {"train_size", train_size},
+                        {"val_size", 0},
+                        {"test_size", 200},
+                        {"size_level", 0},
+                        {"model",
+                         {{"hidden", 128},
+                          {"layers", 2},
+                          {"heads", 4},
+                          {"kv_heads", 2},
+                          {"intermediate", 512},
+                          {"head_dim", 32},
+                          {"init_std", 0.0},
+                          {"head_temperature", true},
+                          {"head_temperature_init", 1.0}}},
+                        {"lr", 3e-3},
+                        {"batch", 64},
+                        {"warmup", 0.05},
+                        {"schedule", "cosine"},
+                        {"clip", 1.0},
+                        {"weight_decay", 0.01},
+                        {"swap_operands", false},
+                        {"epochs", 4},
+                        {"eval_every", std::max<std::size_t>(1, train_size / 64 / 4)}};
+    return d;
+}
+
+nlohmann::json settings_object(nlohmann::json j, const std::string& where) {
+    if (!j.is_object())
+        throw std::invalid_argument(
+            where + ": a config file is a JSON object of settings, not " +
+            std::string(j.type_name() == std::string("array") ? "a list" : j.type_name()));
+    j.erase("versions");  // a run's config.json can be used as is
+    return j;
+}
+}  // namespace
+
+nlohmann::json read_config_file(const std::string& path) {
+    return settings_object(read_json_file(path), path);
+}
+
+nlohmann::json config_settings_from_text(const std::string& text, const std::string& where) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw RunError(where + ": corrupt JSON at byte " + std::to_string(e.byte));
+    } catch (const nlohmann::json::exception&) {  // e.g. a number beyond a double's range
+        throw RunError(where + ": corrupt JSON (a number out of range)");
+    }
+    return settings_object(std::move(j), where);
+}
+
+nlohmann::json default_train_settings(const std::string& task, std::size_t train_size) {
+    if (is_text_training_task(task)) return default_text_settings(task, train_size);
+    // Measured on 2 CPU cores, 6-digit decimal addition (docs/training.md has the runs): a small model
+    // (hidden 64, 2 layers, 2 query heads of width 32 sharing one key-value head: attention as wide as the
+    // model; LibTorch's default initialisation, which suits a narrow model better than Llama's std 0.02)
+    // at batch 256 and lr 3e-3 with 10% warm-up and cosine. Batch 128, or lr 5e-3, leave one digit
+    // position at chance in some runs; batch 512 needs more epochs; 4 heads of width 64 learn the same
+    // per epoch at half the speed. Small sets (6,400) need more: a wider model (hidden 128, heads of
+    // width 64), 100 epochs, b+a swaps and a fixed digit-logit scale reach 99% where the small one
+    // plateaus at 98.7-98.9%.
+    const bool small = train_size < 25600;
+    nlohmann::json d = {{"task", task},
+                        {"size_level", 0},
+                        {"model",
+                         {{"hidden", small ? 128 : 64},
+                          {"layers", 2},
+                          {"heads", 2},
+                          {"kv_heads", 1},
+                          {"intermediate", small ? 512 : 256},
+                          {"head_dim", small ? 64 : 32},
+                          {"init_std", 0.0},
+                          // Small data: a fixed digit-logit scale; a learned one grows and overfits.
+                          {"head_temperature", !small},
+                          {"head_temperature_init", small ? 4.0 : 1.0}}},
+                        {"lr", 3e-3},
+                        {"batch", 256},
+                        {"warmup", 0.1},
+                        {"schedule", "cosine"},
+                        {"clip", 1.0},
+                        {"weight_decay", 0.01},
+                        // Small data: b+a for every a+b doubles it (97.3% -> 98.9% from 6,400).
+                        {"swap_operands", small},
+                        // Evaluate four times an epoch on large sets, so a --target-acc run stops soon after.
+                        {"eval_every", small ? 0 : std::max<std::size_t>(1, train_size / 256 / 4)}};
+    d["epochs"] = train_size >= 25600 ? 5 : train_size >= 12800 ? 40 : 100;
+    if (task == "long-add") {
+        // 60-digit operands: 61 digit slots need 123 entries of the hidden state; the paper used 8 layers.
+        d["model"]["hidden"] = 256;
+        d["model"]["layers"] = 4;
+        d["model"]["heads"] = 4;
+        d["model"]["kv_heads"] = 2;
+        d["model"]["head_dim"] = 64;
+        d["model"]["intermediate"] = 1024;
+    }
+    return d;
+}
+
+std::vector<std::string> preset_names() {
+    return {"fast", "paper"};
+}
+
+nlohmann::json preset_settings(const std::string& preset) {
+    if (preset == "fast") return {{"preset", "fast"}};
+    if (preset == "paper")
+        // The paper's appendix H and its reference code: Llama-style init, a learnable LayerNorm before
+        // the digit head and no temperature, no augmentation, one evaluation per epoch.
+        return {{"preset", "paper"},
+                {"size_level", 4},
+                {"lr", 5e-3},
+                {"batch", 512},
+                {"epochs", 100},
+                {"warmup", 0.2},
+                {"clip", 1.0},
+                {"schedule", "cosine"},
+                {"weight_decay", 0.01},
+                {"swap_operands", false},
+                {"eval_every", 0},
+                {"model",
+                 {{"init_std", 0.02},
+                  {"head_norm", "layernorm"},
+                  {"head_temperature", false},
+                  {"head_temperature_init", 1.0}}}};
+    throw std::invalid_argument("unknown preset '" + preset + "' (presets: fast, paper)");
+}
+
+TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
+    nlohmann::json named = nlohmann::json::object();
+    for (const auto& l : layers) {
+        // A config file holding a list or a number is not a set of settings: say so, naming nothing else.
+        if (!l.is_object()) throw std::invalid_argument("config: expected a JSON object of settings");
+        named = merge(named, l);
+    }
+    // Keys read before from_json checks them: a wrong type is the same clear error from_json gives.
+    if (named.contains("task") && !named["task"].is_string())
+        throw std::invalid_argument("config: \"task\": expected a string");
+    if (named.contains("preset") && !named["preset"].is_string() && !named["preset"].is_null())
+        throw std::invalid_argument("config: \"preset\": expected a string");
+    if (named.contains("size_level") && !named["size_level"].is_number_integer() &&
+        !named["size_level"].is_null())
+        throw std::invalid_argument("config: \"size_level\": expected an integer");
+    const std::string task = named.value("task", std::string("dec-add"));
+    const bool sized = named.contains("train_size") && named["train_size"].is_number_integer() &&
+                       named["train_size"].get<long long>() >= 0;
+    const bool text = named.contains("task") && named["task"].is_string() &&
+                      is_text_training_task(named["task"].get<std::string>());
+    const std::size_t train_size = sized ? named["train_size"].get<std::size_t>() : text ? 20000 : 51200;
+    nlohmann::json all = default_train_settings(task, train_size);
+    // "" is what a run's config.json records when no preset was named.
+    if (named.contains("preset") && named["preset"].is_string() &&
+        !named["preset"].get<std::string>().empty())
+        all = merge(all, preset_settings(named["preset"].get<std::string>()));
+    all = merge(all, named);
+
+    // A size level sets the shape; shape keys given explicitly after it make the model custom.
+    const nlohmann::json& level_value = all["size_level"];
+    const long long level = level_value.is_number_integer() ? level_value.get<long long>() : 0;
+    if (level > 0 && level <= 6) {
+        bool custom = false;
+        for (const char* k : kShapeKeys)
+            custom = custom || (named.contains("model") && named["model"].contains(k));
+        if (!custom) {
+            const ModelConfig shape = size_level(static_cast<int>(level));
+            nlohmann::json& m = all["model"];
+            m["hidden"] = shape.hidden;
+            m["layers"] = shape.layers;
+            m["heads"] = shape.heads;
+            m["kv_heads"] = shape.kv_heads;
+            m["intermediate"] = shape.intermediate;
+            m["head_dim"] = shape.head_dim;  // the paper's models: Llama-3.2's 64
+        } else {
+            all["size_level"] = 0;
+        }
+    }
+    TrainConfig c = TrainConfig::from_json(all);
+    c.validate();
+    return c;
+}
+
+}  // namespace fone

@@ -1,0 +1,293 @@
+// The schemes that give every number ONE [NUM] token: fone (Fourier features in, the Fourier digit head
+// out), fone-direct (raw digit values in, a regression per digit out) and xval (the [NUM] embedding
+// scaled by the value, a regression head out). The answer is read from the final position in one step,
+// and the LM head there learns that the next token is [NUM].
+#include <cmath>
+#include <stdexcept>
+
+#include "train/scheme.h"
+#include "train/scheme_parts.h"
+
+namespace fone {
+namespace {
+
+namespace F = torch::nn::functional;
+
+enum class Features { fourier, direct, xval };
+
+class NumberTokenScheme : public NumberScheme {
+  public:
+    NumberTokenScheme(Features features, const FoneSpec& spec)
+        : features_(features), spec_(spec), plain_(spec) {
+        plain_.multipliers.clear();  // digits and labels are per slot whatever the periods
+        // xVal's values are divided by the largest magnitude the task's digit slots hold, so the scaled
+        // embeddings and the regression target stay within [-1, 1].
+        scale_ = std::pow(static_cast<double>(spec.base), spec.int_digits);
+    }
+
+    const FoneSpec& digit_spec() const override { return spec_; }
+
+    std::string name() const override {
+        return features_ == Features::fourier  ? "fone"
+               : features_ == Features::direct ? "fone-direct"
+                                               : "xval";
+    }
+    const std::vector<std::string>& vocabulary() const override { return base_vocabulary(); }
+
+    ModelHeads heads() const override {
+        ModelHeads h;
+        h.digit_base = spec_.base;
+        if (features_ == Features::fourier) {
+            h.fone_width = spec_.width();
+            h.digit_slots = plain_.pair_count();
+            h.digit_multipliers = spec_.multipliers;
+            h.sign_feature = spec_.sign_feature;
+        } else if (features_ == Features::direct) {
+            h.fone_width = direct_width();
+        } else {
+            h.regression = 1;
+        }
+        return h;
+    }
+
+    Batch encode(const std::vector<Example>& examples) const override {
+        std::vector<std::vector<PromptItem>> rows;
+        rows.reserve(examples.size());
+        for (const Example& e : examples)
+            rows.push_back(example_items(e));
+        Batch b = build(rows);
+        const int64_t n = b.n, slots = plain_.pair_count();
+        b.digits = torch::empty({n, slots}, torch::kInt64);
+        b.signs = torch::empty({n}, torch::kInt64);
+        b.answers = torch::empty({n}, torch::kFloat64);
+        auto* d = b.digits.data_ptr<int64_t>();
+        auto* sg = b.signs.data_ptr<int64_t>();
+        auto* a = b.answers.data_ptr<double>();
+        b.answer_values.reserve(examples.size());
+        for (int64_t i = 0; i < n; ++i) {
+            const Decimal& y = examples[i].answer;
+            check_fits(y, spec_);
+            const auto digits = label_digits(y, plain_);
+            std::copy(digits.begin(), digits.end(), d + i * slots);
+            sg[i] = y.negative() ? 1 : 0;
+            a[i] = y.to_double();
+            b.answer_values.push_back(y);
+            b.prompt_texts.push_back(examples[i].prompt());
+        }
+        return b;
+    }
+
+    Batch encode_prompt(const std::string& prompt) const override { return build({prompt_items(prompt)}); }
+
+    int64_t tokens_for(const Decimal&) const override { return 1; }
+
+    torch::Tensor loss(FoneTransformer& model, const Batch& b, bool) const override {
+        const auto h = model->forward(b.in, /*last_only=*/true).squeeze(1);
+        auto next_is_number = torch::full({b.n}, static_cast<int64_t>(kNum), b.in.tokens.options());
+        const auto lm = F::cross_entropy(model->lm_logits(h).to(torch::kFloat32), next_is_number);
+        return number_loss(model, h, b) + lm;
+    }
+
+    std::vector<Answer> answer(FoneTransformer& model, const Batch& b) const override {
+        torch::NoGradGuard no_grad;
+        const auto h = model->forward(b.in, /*last_only=*/true).squeeze(1);
+        std::vector<Answer> out;
+        out.reserve(static_cast<std::size_t>(b.n));
+        // Plain pointers into CPU tensors: a tensor op per example (v[i].item()) cost as much as a
+        // quarter of the forward pass of a batch.
+        if (features_ == Features::xval) {
+            const auto v =
+                (model->regress(h).squeeze(-1).to(torch::kFloat64) * scale_).to(torch::kCPU).contiguous();
+            const double* p = v.data_ptr<double>();
+            for (int64_t i = 0; i < b.n; ++i)
+                out.push_back(rounded(p[i]));
+            return out;
+        }
+        const auto digits = predicted_digits(model, h).to(torch::kCPU).contiguous();  // [B, slots]
+        const auto negative = predicted_negative(model, h).to(torch::kCPU).contiguous();
+        const int64_t slots = digits.size(1);
+        const int64_t* d = digits.data_ptr<int64_t>();
+        const bool* neg = negative.data_ptr<bool>();
+        std::vector<int> row(static_cast<std::size_t>(slots));
+        for (int64_t i = 0; i < b.n; ++i) {
+            for (int64_t k = 0; k < slots; ++k)
+                row[static_cast<std::size_t>(k)] = static_cast<int>(d[i * slots + k]);
+            out.push_back(assemble_digits(row, neg[i], plain_));
+        }
+        return out;
+    }
+
+    nlohmann::json explain(FoneTransformer& model, const Batch& prompt) const override {
+        torch::NoGradGuard no_grad;
+        const auto h = model->forward(prompt.in, /*last_only=*/true).squeeze(1);
+        nlohmann::json out;
+        const int64_t next = model->lm_logits(h)[0].argmax().item<int64_t>();
+        out["next_token"] = base_vocabulary()[static_cast<std::size_t>(next)];
+        const Answer a = answer(model, prompt)[0];
+        out["value"] = a ? a->to_string() : "";
+        if (features_ == Features::xval) {
+            out["regression"] = model->regress(h)[0][0].item<double>() * scale_;
+            return out;
+        }
+        nlohmann::json per_digit = nlohmann::json::array();
+        if (features_ == Features::fourier) {
+            const auto probs = torch::softmax(model->digit_logits(h)[0].to(torch::kFloat32), -1)
+                                   .to(torch::kCPU)
+                                   .to(torch::kFloat64)
+                                   .contiguous();
+            // The pairs the head reads (after its norm): what the unit-circle view draws. With mixed periods,
+            // the slot's first pair.
+            const auto x =
+                (model->head_norm ? model->head_norm(h) : h)[0].to(torch::kCPU).to(torch::kFloat64);
+            const int64_t per_slot = model->pairs_per_slot;
+            for (int64_t k = 0; k < probs.size(0); ++k) {
+                const double* p = probs[k].data_ptr<double>();
+                std::vector<double> pk(p, p + probs.size(1));
+                const int64_t e = 2 * k * per_slot;
+                per_digit.push_back({{"position", k - spec_.frac_digits},
+                                     {"digit", std::max_element(pk.begin(), pk.end()) - pk.begin()},
+                                     {"probabilities", pk},
+                                     {"pair", {x[e].item<double>(), x[e + 1].item<double>()}}});
+            }
+        } else {
+            const auto raw = direct_outputs(model, h)[0].to(torch::kCPU).to(torch::kFloat64).contiguous();
+            for (int64_t k = 0; k < plain_.pair_count(); ++k)
+                per_digit.push_back(
+                    {{"position", k - spec_.frac_digits},
+                     {"digit", std::clamp<int64_t>(std::llround(raw[k].item<double>()), 0, spec_.base - 1)},
+                     {"raw", raw[k].item<double>()}});
+        }
+        out["digits"] = per_digit;
+        const auto neg = sign_logit(model, h);
+        out["negative_probability"] = neg.defined() ? torch::sigmoid(neg[0]).item<double>() : 0.0;
+        return out;
+    }
+
+  private:
+    Features features_;
+    FoneSpec spec_;
+    FoneSpec plain_;  // spec_ with plain periods: the digit slots
+    double scale_ = 1.0;
+
+    // fone-direct: one entry per digit slot (its raw value 0..base-1), then the sign entry.
+    int64_t direct_width() const { return plain_.pair_count() + (spec_.sign_feature ? 1 : 0); }
+
+    void direct_into(const Decimal& x, float* out) const {
+        check_fits(x, spec_);
+        const auto digits = label_digits(x, plain_);
+        for (std::size_t k = 0; k < digits.size(); ++k)
+            out[k] = static_cast<float>(digits[k]);
+        if (spec_.sign_feature) out[digits.size()] = x.negative() ? 1.0f : 0.0f;
+    }
+
+    Batch build(const std::vector<std::vector<PromptItem>>& rows) const {
+        std::vector<std::vector<int64_t>> tokens;
+        tokens.reserve(rows.size());
+        for (const auto& r : rows) {
+            std::vector<int64_t> t;
+            for (const auto& item : r)
+                t.push_back(item.token);
+            tokens.push_back(std::move(t));
+        }
+        Batch b;
+        b.n = static_cast<int64_t>(rows.size());
+        b.in.tokens = left_padded(tokens);
+        b.in.key_mask = key_mask_of(b.in.tokens);
+        const int64_t l = b.in.tokens.size(1);
+        b.in.num_mask = b.in.tokens.eq(kNum);
+        if (features_ == Features::xval) {
+            b.in.scale = torch::ones({b.n, l}, torch::kFloat32);
+            auto* s = b.in.scale.data_ptr<float>();
+            for_each_number(rows, l, [&](const Decimal& x, int64_t pos) {
+                check_fits(x, spec_);
+                s[pos] = static_cast<float>(x.to_double() / scale_);
+            });
+            return b;
+        }
+        const int64_t w = features_ == Features::fourier ? spec_.width() : direct_width();
+        b.in.fone = torch::zeros({b.n, l, w}, torch::kFloat32);
+        auto* f = b.in.fone.data_ptr<float>();
+        for_each_number(rows, l, [&](const Decimal& x, int64_t pos) {
+            if (features_ == Features::fourier) {
+                check_fits(x, spec_);
+                encode_into(x, spec_, f + pos * w);
+            } else {
+                direct_into(x, f + pos * w);
+            }
+        });
+        return b;
+    }
+
+    // Calls fn(number, flat position) for every number of the left-padded rows.
+    template <class Fn>
+    static void for_each_number(const std::vector<std::vector<PromptItem>>& rows, int64_t l, Fn fn) {
+        for (std::size_t i = 0; i < rows.size(); ++i) {
+            const int64_t offset = l - static_cast<int64_t>(rows[i].size());
+            for (std::size_t j = 0; j < rows[i].size(); ++j)
+                if (rows[i][j].token == kNum)
+                    fn(rows[i][j].number, static_cast<int64_t>(i) * l + offset + static_cast<int64_t>(j));
+        }
+    }
+
+    Answer rounded(double v) const {
+        if (!std::isfinite(v) || std::fabs(v) >= scale_ * 10) return std::nullopt;
+        const double unit = std::pow(10.0, spec_.frac_digits);
+        return Decimal::from_scaled(std::llround(v * unit), spec_.frac_digits);
+    }
+
+    torch::Tensor direct_outputs(FoneTransformer& model, const torch::Tensor& h) const {
+        // The head's first `slots` entries regress the digit values (the LayerNorm before it has an affine
+        // scale, so 0..9 is reachable).
+        const auto x = model->head_norm ? model->head_norm(h) : h;
+        return x.narrow(-1, 0, plain_.pair_count()).to(torch::kFloat32);
+    }
+
+    torch::Tensor sign_logit(FoneTransformer& model, const torch::Tensor& h) const {
+        if (!spec_.sign_feature) return {};
+        if (features_ == Features::fourier) return model->sign_logit(h).to(torch::kFloat32);
+        const auto x = model->head_norm ? model->head_norm(h) : h;
+        return x.select(-1, plain_.pair_count()).to(torch::kFloat32);
+    }
+
+    torch::Tensor predicted_digits(FoneTransformer& model, const torch::Tensor& h) const {
+        if (features_ == Features::fourier) return model->digit_logits(h).argmax(-1);
+        return direct_outputs(model, h).round().clamp(0, spec_.base - 1).to(torch::kInt64);
+    }
+
+    torch::Tensor predicted_negative(FoneTransformer& model, const torch::Tensor& h) const {
+        const auto s = sign_logit(model, h);
+        return s.defined() ? s.gt(0) : torch::zeros({h.size(0)}, torch::kBool);
+    }
+
+    // The loss on the answer read at the final position.
+    torch::Tensor number_loss(FoneTransformer& model, const torch::Tensor& h, const Batch& b) const {
+        if (features_ == Features::xval) {
+            const auto target = (b.answers / scale_).to(torch::kFloat32);
+            return F::mse_loss(model->regress(h).squeeze(-1).to(torch::kFloat32), target);
+        }
+        const int64_t slots = plain_.pair_count();
+        torch::Tensor digit_loss;
+        if (features_ == Features::fourier) {
+            // The mean over digit slots of the per-slot cross-entropy (paper Algorithm 3).
+            const auto logits = model->digit_logits(h).to(torch::kFloat32);
+            digit_loss = F::cross_entropy(logits.reshape({-1, spec_.base}), b.digits.reshape({-1}));
+        } else {
+            digit_loss = F::mse_loss(direct_outputs(model, h), b.digits.to(torch::kFloat32));
+        }
+        const auto s = sign_logit(model, h);
+        if (!s.defined()) return digit_loss;
+        // The sign is one more term of the mean.
+        const auto sign_loss = F::binary_cross_entropy_with_logits(s, b.signs.to(torch::kFloat32));
+        return (digit_loss * slots + sign_loss) / (slots + 1);
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config, const FoneSpec& spec) {
+    if (config.method == "fone") return std::make_unique<NumberTokenScheme>(Features::fourier, spec);
+    if (config.method == "fone-direct") return std::make_unique<NumberTokenScheme>(Features::direct, spec);
+    return std::make_unique<NumberTokenScheme>(Features::xval, spec);
+}
+
+}  // namespace fone
