@@ -22,7 +22,8 @@
 #include <unistd.h>
 
 #include "fone/store/run_store.h"
-#include "fone/train/engine.h"
+#include "fone/train/measure.h"
+#include "fone/train/training.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 
 #include <torch/torch.h>
 
-#include "fone/train/engine.h"
+#include "fone/train/measure.h"
 
 namespace {
 

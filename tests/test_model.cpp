@@ -1,10 +1,15 @@
 // The transformer against values worked out independently: the paper's parameter counts, RMSNorm by
 // hand, rotary positions (relative), the last-position shortcut (same output), FoNE at the input, and the
-// digit head against the pure-C++ reference in fourier.h.
+// digit head against the pure-C++ reference in fourier.h, its loss and readout by hand and against the
+// reference.
 #include <QtTest>
+
+#include <cmath>
+#include <numbers>
 
 #include "fone/numbers/fourier.h"
 #include "train/model.h"
+#include "train/scheme.h"
 
 using namespace fone;
 
@@ -163,6 +168,91 @@ class TestModel : public QObject {
             for (int j = 0; j < 10; ++j)
                 QVERIFY(std::abs(logits[k][j].item<double>() - ref[k * 10 + j]) < 1e-5);
         QVERIFY(std::abs(m->sign_logit(h.unsqueeze(0))[0].item<double>() - 2.5 * hv[14]) < 1e-5);
+    }
+
+    void digit_loss_and_readout_by_hand() {
+        ModelConfig c = small();
+        c.head_norm = "none";
+        FoneTransformer m(c, 15, 2, 10, true);  // two digit slots of base 10 and a sign entry; temperature 1
+        torch::NoGradGuard g;
+        const auto phi = [](double a, int j) {  // a·φ(j): the pair of digit j, scaled by a
+            const double angle = 2 * std::numbers::pi * j / 10;
+            return std::pair{a * std::cos(angle), a * std::sin(angle)};
+        };
+        torch::manual_seed(5);
+        auto h = torch::randn({2, 32});  // entries past the head's five do not matter
+        const auto set = [&](int row, int slot, std::pair<double, double> pair) {
+            h[row][2 * slot] = pair.first;
+            h[row][2 * slot + 1] = pair.second;
+        };
+        set(0, 0, phi(1, 0));  // row 0: slot 0 reads φ(0), slot 1 2·φ(2), sign logit -1.5
+        set(0, 1, phi(2, 2));
+        h[0][4] = -1.5;
+        set(1, 0, phi(1, 5));  // row 1: slot 0 reads φ(5), slot 1 0.5·φ(9), sign logit 0.8
+        set(1, 1, phi(0.5, 9));
+        h[1][4] = 0.8;
+        const DigitPrediction p = m->read_digits(h);
+        QCOMPARE(p.digits[0][0].item<int64_t>(), int64_t(0));
+        QCOMPARE(p.digits[0][1].item<int64_t>(), int64_t(2));
+        QCOMPARE(p.digits[1][0].item<int64_t>(), int64_t(5));
+        QCOMPARE(p.digits[1][1].item<int64_t>(), int64_t(9));
+        QCOMPARE(p.negative[0].item<bool>(), false);
+        QCOMPARE(p.negative[1].item<bool>(), true);
+        FoneSpec two;
+        two.int_digits = 2;
+        two.frac_digits = 0;
+        const std::vector<Decimal> read = read_numbers(p, two);
+        QCOMPARE(read[0], Decimal::parse("20"));
+        QCOMPARE(read[1], Decimal::parse("-95"));
+        // Labels 30 (slot 1 one off) and -95. A slot whose pair is a·φ(θ) has logits a·cos(2πj/10 - θ); its
+        // cross-entropy for label l is log Σ_j exp(z_j) - z_l (worked out in double precision):
+        //   row 0: 1.5384994519 (φ(0), label 0) and 1.5085449104 (2·φ(2), label 3)
+        //   row 1: 1.5384994519 (φ(5), label 5) and 1.8641348122 (0.5·φ(9), label 9)
+        // mean 1.6124196566; signs: softplus(-1.5) for label 0 and softplus(-0.8) for label 1, mean
+        // 0.2862569720; the loss (2 · 1.6124196566 + 0.2862569720) / 3 = 1.1703654284.
+        const auto digits = torch::tensor({{0, 3}, {5, 9}}, torch::kInt64);
+        const auto signs = torch::tensor({0, 1}, torch::kInt64);
+        QVERIFY(std::abs(m->digit_loss(h, digits, signs).item<double>() - 1.1703654284) < 1e-5);
+        // Labels as bytes (text batches keep them so) give the same loss.
+        QVERIFY(std::abs(m->digit_loss(h, digits.to(torch::kUInt8), signs.to(torch::kUInt8)).item<double>() -
+                         1.1703654284) < 1e-5);
+    }
+
+    void digit_loss_and_readout_match_the_reference() {
+        ModelConfig c = small();
+        c.head_norm = "none";
+        c.head_temperature_init = 2.5;
+        FoneTransformer m(c, 15, 7, 10, true);
+        torch::NoGradGuard g;
+        FoneSpec spec;
+        spec.int_digits = 4;
+        spec.frac_digits = 3;
+        const std::vector<Decimal> ys = {Decimal::parse("1234.567"), Decimal::parse("-0.5"),
+                                         Decimal::parse("9999.999"), Decimal::parse("0"),
+                                         Decimal::parse("-42.1"),    Decimal::parse("7.007")};
+        const int64_t n = static_cast<int64_t>(ys.size());
+        torch::manual_seed(6);
+        const auto h = torch::randn({n, 32});
+        auto digits = torch::empty({n, 7}, torch::kInt64);
+        auto signs = torch::empty({n}, torch::kInt64);
+        double reference = 0;
+        const DigitPrediction p = m->read_digits(h);
+        for (int64_t i = 0; i < n; ++i) {
+            const auto label = label_digits(ys[static_cast<std::size_t>(i)], spec);
+            for (int k = 0; k < 7; ++k)
+                digits[i][k] = label[static_cast<std::size_t>(k)];
+            signs[i] = ys[static_cast<std::size_t>(i)].negative() ? 1 : 0;
+            const auto row = h[i].contiguous();
+            const std::vector<float> hv(row.data_ptr<float>(), row.data_ptr<float>() + 32);
+            reference +=
+                fone::digit_loss(hv, ys[static_cast<std::size_t>(i)], spec, 2.5) / static_cast<double>(n);
+            const fone::DigitReadout want = fone::read_digits(hv, spec, 2.5);
+            for (int k = 0; k < 7; ++k)
+                QCOMPARE(p.digits[i][k].item<int64_t>(), int64_t(want.digits[static_cast<std::size_t>(k)]));
+            QCOMPARE(p.negative[i].item<bool>(), want.negative);
+        }
+        // The mean over examples of the reference's per-example loss (slots and sign, one mean).
+        QVERIFY(std::abs(m->digit_loss(h, digits, signs).item<double>() - reference) < 1e-5);
     }
 
     void shape_errors() {

@@ -9,6 +9,8 @@
 #include <map>
 
 #include "fone/numbers/number_parser.h"
+#include "fone/store/run_store.h"
+#include "fone/train/checkpoint.h"
 #include "fone_process.h"
 #include "train/text_scheme.h"
 
@@ -429,6 +431,29 @@ class TestTextTrain : public QObject {
             run_fone({"eval", "--run", "wp", "--runs-dir", runs(), "--threads", "1", "--data", file});
         QVERIFY2(e2.code == 0, e2.err.constData());
         QCOMPARE(first_line(e2.out)["n"].toInt(), 1);
+    }
+
+    void inspect_checkpoint_opens_a_text_run() {
+        // The checkpoint of the run above, opened with the run's tokenizer: the weights the run ended on.
+        const QString run_dir = runs() + "/wp";
+        const QJsonObject summary = read_json(run_dir + "/summary.json");
+        const nlohmann::json j = inspect_checkpoint((run_dir + "/checkpoint-last.pt").toStdString());
+        QCOMPARE(QString::fromStdString(j["config"]["task"].get<std::string>()), QString("word-problems"));
+        QCOMPARE(j["step"].get<int64_t>(), static_cast<int64_t>(summary["step"].toInteger()));
+        QCOMPARE(j["params"].get<int64_t>(), static_cast<int64_t>(summary["params"].toInteger()));
+        QCOMPARE(QString::fromStdString(j["weights_digest"].get<std::string>()),
+                 summary["weights_digest"].toString());
+        // Without the tokenizer beside it, a text checkpoint cannot be opened: a RunError that names the
+        // file.
+        const QString alone = dir_.path() + "/alone";
+        QVERIFY(QDir().mkpath(alone));
+        QVERIFY(QFile::copy(run_dir + "/checkpoint-last.pt", alone + "/checkpoint-last.pt"));
+        try {
+            inspect_checkpoint((alone + "/checkpoint-last.pt").toStdString());
+            QFAIL("no error");
+        } catch (const RunError& e) {
+            QVERIFY2(QString(e.what()).contains("tokenizer.model: missing"), e.what());
+        }
     }
 
     void generate_streams_tokens_and_json() {

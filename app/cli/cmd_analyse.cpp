@@ -28,7 +28,7 @@
 #include "json_io.h"
 #ifdef FONE_WITH_TORCH
 #include "fone/store/run_store.h"
-#include "fone/train/engine.h"
+#include "fone/train/representations.h"
 #endif
 
 // Plain C++ (QCustomPlot only forward-declared); the drawing functions are linked only with FONE_WITH_PLOTS.
@@ -156,7 +156,7 @@ double even_step(const std::vector<Decimal>& numbers, const std::string& where) 
     return step.to_double();
 }
 
-// A trained run's representations of start, start+step, ... (engine.h: number_representations).
+// A trained run's representations of start, start+step, ... (fone/train/representations.h).
 Loaded load_run(const SourceOptions& o) {
 #ifdef FONE_WITH_TORCH
     if (o.run.empty()) throw std::runtime_error("--source run needs --run RUN");

@@ -4,7 +4,7 @@
 
 #include "commands.h"
 #include "fone/store/run_store.h"
-#include "fone/train/engine.h"
+#include "fone/train/checkpoint.h"
 #include "json_io.h"
 
 namespace fone::cli {

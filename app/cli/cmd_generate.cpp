@@ -7,7 +7,8 @@
 #include <memory>
 
 #include "commands.h"
-#include "fone/train/engine.h"
+#include "fone/store/run_store.h"
+#include "fone/train/inference.h"
 #include "json_io.h"
 
 namespace fone::cli {

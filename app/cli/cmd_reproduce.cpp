@@ -28,7 +28,8 @@
 #include "commands.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
-#include "fone/train/engine.h"
+#include "fone/train/inference.h"
+#include "fone/train/training.h"
 #include "json_io.h"
 
 #ifdef FONE_WITH_PLOTS

@@ -8,7 +8,9 @@
 #include <memory>
 
 #include "commands.h"
-#include "fone/train/engine.h"
+#include "fone/train/device.h"
+#include "fone/train/inference.h"
+#include "fone/train/training.h"
 #include "json_io.h"
 
 namespace fone::cli {

@@ -13,7 +13,7 @@
 #include "json_io.h"
 
 #ifdef FONE_WITH_TORCH
-#include "fone/train/engine.h"
+#include "fone/train/device.h"
 #endif
 #ifdef FONE_WITH_PLOTS
 #include <QtGlobal>

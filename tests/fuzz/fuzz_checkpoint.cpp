@@ -19,7 +19,7 @@
 #include <string>
 
 #include "fone/store/run_store.h"
-#include "fone/train/engine.h"
+#include "fone/train/checkpoint.h"
 #include "fuzz_checkpoint_archive.h"
 
 namespace {

@@ -22,7 +22,7 @@
 #include <QtTest>
 
 #include "fone/store/run_store.h"
-#include "fone/train/engine.h"
+#include "fone/train/checkpoint.h"
 #include "fone_process.h"
 
 using namespace fone_test;

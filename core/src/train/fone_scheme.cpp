@@ -90,31 +90,7 @@ class NumberTokenScheme : public NumberScheme {
 
     std::vector<Answer> answer(FoneTransformer& model, const Batch& b) const override {
         torch::NoGradGuard no_grad;
-        const auto h = model->forward(b.in, /*last_only=*/true).squeeze(1);
-        std::vector<Answer> out;
-        out.reserve(static_cast<std::size_t>(b.n));
-        // Plain pointers into CPU tensors: a tensor op per example (v[i].item()) cost as much as a
-        // quarter of the forward pass of a batch.
-        if (features_ == Features::xval) {
-            const auto v =
-                (model->regress(h).squeeze(-1).to(torch::kFloat64) * scale_).to(torch::kCPU).contiguous();
-            const double* p = v.data_ptr<double>();
-            for (int64_t i = 0; i < b.n; ++i)
-                out.push_back(rounded(p[i]));
-            return out;
-        }
-        const auto digits = predicted_digits(model, h).to(torch::kCPU).contiguous();  // [B, slots]
-        const auto negative = predicted_negative(model, h).to(torch::kCPU).contiguous();
-        const int64_t slots = digits.size(1);
-        const int64_t* d = digits.data_ptr<int64_t>();
-        const bool* neg = negative.data_ptr<bool>();
-        std::vector<int> row(static_cast<std::size_t>(slots));
-        for (int64_t i = 0; i < b.n; ++i) {
-            for (int64_t k = 0; k < slots; ++k)
-                row[static_cast<std::size_t>(k)] = static_cast<int>(d[i * slots + k]);
-            out.push_back(assemble_digits(row, neg[i], plain_));
-        }
-        return out;
+        return answers_at(model, model->forward(b.in, /*last_only=*/true).squeeze(1));
     }
 
     nlohmann::json explain(FoneTransformer& model, const Batch& prompt) const override {
@@ -123,41 +99,13 @@ class NumberTokenScheme : public NumberScheme {
         nlohmann::json out;
         const int64_t next = model->lm_logits(h)[0].argmax().item<int64_t>();
         out["next_token"] = base_vocabulary()[static_cast<std::size_t>(next)];
-        const Answer a = answer(model, prompt)[0];
+        const Answer a = answers_at(model, h)[0];
         out["value"] = a ? a->to_string() : "";
         if (features_ == Features::xval) {
             out["regression"] = model->regress(h)[0][0].item<double>() * scale_;
             return out;
         }
-        nlohmann::json per_digit = nlohmann::json::array();
-        if (features_ == Features::fourier) {
-            const auto probs = torch::softmax(model->digit_logits(h)[0].to(torch::kFloat32), -1)
-                                   .to(torch::kCPU)
-                                   .to(torch::kFloat64)
-                                   .contiguous();
-            // The pairs the head reads (after its norm): what the unit-circle view draws. With mixed periods,
-            // the slot's first pair.
-            const auto x =
-                (model->head_norm ? model->head_norm(h) : h)[0].to(torch::kCPU).to(torch::kFloat64);
-            const int64_t per_slot = model->pairs_per_slot;
-            for (int64_t k = 0; k < probs.size(0); ++k) {
-                const double* p = probs[k].data_ptr<double>();
-                std::vector<double> pk(p, p + probs.size(1));
-                const int64_t e = 2 * k * per_slot;
-                per_digit.push_back({{"position", k - spec_.frac_digits},
-                                     {"digit", std::max_element(pk.begin(), pk.end()) - pk.begin()},
-                                     {"probabilities", pk},
-                                     {"pair", {x[e].item<double>(), x[e + 1].item<double>()}}});
-            }
-        } else {
-            const auto raw = direct_outputs(model, h)[0].to(torch::kCPU).to(torch::kFloat64).contiguous();
-            for (int64_t k = 0; k < plain_.pair_count(); ++k)
-                per_digit.push_back(
-                    {{"position", k - spec_.frac_digits},
-                     {"digit", std::clamp<int64_t>(std::llround(raw[k].item<double>()), 0, spec_.base - 1)},
-                     {"raw", raw[k].item<double>()}});
-        }
-        out["digits"] = per_digit;
+        out["digits"] = features_ == Features::fourier ? fourier_digits(model, h) : direct_digits(model, h);
         const auto neg = sign_logit(model, h);
         out["negative_probability"] = neg.defined() ? torch::sigmoid(neg[0]).item<double>() : 0.0;
         return out;
@@ -235,28 +183,77 @@ class NumberTokenScheme : public NumberScheme {
         return Decimal::from_scaled(std::llround(v * unit), spec_.frac_digits);
     }
 
+    // The answers read at the final positions' hidden states h [B, d].
+    std::vector<Answer> answers_at(FoneTransformer& model, const torch::Tensor& h) const {
+        std::vector<Answer> out;
+        out.reserve(static_cast<std::size_t>(h.size(0)));
+        if (features_ == Features::xval) {
+            // A plain pointer into a CPU tensor: a tensor op per example (v[i].item()) cost as much as a
+            // quarter of the forward pass of a batch.
+            const auto v =
+                (model->regress(h).squeeze(-1).to(torch::kFloat64) * scale_).to(torch::kCPU).contiguous();
+            const double* p = v.data_ptr<double>();
+            for (int64_t i = 0; i < h.size(0); ++i)
+                out.push_back(rounded(p[i]));
+            return out;
+        }
+        DigitPrediction r;
+        if (features_ == Features::fourier) {
+            r = model->read_digits(h);
+        } else {
+            r.digits = direct_outputs(model, h).round().clamp(0, spec_.base - 1).to(torch::kInt64);
+            const auto s = sign_logit(model, h);
+            r.negative = s.defined() ? s.gt(0) : torch::zeros({h.size(0)}, torch::kBool);
+        }
+        for (const Decimal& x : read_numbers(r, plain_))
+            out.push_back(x);
+        return out;
+    }
+
+    // fone: per digit slot, its probabilities and the pair the head reads (after its norm: what the
+    // unit-circle view draws; with mixed periods, the slot's first pair).
+    nlohmann::json fourier_digits(FoneTransformer& model, const torch::Tensor& h) const {
+        const auto probs = torch::softmax(model->digit_logits(h)[0].to(torch::kFloat32), -1)
+                               .to(torch::kCPU)
+                               .to(torch::kFloat64)
+                               .contiguous();
+        const auto x = model->head_features(h)[0].to(torch::kCPU).to(torch::kFloat64);
+        const int64_t per_slot = model->pairs_per_slot;
+        nlohmann::json per_digit = nlohmann::json::array();
+        for (int64_t k = 0; k < probs.size(0); ++k) {
+            const double* p = probs[k].data_ptr<double>();
+            std::vector<double> pk(p, p + probs.size(1));
+            const int64_t e = 2 * k * per_slot;
+            per_digit.push_back({{"position", k - spec_.frac_digits},
+                                 {"digit", std::max_element(pk.begin(), pk.end()) - pk.begin()},
+                                 {"probabilities", pk},
+                                 {"pair", {x[e].item<double>(), x[e + 1].item<double>()}}});
+        }
+        return per_digit;
+    }
+
+    // fone-direct: per digit slot, the regressed value and the digit it rounds to.
+    nlohmann::json direct_digits(FoneTransformer& model, const torch::Tensor& h) const {
+        const auto raw = direct_outputs(model, h)[0].to(torch::kCPU).to(torch::kFloat64).contiguous();
+        nlohmann::json per_digit = nlohmann::json::array();
+        for (int64_t k = 0; k < plain_.pair_count(); ++k)
+            per_digit.push_back(
+                {{"position", k - spec_.frac_digits},
+                 {"digit", std::clamp<int64_t>(std::llround(raw[k].item<double>()), 0, spec_.base - 1)},
+                 {"raw", raw[k].item<double>()}});
+        return per_digit;
+    }
+
+    // fone-direct reads its digits as values: the head's first `slots` entries (the LayerNorm before it
+    // has an affine scale, so 0..9 is reachable), then the sign entry.
     torch::Tensor direct_outputs(FoneTransformer& model, const torch::Tensor& h) const {
-        // The head's first `slots` entries regress the digit values (the LayerNorm before it has an affine
-        // scale, so 0..9 is reachable).
-        const auto x = model->head_norm ? model->head_norm(h) : h;
-        return x.narrow(-1, 0, plain_.pair_count()).to(torch::kFloat32);
+        return model->head_features(h).narrow(-1, 0, plain_.pair_count()).to(torch::kFloat32);
     }
 
     torch::Tensor sign_logit(FoneTransformer& model, const torch::Tensor& h) const {
         if (!spec_.sign_feature) return {};
         if (features_ == Features::fourier) return model->sign_logit(h).to(torch::kFloat32);
-        const auto x = model->head_norm ? model->head_norm(h) : h;
-        return x.select(-1, plain_.pair_count()).to(torch::kFloat32);
-    }
-
-    torch::Tensor predicted_digits(FoneTransformer& model, const torch::Tensor& h) const {
-        if (features_ == Features::fourier) return model->digit_logits(h).argmax(-1);
-        return direct_outputs(model, h).round().clamp(0, spec_.base - 1).to(torch::kInt64);
-    }
-
-    torch::Tensor predicted_negative(FoneTransformer& model, const torch::Tensor& h) const {
-        const auto s = sign_logit(model, h);
-        return s.defined() ? s.gt(0) : torch::zeros({h.size(0)}, torch::kBool);
+        return model->head_features(h).select(-1, plain_.pair_count()).to(torch::kFloat32);
     }
 
     // The loss on the answer read at the final position.
@@ -265,20 +262,12 @@ class NumberTokenScheme : public NumberScheme {
             const auto target = (b.answers / scale_).to(torch::kFloat32);
             return F::mse_loss(model->regress(h).squeeze(-1).to(torch::kFloat32), target);
         }
-        const int64_t slots = plain_.pair_count();
-        torch::Tensor digit_loss;
-        if (features_ == Features::fourier) {
-            // The mean over digit slots of the per-slot cross-entropy (paper Algorithm 3).
-            const auto logits = model->digit_logits(h).to(torch::kFloat32);
-            digit_loss = F::cross_entropy(logits.reshape({-1, spec_.base}), b.digits.reshape({-1}));
-        } else {
-            digit_loss = F::mse_loss(direct_outputs(model, h), b.digits.to(torch::kFloat32));
-        }
+        if (features_ == Features::fourier) return model->digit_loss(h, b.digits, b.signs);
+        const auto digit_loss = F::mse_loss(direct_outputs(model, h), b.digits.to(torch::kFloat32));
         const auto s = sign_logit(model, h);
         if (!s.defined()) return digit_loss;
-        // The sign is one more term of the mean.
         const auto sign_loss = F::binary_cross_entropy_with_logits(s, b.signs.to(torch::kFloat32));
-        return (digit_loss * slots + sign_loss) / (slots + 1);
+        return mean_with_sign(digit_loss, sign_loss, plain_.pair_count());
     }
 };
 

@@ -238,13 +238,13 @@ torch::Tensor FoneTransformerImpl::lm_logits(const torch::Tensor& h) {
     return torch::matmul(h, embed->weight.t());
 }
 
-torch::Tensor FoneTransformerImpl::head_input(const torch::Tensor& h) {
+torch::Tensor FoneTransformerImpl::head_features(const torch::Tensor& h) {
     return head_norm ? head_norm(h) : h;
 }
 
 torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
     if (pairs_per_slot > 1) {
-        auto pairs = head_input(h).narrow(-1, 0, 2 * slots * pairs_per_slot);
+        auto pairs = head_features(h).narrow(-1, 0, 2 * slots * pairs_per_slot);
         auto shape = pairs.sizes().vec();
         shape.back() = slots;
         shape.push_back(pairs_per_slot);
@@ -253,7 +253,7 @@ torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
         auto logits = (pairs.reshape(shape).unsqueeze(-1) * prototypes).sum(-2).sum(-2);
         return log_temperature.defined() ? logits * log_temperature.exp() : logits;
     }
-    auto pairs = head_input(h).narrow(-1, 0, 2 * slots);
+    auto pairs = head_features(h).narrow(-1, 0, 2 * slots);
     auto shape = pairs.sizes().vec();
     shape.back() = slots;
     shape.push_back(2);
@@ -263,7 +263,7 @@ torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
 
 torch::Tensor FoneTransformerImpl::sign_logit(const torch::Tensor& h) {
     if (!sign_feature) return {};
-    auto z = head_input(h).select(-1, 2 * slots * pairs_per_slot);
+    auto z = head_features(h).select(-1, 2 * slots * pairs_per_slot);
     return log_temperature.defined() ? z * log_temperature.exp() : z;
 }
 
@@ -273,6 +273,42 @@ torch::Tensor FoneTransformerImpl::regress(const torch::Tensor& h) {
 
 double FoneTransformerImpl::temperature() {
     return log_temperature.defined() ? std::exp(log_temperature.item<double>()) : 1.0;
+}
+
+torch::Tensor FoneTransformerImpl::digit_loss(const torch::Tensor& h, const torch::Tensor& digits,
+                                              const torch::Tensor& signs) {
+    const auto logits = digit_logits(h).to(torch::kFloat32);
+    const auto per_slot =
+        F::cross_entropy(logits.reshape({-1, base}), digits.reshape({-1}).to(torch::kInt64));
+    if (!sign_feature) return per_slot;
+    const auto sign =
+        F::binary_cross_entropy_with_logits(sign_logit(h).to(torch::kFloat32), signs.to(torch::kFloat32));
+    return mean_with_sign(per_slot, sign, slots);
+}
+
+DigitPrediction FoneTransformerImpl::read_digits(const torch::Tensor& h) {
+    DigitPrediction r;
+    r.digits = digit_logits(h).argmax(-1);
+    if (sign_feature) {
+        r.negative = sign_logit(h).gt(0);
+    } else {
+        auto leading = h.sizes().vec();
+        leading.pop_back();
+        r.negative = torch::zeros(leading, torch::TensorOptions().dtype(torch::kBool).device(h.device()));
+    }
+    return r;
+}
+
+torch::Tensor mean_with_sign(const torch::Tensor& digit_loss, const torch::Tensor& sign_loss, int64_t slots) {
+    return (digit_loss * slots + sign_loss) / (slots + 1);
+}
+
+ParamCount param_count(FoneTransformer& model) {
+    ParamCount p;
+    for (const auto& t : model->parameters())
+        p.total += t.numel();
+    p.embedding = model->embed->weight.numel();
+    return p;
 }
 
 }  // namespace fone

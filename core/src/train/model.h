@@ -1,5 +1,6 @@
 // The Llama-style decoder (RMSNorm, rotary positions, SwiGLU, grouped-query attention) with FoNE at the
-// input and the Fourier digit head at the output. Private to core: torch types stay behind engine.h.
+// input and the Fourier digit head at the output. Private to core: torch types stay behind the public
+// headers of fone/train/.
 #pragma once
 
 #include <vector>
@@ -80,6 +81,12 @@ struct ModelInputs {
     torch::Tensor positions;  // [B, L] int64: Abacus digit positions (0: not a digit)
 };
 
+// What the digit head reads from hidden states [..., d].
+struct DigitPrediction {
+    torch::Tensor digits;    // [..., slots] int64: the most probable digit of every slot
+    torch::Tensor negative;  // [...] bool: the sign logit > 0 (all false without a sign entry)
+};
+
 struct FoneTransformerImpl : torch::nn::Module {
     FoneTransformerImpl(const ModelConfig& c, const ModelHeads& heads);
     // The FoNE model: number features of fone_width entries and the digit head.
@@ -100,11 +107,19 @@ struct FoneTransformerImpl : torch::nn::Module {
         return forward(ModelInputs{tokens, key_mask, fone, num_mask, {}, {}}, last_only);
     }
 
-    torch::Tensor lm_logits(const torch::Tensor& h);     // [..., vocab], tied to the embedding
-    torch::Tensor digit_logits(const torch::Tensor& h);  // [..., slots, base], temperature included
-    torch::Tensor sign_logit(const torch::Tensor& h);    // [...]; undefined without a sign feature
-    torch::Tensor regress(const torch::Tensor& h);       // [..., regression]
+    torch::Tensor lm_logits(const torch::Tensor& h);      // [..., vocab], tied to the embedding
+    torch::Tensor head_features(const torch::Tensor& h);  // what the output heads read: h after head_norm
+    torch::Tensor digit_logits(const torch::Tensor& h);   // [..., slots, base], temperature included
+    torch::Tensor sign_logit(const torch::Tensor& h);     // [...]; undefined without a sign feature
+    torch::Tensor regress(const torch::Tensor& h);        // [..., regression]
     double temperature();
+
+    // The digit head's loss at hidden states h [K, d] for label digits [K, slots] (least significant
+    // first) and signs [K] (1: negative), any integer type: the mean over the slots of the per-slot
+    // cross-entropy (paper Algorithm 3), the sign's binary cross-entropy one more term of the mean.
+    torch::Tensor digit_loss(const torch::Tensor& h, const torch::Tensor& digits, const torch::Tensor& signs);
+    // The digit head's answer at hidden states h [..., d].
+    DigitPrediction read_digits(const torch::Tensor& h);
 
     ModelConfig config;
     int64_t fone_width, slots, base;
@@ -120,10 +135,13 @@ struct FoneTransformerImpl : torch::nn::Module {
     torch::Tensor log_temperature;            // only with head_temperature
     torch::Tensor prototypes;  // [2, base]: column j is φ(j, base); with multipliers [r, 2, base]: φ(j, c_r)
     torch::Tensor rope_cos, rope_sin;  // [max_seq, head_dim / 2]
-
-  private:
-    torch::Tensor head_input(const torch::Tensor& h);
 };
 TORCH_MODULE(FoneTransformer);
+
+// A loss over digit slots with the sign as one more term of the mean: (digits * slots + sign) / (slots + 1).
+torch::Tensor mean_with_sign(const torch::Tensor& digit_loss, const torch::Tensor& sign_loss, int64_t slots);
+
+// Parameters of a built model (what count_params predicts from the config).
+ParamCount param_count(FoneTransformer& model);
 
 }  // namespace fone

@@ -1,12 +1,12 @@
 #include "train/scheme.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
 #include "fone/numbers/number_parser.h"
 #include "train/scheme_parts.h"
+#include "train/timing.h"
 
 namespace fone {
 
@@ -16,7 +16,6 @@ std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr int64_t kEvalBatchSize = 4096;  // examples per evaluation batch (generation included)
 
 int64_t op_token(const std::string& op) {
@@ -110,63 +109,107 @@ torch::Tensor key_mask_of(const torch::Tensor& tokens) {
     return mask.all().item<bool>() ? torch::Tensor() : mask;
 }
 
+namespace {
+
+// The metrics of answers against the true ones, example by example (NumberScheme::evaluate).
+class AnswerScores {
+  public:
+    AnswerScores(const FoneSpec& spec, std::size_t max_wrong)
+        : frac_digits_(spec.frac_digits),
+          slots_(spec.int_digits + spec.frac_digits),  // digit positions, whatever the periods
+          right_per_slot_(static_cast<std::size_t>(slots_), 0),
+          max_wrong_(max_wrong) {}
+
+    void add(const Decimal& truth, const Answer& got, const std::string& prompt) {
+        ++n_;
+        if (!got) ++malformed_;
+        const bool right = got && *got == truth;
+        exact_ += right;
+        if (!right && wrong_.size() < max_wrong_)
+            wrong_.push_back({{"prompt", prompt},
+                              {"expected", truth.to_string()},
+                              {"predicted", got ? got->to_string() : ""}});
+        for (int64_t k = 0; k < slots_; ++k) {
+            const int p = static_cast<int>(k - frac_digits_);
+            const bool digit_right = got && got->digit(p) == truth.digit(p);
+            digits_right_ += digit_right;
+            right_per_slot_[static_cast<std::size_t>(k)] += digit_right;
+        }
+        const double y = truth.to_double(), v = got ? got->to_double() : 0.0;
+        sse_ += (v - y) * (v - y);
+        sum_ += y;
+        sum_sq_ += y * y;
+    }
+
+    // {"n", "exact_match", "digit_accuracy", "digit_accuracy_by_position", "malformed", "r2", "rmse"} and,
+    // with max_wrong > 0, "mispredictions".
+    nlohmann::json metrics() const {
+        const double n = static_cast<double>(n_);
+        const double sst = sum_sq_ - sum_ * sum_ / n;
+        nlohmann::json per_position = nlohmann::json::object();
+        for (int64_t k = 0; k < slots_; ++k)
+            per_position[std::to_string(k - frac_digits_)] = right_per_slot_[static_cast<std::size_t>(k)] / n;
+        nlohmann::json out = {{"n", n_},
+                              {"exact_match", exact_ / n},
+                              {"digit_accuracy", digits_right_ / (n * slots_)},
+                              {"digit_accuracy_by_position", per_position},
+                              {"malformed", malformed_},
+                              {"r2", sst > 0 ? 1.0 - sse_ / sst : (sse_ == 0 ? 1.0 : 0.0)},
+                              {"rmse", std::sqrt(sse_ / n)}};
+        if (max_wrong_ > 0) out["mispredictions"] = wrong_;
+        return out;
+    }
+
+  private:
+    int64_t frac_digits_, slots_;
+    std::vector<int64_t> right_per_slot_;
+    std::size_t max_wrong_;
+    int64_t n_ = 0, exact_ = 0, digits_right_ = 0, malformed_ = 0;
+    double sse_ = 0.0, sum_ = 0.0, sum_sq_ = 0.0;
+    nlohmann::json wrong_ = nlohmann::json::array();
+};
+
+// A batch with fn applied to each of its defined tensors (the rest left empty).
+template <class Fn>
+Batch with_each_tensor(const Batch& s, Fn fn) {
+    auto each = [&](const torch::Tensor& t) { return t.defined() ? fn(t) : t; };
+    Batch b;
+    b.n = s.n;
+    b.in = {each(s.in.tokens),   each(s.in.key_mask), each(s.in.fone),
+            each(s.in.num_mask), each(s.in.scale),    each(s.in.positions)};
+    b.targets = each(s.targets);
+    b.prompt = each(s.prompt);
+    b.digits = each(s.digits);
+    b.signs = each(s.signs);
+    b.answers = each(s.answers);
+    b.number_start = each(s.number_start);
+    return b;
+}
+
+}  // namespace
+
 nlohmann::json NumberScheme::evaluate(FoneTransformer& model, const Batch& data, const torch::Device& device,
                                       std::size_t max_wrong) const {
-    using nlohmann::json;
-    const FoneSpec& spec = digit_spec();
-    json wrong = json::array();
     torch::NoGradGuard no_grad;
     model->eval();
     const auto t0 = Clock::now();
     const double cpu0 = process_cpu_seconds();
-    const int64_t slots = spec.int_digits + spec.frac_digits;  // digit positions, whatever the periods
-    int64_t exact = 0, digits_right = 0, malformed = 0;
-    std::vector<int64_t> right_per_slot(static_cast<std::size_t>(slots), 0);
-    double sse = 0.0, sum = 0.0, sum_sq = 0.0;
+    AnswerScores scores(digit_spec(), max_wrong);
     for (int64_t start = 0; start < data.n; start += kEvalBatchSize) {
         const int64_t len = std::min(kEvalBatchSize, data.n - start);
         const auto rows = torch::arange(start, start + len, torch::kInt64);
         const std::vector<Answer> answers = answer(model, to_device(select_rows(data, rows), device));
         for (int64_t i = 0; i < len; ++i) {
-            const Decimal& truth = data.answer_values[static_cast<std::size_t>(start + i)];
-            const Answer& got = answers[static_cast<std::size_t>(i)];
-            if (!got) ++malformed;
-            const bool right = got && *got == truth;
-            exact += right;
-            if (!right && wrong.size() < max_wrong)
-                wrong.push_back({{"prompt", data.prompt_texts[static_cast<std::size_t>(start + i)]},
-                                 {"expected", truth.to_string()},
-                                 {"predicted", got ? got->to_string() : ""}});
-            for (int64_t k = 0; k < slots; ++k) {
-                const int p = static_cast<int>(k - spec.frac_digits);
-                const bool right = got && got->digit(p) == truth.digit(p);
-                digits_right += right;
-                right_per_slot[static_cast<std::size_t>(k)] += right;
-            }
-            const double y = truth.to_double(), v = got ? got->to_double() : 0.0;
-            sse += (v - y) * (v - y);
-            sum += y;
-            sum_sq += y * y;
+            const auto row = static_cast<std::size_t>(start + i);
+            scores.add(data.answer_values[row], answers[static_cast<std::size_t>(i)], data.prompt_texts[row]);
         }
     }
     model->train();
-    const double n = static_cast<double>(data.n),
-                 secs = std::chrono::duration<double>(Clock::now() - t0).count();
-    const double sst = sum_sq - sum * sum / n;
-    json per_position = json::object();
-    for (int64_t k = 0; k < slots; ++k)
-        per_position[std::to_string(k - spec.frac_digits)] = right_per_slot[static_cast<std::size_t>(k)] / n;
-    json out = {{"n", data.n},
-                {"exact_match", exact / n},
-                {"digit_accuracy", digits_right / (n * slots)},
-                {"digit_accuracy_by_position", per_position},
-                {"malformed", malformed},
-                {"r2", sst > 0 ? 1.0 - sse / sst : (sse == 0 ? 1.0 : 0.0)},
-                {"rmse", std::sqrt(sse / n)},
-                {"eval_seconds", secs},
-                {"eval_cpu_seconds", process_cpu_seconds() - cpu0},
-                {"eval_examples_per_second", n / std::max(secs, 1e-9)}};
-    if (max_wrong > 0) out["mispredictions"] = wrong;
+    const double secs = seconds_since(t0);
+    nlohmann::json out = scores.metrics();
+    out["eval_seconds"] = secs;
+    out["eval_cpu_seconds"] = process_cpu_seconds() - cpu0;
+    out["eval_examples_per_second"] = static_cast<double>(data.n) / std::max(secs, 1e-9);
     return out;
 }
 
@@ -175,36 +218,44 @@ int64_t NumberScheme::sequence_length(const Batch& split) const {
 }
 
 Batch select_rows(const Batch& s, const torch::Tensor& rows) {
-    auto pick = [&](const torch::Tensor& t) { return t.defined() ? t.index_select(0, rows) : t; };
-    Batch b;
+    Batch b = with_each_tensor(s, [&](const torch::Tensor& t) { return t.index_select(0, rows); });
     b.n = rows.size(0);
-    b.in = {pick(s.in.tokens),   pick(s.in.key_mask), pick(s.in.fone),
-            pick(s.in.num_mask), pick(s.in.scale),    pick(s.in.positions)};
-    b.targets = pick(s.targets);
-    b.prompt = pick(s.prompt);
-    b.digits = pick(s.digits);
-    b.signs = pick(s.signs);
-    b.answers = pick(s.answers);
-    b.number_start = pick(s.number_start);
     return b;
 }
 
 Batch to_device(const Batch& s, const torch::Device& device) {
-    auto move = [&](const torch::Tensor& t) { return t.defined() ? t.to(device) : t; };
-    Batch d;
-    d.n = s.n;
-    d.in = {move(s.in.tokens),   move(s.in.key_mask), move(s.in.fone),
-            move(s.in.num_mask), move(s.in.scale),    move(s.in.positions)};
-    d.targets = move(s.targets);
-    d.prompt = move(s.prompt);
-    d.digits = move(s.digits);
-    d.signs = move(s.signs);
-    d.answers = move(s.answers);
-    d.number_start = move(s.number_start);
+    Batch d = with_each_tensor(s, [&](const torch::Tensor& t) { return t.to(device); });
     d.answer_values = s.answer_values;
     d.prompt_texts = s.prompt_texts;
     d.answer_texts = s.answer_texts;
     return d;
+}
+
+std::vector<Decimal> read_numbers(const DigitPrediction& r, const FoneSpec& slots) {
+    // Plain pointers into CPU tensors: a tensor op per example (digits[i].item()) cost as much as a
+    // quarter of the forward pass of a batch.
+    const auto digits = r.digits.to(torch::kCPU).contiguous();  // [N, slots]
+    const auto negative = r.negative.to(torch::kCPU).contiguous();
+    const int64_t n = digits.size(0), width = digits.size(1);
+    const int64_t* d = digits.data_ptr<int64_t>();
+    const bool* neg = negative.data_ptr<bool>();
+    std::vector<Decimal> out;
+    out.reserve(static_cast<std::size_t>(n));
+    std::vector<int> row(static_cast<std::size_t>(width));
+    for (int64_t i = 0; i < n; ++i) {
+        for (int64_t k = 0; k < width; ++k)
+            row[static_cast<std::size_t>(k)] = static_cast<int>(d[i * width + k]);
+        out.push_back(assemble_digits(row, neg[i], slots));
+    }
+    return out;
+}
+
+int64_t tokens_per_number(const NumberScheme& scheme, const std::vector<Example>& examples) {
+    int64_t most = 0;
+    for (const Example& e : examples)
+        for (const Decimal& x : e.operands)
+            most = std::max(most, scheme.tokens_for(x));
+    return most;
 }
 
 std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneSpec& spec) {

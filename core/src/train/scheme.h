@@ -1,6 +1,6 @@
 // Number schemes: how a task's examples become model inputs and targets, what the loss is, and how an
-// answer is read back. Every scheme shares the transformer, optimiser, data and metrics (engine.cpp), so
-// differences between runs come from the number representation alone. Private to core.
+// answer is read back. Every scheme shares the transformer, optimiser, data and metrics (trainer.cpp,
+// inference.cpp), so differences between runs come from the number representation alone. Private to core.
 //
 //   fone         one [NUM] token + FoNE(value); the Fourier digit head reads the answer in one step
 //   fone-direct  the ablation: each digit as a raw value in one dimension in, a regression per digit out
@@ -50,6 +50,10 @@ Batch to_device(const Batch& s, const torch::Device& device);
 // What a scheme reads back for one example: its answer, when the output is a well-formed number.
 using Answer = std::optional<Decimal>;
 
+// The numbers a digit prediction holds (digits [N, slots], negative [N], on any device), one per row;
+// `slots` names the digit positions (plain periods: FoneSpec::multipliers empty).
+std::vector<Decimal> read_numbers(const DigitPrediction& r, const FoneSpec& slots);
+
 class NumberScheme {
   public:
     virtual ~NumberScheme() = default;
@@ -92,5 +96,9 @@ class NumberScheme {
 // The scheme of a run's config for its task's digit slots. Throws std::invalid_argument for an unknown
 // method or settings the method cannot take.
 std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneSpec& spec);
+
+// The most tokens one operand of these examples takes (the paper's "tokens per number": its largest
+// operand).
+int64_t tokens_per_number(const NumberScheme& scheme, const std::vector<Example>& examples);
 
 }  // namespace fone

@@ -2,7 +2,6 @@
 // left-padded token rows. Private to core/src/*scheme*.cpp.
 #pragma once
 
-#include <ctime>
 #include <string>
 #include <vector>
 
@@ -34,13 +33,5 @@ std::vector<PromptItem> prompt_items(const std::string& prompt);
 torch::Tensor left_padded(const std::vector<std::vector<int64_t>>& rows);
 // false at padding; undefined when no row is padded.
 torch::Tensor key_mask_of(const torch::Tensor& tokens);
-
-// CPU seconds used by this process so far (every thread). On a machine shared with other work, CPU
-// time is the steadier measure of the work done: wall time also counts waiting for a core.
-inline double process_cpu_seconds() {
-    timespec ts{};
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 }  // namespace fone

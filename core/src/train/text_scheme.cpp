@@ -1,19 +1,18 @@
 #include "train/text_scheme.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <stdexcept>
 
 #include "fone/numbers/number_parser.h"
 #include "train/scheme_parts.h"
+#include "train/timing.h"
 
 namespace fone {
 namespace {
 
 namespace F = torch::nn::functional;
-using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 namespace tt = text_token;
 
@@ -204,6 +203,15 @@ Batch TextLmScheme::encode_text(const std::vector<TextExample>& examples) const 
     return b;
 }
 
+Batch encode_text_split(const TextLmScheme& scheme, const std::vector<TextExample>& examples,
+                        const std::string& split) {
+    try {
+        return scheme.encode_text(examples);
+    } catch (const NumberError& e) {
+        throw NumberError(split + ": " + e.what());
+    }
+}
+
 EncodedText TextLmScheme::prompt_tokens(const std::string& prompt, bool answer_follows) const {
     EncodedText body = tokenizer_.encode(prompt);
     EncodedText out;
@@ -235,19 +243,6 @@ Batch TextLmScheme::encode_prompt(const std::string& prompt) const {
     return b;
 }
 
-torch::Tensor TextLmScheme::digit_loss(FoneTransformer& model, const torch::Tensor& h,
-                                       const torch::Tensor& digits, const torch::Tensor& signs) const {
-    // h [K, d], digits [K, slots], signs [K]: the mean over slots of the per-slot cross-entropy, the sign's
-    // binary cross-entropy one more term (fone_scheme.cpp's number_loss).
-    const int64_t slots = plain_.pair_count();
-    const auto logits = model->digit_logits(h).to(torch::kFloat32);
-    const auto per_digit = F::cross_entropy(logits.reshape({-1, spec_.base}), digits.reshape({-1}));
-    const auto s = model->sign_logit(h);
-    if (!s.defined()) return per_digit;
-    const auto sign = F::binary_cross_entropy_with_logits(s.to(torch::kFloat32), signs.to(torch::kFloat32));
-    return (per_digit * slots + sign) / (slots + 1);
-}
-
 torch::Tensor TextLmScheme::loss(FoneTransformer& model, const Batch& b, bool) const {
     const auto h = model->forward(b.in, /*last_only=*/false);  // [B, L, d]
     const auto logits = model->lm_logits(h).to(torch::kFloat32);
@@ -256,27 +251,65 @@ torch::Tensor TextLmScheme::loss(FoneTransformer& model, const Batch& b, bool) c
     if (!fone() || digit_loss_weight_ == 0) return lm;
     const auto at = b.targets.eq(tt::kNum);
     if (!at.any().item<bool>()) return lm;
-    return lm + digit_loss_weight_ * digit_loss(model, h.index({at}), b.digits.index({at}).to(torch::kInt64),
-                                                b.signs.index({at}));
+    return lm + digit_loss_weight_ * model->digit_loss(h.index({at}), b.digits.index({at}).to(torch::kInt64),
+                                                       b.signs.index({at}));
 }
 
 Decimal TextLmScheme::read_value(FoneTransformer& model, const torch::Tensor& h_row) const {
-    const auto digits = model->digit_logits(h_row).argmax(-1).to(torch::kCPU);  // [slots]
-    std::vector<int> row(static_cast<std::size_t>(digits.size(0)));
-    for (int64_t k = 0; k < digits.size(0); ++k)
-        row[static_cast<std::size_t>(k)] = static_cast<int>(digits[k].item<int64_t>());
-    const auto s = model->sign_logit(h_row);
-    return assemble_digits(row, s.defined() && s.item<double>() > 0, plain_);
+    return read_numbers(model->read_digits(h_row.unsqueeze(0)), plain_)[0];
 }
 
-std::vector<Generation> TextLmScheme::generate(
-    FoneTransformer& model, const std::vector<EncodedText>& prompts, const GenerateOptions& o,
-    const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const {
-    torch::NoGradGuard no_grad;
+// ---- generation ---------------------------------------------------------------------------------------
+
+namespace {
+
+// One draw from the probabilities p[0..vocab): inverse CDF with a 53-bit uniform from the raw engine
+// (portable across libraries).
+int64_t sample(const double* p, int64_t vocab, std::mt19937_64& rng) {
+    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    double acc = 0.0;
+    int64_t pick = vocab - 1;
+    for (int64_t v = 0; v < vocab; ++v) {
+        acc += p[v];
+        if (u < acc && p[v] > 0) {
+            pick = v;
+            break;
+        }
+    }
+    while (pick > 0 && p[pick] == 0)
+        --pick;
+    return pick;
+}
+
+// The next token of every row of logits [n, vocab]: the most probable (temperature <= 0), else a draw from
+// softmax(logits / temperature), among the top_k most probable tokens when top_k > 0.
+std::vector<int64_t> choose_tokens(const torch::Tensor& logits, const GenerateOptions& o,
+                                   std::mt19937_64& rng) {
+    const int64_t n = logits.size(0), vocab = logits.size(1);
+    std::vector<int64_t> chosen(static_cast<std::size_t>(n));
+    if (o.temperature <= 0) {
+        const auto arg = logits.argmax(-1).to(torch::kCPU);
+        for (int64_t i = 0; i < n; ++i)
+            chosen[static_cast<std::size_t>(i)] = arg[i].item<int64_t>();
+        return chosen;
+    }
+    auto scaled = torch::softmax(logits / o.temperature, -1).to(torch::kCPU).to(torch::kFloat64);
+    if (o.top_k > 0 && o.top_k < vocab) {
+        const auto kth = std::get<0>(scaled.topk(o.top_k, -1)).select(-1, o.top_k - 1).unsqueeze(-1);
+        scaled = torch::where(scaled.lt(kth), torch::zeros_like(scaled), scaled);
+    }
+    scaled = (scaled / scaled.sum(-1, true)).contiguous();
+    for (int64_t i = 0; i < n; ++i)
+        chosen[static_cast<std::size_t>(i)] = sample(scaled[i].data_ptr<double>(), vocab, rng);
+    return chosen;
+}
+
+}  // namespace
+
+TextLmScheme::Generating TextLmScheme::start_generation(FoneTransformer& model,
+                                                        const std::vector<EncodedText>& prompts) const {
     const torch::Device device = model->embed->weight.device();
     const int64_t n = static_cast<int64_t>(prompts.size()), w = spec_.width();
-    std::vector<Generation> out(prompts.size());
-    if (n == 0) return out;
     std::size_t longest = 0, shortest = SIZE_MAX;
     for (const EncodedText& p : prompts) {
         longest = std::max(longest, p.ids.size());
@@ -305,107 +338,99 @@ std::vector<Generation> TextLmScheme::generate(
                       fone_in.data_ptr<float>() + (i * lp + offset + p.number_spans[k].begin) * w,
                       "prompt: ");
     }
-    torch::Tensor key_mask;
-    if (shortest != longest) key_mask = tokens.ne(tt::kPad).to(device);
-    ModelInputs all{tokens.to(device),
-                    key_mask,
-                    fone() ? fone_in.to(device) : torch::Tensor(),
-                    fone() ? tokens.eq(tt::kNum).to(device) : torch::Tensor(),
-                    {},
-                    {}};
-    ModelInputs step_in = all;
+    Generating g;
+    g.device = device;
+    g.length = lp;
+    g.all = {tokens.to(device),
+             shortest != longest ? tokens.ne(tt::kPad).to(device) : torch::Tensor(),
+             fone() ? fone_in.to(device) : torch::Tensor(),
+             fone() ? tokens.eq(tt::kNum).to(device) : torch::Tensor(),
+             {},
+             {}};
     // Tokens never written: padding, [BOS], [UNK], and [ANS] after an answer began.
-    const int64_t vocab = static_cast<int64_t>(vocabulary_.size());
-    auto banned = torch::zeros({vocab}, torch::kBool);
+    g.banned = torch::zeros({static_cast<int64_t>(vocabulary_.size())}, torch::kBool);
     for (const int id : {tt::kPad, tt::kBos, tt::kUnk})
-        banned[id] = true;
-    if (answer_follows) banned[tt::kAns] = true;
-    banned = banned.to(device);
+        g.banned[id] = true;
+    if (answer_follows) g.banned[tt::kAns] = true;
+    g.banned = g.banned.to(device);
+    g.done.assign(prompts.size(), false);
+    return g;
+}
+
+bool TextLmScheme::take_tokens(
+    FoneTransformer& model, const torch::Tensor& h, const std::vector<int64_t>& chosen,
+    const torch::Tensor& probs, Generating& g, std::vector<Generation>& out,
+    const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const {
+    const int64_t n = static_cast<int64_t>(chosen.size()), vocab = probs.size(1), w = spec_.width();
+    g.next = torch::full({n, 1}, static_cast<int64_t>(tt::kPad), torch::kInt64);
+    auto* nx = g.next.data_ptr<int64_t>();
+    const float* pr = probs.data_ptr<float>();
+    if (fone()) g.next_fone = torch::zeros({n, 1, w}, torch::kFloat32);
+    bool all_done = true;
+    for (int64_t i = 0; i < n; ++i) {
+        const std::size_t r = static_cast<std::size_t>(i);
+        if (g.done[r]) continue;
+        GeneratedToken t;
+        t.id = static_cast<int>(chosen[r]);
+        t.probability = pr[i * vocab + chosen[r]];
+        if (fone() && t.id == tt::kNum) {
+            t.value = read_value(model, h[i]);
+            encode_into(*t.value, spec_, g.next_fone.data_ptr<float>() + i * w);
+            out[r].values.push_back(*t.value);
+        }
+        out[r].ids.push_back(t.id);
+        out[r].probabilities.push_back(t.probability);
+        nx[i] = chosen[r];
+        if (on_token) on_token(r, t);
+        if (t.id == tt::kEos) {
+            g.done[r] = true;
+            out[r].ended = true;
+        } else {
+            all_done = false;
+        }
+    }
+    return all_done;
+}
+
+ModelInputs TextLmScheme::extend(Generating& g, bool use_cache) const {
+    ++g.length;
+    ModelInputs& all = g.all;
+    const auto next = g.next.to(g.device);
+    const auto next_num = fone() ? next.eq(tt::kNum) : torch::Tensor();
+    const auto next_fone = fone() ? g.next_fone.to(g.device) : torch::Tensor();
+    if (all.key_mask.defined())
+        all.key_mask = torch::cat({all.key_mask, torch::ones({next.size(0), 1}, all.key_mask.options())}, 1);
+    all.tokens = torch::cat({all.tokens, next}, 1);
+    if (fone()) {
+        all.fone = torch::cat({all.fone, next_fone}, 1);
+        all.num_mask = torch::cat({all.num_mask, next_num}, 1);
+    }
+    return use_cache ? ModelInputs{next, all.key_mask, next_fone, next_num, {}, {}} : all;
+}
+
+std::vector<Generation> TextLmScheme::generate(
+    FoneTransformer& model, const std::vector<EncodedText>& prompts, const GenerateOptions& o,
+    const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const {
+    torch::NoGradGuard no_grad;
+    std::vector<Generation> out(prompts.size());
+    if (prompts.empty()) return out;
+    Generating g = start_generation(model, prompts);
+    ModelInputs step_in = g.all;
     std::mt19937_64 rng(o.seed);
-    std::vector<bool> done(prompts.size(), false);
     KvCache cache;
-    int64_t length = lp;
     for (int step = 0; step < o.max_tokens; ++step) {
         const auto h = model->forward(step_in, /*last_only=*/true, nullptr, o.use_cache ? &cache : nullptr)
                            .squeeze(1);  // [n, d]
-        const auto logits = model->lm_logits(h).to(torch::kFloat32).masked_fill(banned, -INFINITY);
+        const auto logits = model->lm_logits(h).to(torch::kFloat32).masked_fill(g.banned, -INFINITY);
         const auto probs = torch::softmax(logits, -1).to(torch::kCPU).contiguous();
-        std::vector<int64_t> chosen(static_cast<std::size_t>(n));
-        if (o.temperature <= 0) {
-            const auto arg = logits.argmax(-1).to(torch::kCPU);
-            for (int64_t i = 0; i < n; ++i)
-                chosen[static_cast<std::size_t>(i)] = arg[i].item<int64_t>();
-        } else {
-            auto scaled = torch::softmax(logits / o.temperature, -1).to(torch::kCPU).to(torch::kFloat64);
-            if (o.top_k > 0 && o.top_k < vocab) {
-                const auto kth = std::get<0>(scaled.topk(o.top_k, -1)).select(-1, o.top_k - 1).unsqueeze(-1);
-                scaled = torch::where(scaled.lt(kth), torch::zeros_like(scaled), scaled);
-            }
-            scaled = (scaled / scaled.sum(-1, true)).contiguous();
-            for (int64_t i = 0; i < n; ++i) {
-                const double* p = scaled[i].data_ptr<double>();
-                // Inverse CDF with a 53-bit uniform from the raw engine (portable across libraries).
-                const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-                double acc = 0.0;
-                int64_t pick = vocab - 1;
-                for (int64_t v = 0; v < vocab; ++v) {
-                    acc += p[v];
-                    if (u < acc && p[v] > 0) {
-                        pick = v;
-                        break;
-                    }
-                }
-                while (pick > 0 && p[pick] == 0)
-                    --pick;
-                chosen[static_cast<std::size_t>(i)] = pick;
-            }
-        }
-        auto next = torch::full({n, 1}, static_cast<int64_t>(tt::kPad), torch::kInt64);
-        auto* nx = next.data_ptr<int64_t>();
-        const float* pr = probs.data_ptr<float>();
-        torch::Tensor next_fone;
-        if (fone()) next_fone = torch::zeros({n, 1, w}, torch::kFloat32);
-        bool all_done = true;
-        for (int64_t i = 0; i < n; ++i) {
-            const std::size_t r = static_cast<std::size_t>(i);
-            if (done[r]) continue;
-            GeneratedToken g;
-            g.id = static_cast<int>(chosen[r]);
-            g.probability = pr[i * vocab + chosen[r]];
-            if (fone() && g.id == tt::kNum) {
-                g.value = read_value(model, h[i]);
-                encode_into(*g.value, spec_, next_fone.data_ptr<float>() + i * w);
-                out[r].values.push_back(*g.value);
-            }
-            out[r].ids.push_back(g.id);
-            out[r].probabilities.push_back(g.probability);
-            nx[i] = chosen[r];
-            if (on_token) on_token(r, g);
-            if (g.id == tt::kEos) {
-                done[r] = true;
-                out[r].ended = true;
-            } else {
-                all_done = false;
-            }
-        }
+        const bool all_done = take_tokens(model, h, choose_tokens(logits, o, rng), probs, g, out, on_token);
         if (all_done || step + 1 == o.max_tokens) break;
-        if (length + 1 > model->config.max_seq) {
+        if (g.length + 1 > model->config.max_seq) {
             for (std::size_t r = 0; r < out.size(); ++r)
-                if (!done[r]) out[r].out_of_positions = true;
+                if (!g.done[r]) out[r].out_of_positions = true;
             break;
         }
-        ++length;
-        const auto next_dev = next.to(device);
-        const auto next_num = fone() ? next_dev.eq(tt::kNum) : torch::Tensor();
-        const auto next_fone_dev = fone() ? next_fone.to(device) : torch::Tensor();
-        if (key_mask.defined()) key_mask = torch::cat({key_mask, torch::ones({n, 1}, key_mask.options())}, 1);
-        all.tokens = torch::cat({all.tokens, next_dev}, 1);
-        all.key_mask = key_mask;
-        if (fone()) {
-            all.fone = torch::cat({all.fone, next_fone_dev}, 1);
-            all.num_mask = torch::cat({all.num_mask, next_num}, 1);
-        }
-        step_in = o.use_cache ? ModelInputs{next_dev, key_mask, next_fone_dev, next_num, {}, {}} : all;
+        step_in = extend(g, o.use_cache);
     }
     return out;
 }
@@ -445,153 +470,191 @@ json TextLmScheme::explain(FoneTransformer& model, const Batch& prompt) const {
     return out;
 }
 
-json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const torch::Device& device,
-                            std::size_t max_wrong) const {
-    torch::NoGradGuard no_grad;
-    model->eval();
-    const auto t0 = Clock::now();
-    const int pieces = tokenizer_.text_piece_count();
-    // ---- teacher-forced: cross-entropies and the next number at its place -------------------------
+// ---- evaluation ---------------------------------------------------------------------------------------
+
+namespace {
+
+// Teacher-forced scores: cross-entropy sums and the numbers of the reference the model writes at their
+// place.
+struct ForcedScores {
     double text_nll = 0, all_nll = 0;
-    int64_t text_count = 0, all_count = 0, numbers_forced = 0, numbers_forced_right = 0;
+    int64_t text_tokens = 0, all_tokens = 0, numbers = 0, numbers_right = 0;
+};
+
+// Adds one batch's numbers to `into`: at each position where the target begins a number (number_start),
+// whether the model writes that number. fone: [NUM], and the digit head's digits and sign right;
+// digit/subword: every token of the number, and then a token that is not a number token.
+void count_forced_numbers(const TextLmScheme& scheme, FoneTransformer& model, const Batch& b,
+                          const torch::Tensor& h, const torch::Tensor& logits, ForcedScores& into) {
+    const int pieces = scheme.tokenizer().text_piece_count();
+    const auto argmax = logits.argmax(-1).to(torch::kCPU).contiguous();
+    const auto targets = b.targets.to(torch::kCPU).contiguous();
+    const auto starts = b.number_start.to(torch::kCPU).contiguous();
+    const int64_t n = targets.size(0), l = targets.size(1);
+    const auto* am = argmax.data_ptr<int64_t>();
+    const auto* tg = targets.data_ptr<int64_t>();
+    const auto* st = starts.data_ptr<bool>();
+    torch::Tensor value_right;  // fone: the digit head right at every position (all digits and sign)
+    if (scheme.fone()) {
+        const DigitPrediction r = model->read_digits(h);
+        auto right = r.digits.eq(b.digits.to(torch::kInt64)).all(-1);
+        if (model->sign_feature) right = right.logical_and(r.negative.eq(b.signs.eq(1)));
+        value_right = right.to(torch::kCPU).contiguous();
+    }
+    const bool* vr = scheme.fone() ? value_right.data_ptr<bool>() : nullptr;
+    const auto is_number = [&](int64_t id) { return id == tt::kNum || id >= pieces; };
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t t = 0; t < l; ++t) {
+            if (!st[i * l + t]) continue;
+            ++into.numbers;
+            bool right;
+            if (scheme.fone()) {
+                right = am[i * l + t] == tt::kNum && vr[i * l + t];
+            } else {
+                int64_t u = t;
+                right = true;
+                for (; u < l && tg[i * l + u] != kIgnore && is_number(tg[i * l + u]) &&
+                       (u == t || !st[i * l + u]);
+                     ++u)
+                    right = right && am[i * l + u] == tg[i * l + u];
+                right = right && (u >= l || !is_number(am[i * l + u]));
+            }
+            into.numbers_right += right;
+        }
+}
+
+ForcedScores forced_scores(const TextLmScheme& scheme, FoneTransformer& model, const Batch& data,
+                           const torch::Device& device) {
+    ForcedScores s;
     for (int64_t from = 0; from < data.n; from += kEvalRows) {
         const int64_t len = std::min(kEvalRows, data.n - from);
         const Batch b = to_device(select_rows(data, torch::arange(from, from + len, torch::kInt64)), device);
         const auto h = model->forward(b.in, /*last_only=*/false);
         const auto logits = model->lm_logits(h).to(torch::kFloat32);
-        const TextTokenSums sums = text_token_sums(logits, b.targets, pieces);
-        text_nll += sums.text_nll;
-        text_count += sums.text_tokens;
-        all_nll += sums.all_nll;
-        all_count += sums.all_tokens;
-        const auto argmax = logits.argmax(-1).to(torch::kCPU).contiguous();
-        const auto targets = b.targets.to(torch::kCPU).contiguous();
-        const auto starts = b.number_start.to(torch::kCPU).contiguous();
-        const int64_t l = targets.size(1);
-        const auto* am = argmax.data_ptr<int64_t>();
-        const auto* tg = targets.data_ptr<int64_t>();
-        const auto* st = starts.data_ptr<bool>();
-        torch::Tensor value_right;  // fone: the digit head right at every position (all digits and sign)
-        if (fone()) {
-            auto right = model->digit_logits(h).argmax(-1).eq(b.digits.to(torch::kInt64)).all(-1);
-            const auto s = model->sign_logit(h);
-            if (s.defined()) right = right.logical_and(s.gt(0).eq(b.signs.eq(1)));
-            value_right = right.to(torch::kCPU).contiguous();
-        }
-        const bool* vr = fone() ? value_right.data_ptr<bool>() : nullptr;
-        const auto is_number = [&](int64_t id) { return id == tt::kNum || id >= pieces; };
-        for (int64_t i = 0; i < len; ++i)
-            for (int64_t t = 0; t < l; ++t) {
-                if (!st[i * l + t]) continue;
-                ++numbers_forced;
-                bool right;
-                if (fone()) {
-                    right = am[i * l + t] == tt::kNum && vr[i * l + t];
-                } else {
-                    int64_t u = t;
-                    right = true;
-                    for (; u < l && tg[i * l + u] != kIgnore && is_number(tg[i * l + u]) &&
-                           (u == t || !st[i * l + u]);
-                         ++u)
-                        right = right && am[i * l + u] == tg[i * l + u];
-                    // ... and then the model ends the number: its next token is not a number token.
-                    right = right && (u >= l || !is_number(am[i * l + u]));
-                }
-                numbers_forced_right += right;
-            }
+        const TextTokenSums sums = text_token_sums(logits, b.targets, scheme.tokenizer().text_piece_count());
+        s.text_nll += sums.text_nll;
+        s.text_tokens += sums.text_tokens;
+        s.all_nll += sums.all_nll;
+        s.all_tokens += sums.all_tokens;
+        count_forced_numbers(scheme, model, b, h, logits, s);
     }
-    // ---- free generation of every answer that has a prompt -----------------------------------------
-    const int slots = spec_.int_digits + spec_.frac_digits;
+    return s;
+}
+
+// Scores of answers generated freely from their prompts, against the references.
+struct GeneratedScores {
     int64_t generated = 0, exact = 0, answer_exact = 0, malformed = 0, ref_numbers = 0, numbers_right = 0,
             digits_right = 0;
-    json wrong = json::array();
     std::vector<double> relative_errors;  // |generated - reference| / |reference|, per reference number
+    json wrong = json::array();
+
+    void add(const FoneSpec& spec, const Generation& g, const std::string& text, const std::string& prompt,
+             const std::string& reference, std::size_t max_wrong) {
+        std::vector<Decimal> want, got;
+        for (const ParsedNumber& x : parse_numbers(reference).numbers)
+            want.push_back(x.value);
+        for (const ParsedNumber& x : parse_numbers(text).numbers)
+            got.push_back(x.value);
+        ++generated;
+        malformed += !g.ended;
+        const bool all_right = g.ended && want == got;
+        exact += all_right;
+        answer_exact += g.ended && text == write_numbers(reference);
+        ref_numbers += static_cast<int64_t>(want.size());
+        for (std::size_t j = 0; j < want.size(); ++j) {
+            if (j >= got.size()) {
+                relative_errors.push_back(INFINITY);  // a number the answer does not have
+                continue;
+            }
+            numbers_right += want[j] == got[j];
+            const double w = want[j].to_double(), v = got[j].to_double();
+            relative_errors.push_back(w == v ? 0.0 : std::fabs(v - w) / std::max(std::fabs(w), 1e-9));
+            for (int p = -spec.frac_digits; p < spec.int_digits; ++p)
+                digits_right += want[j].digit(p) == got[j].digit(p);
+        }
+        if (!all_right && wrong.size() < max_wrong)
+            wrong.push_back(
+                {{"prompt", prompt}, {"expected", write_numbers(reference)}, {"predicted", text}});
+    }
+
+    // The median relative error; null when there is no number (or the median answer has none).
+    json median_relative_error() {
+        if (relative_errors.empty()) return nullptr;
+        auto mid = relative_errors.begin() + static_cast<std::ptrdiff_t>(relative_errors.size() / 2);
+        std::nth_element(relative_errors.begin(), mid, relative_errors.end());
+        return std::isfinite(*mid) ? json(*mid) : json(nullptr);
+    }
+};
+
+// Greedy answers to every example that has a prompt, generated kGenerateRows at a time.
+GeneratedScores generated_scores(const TextLmScheme& scheme, FoneTransformer& model, const Batch& data,
+                                 std::size_t max_wrong) {
     std::vector<std::size_t> rows;
     for (std::size_t i = 0; i < data.prompt_texts.size(); ++i)
         if (!data.prompt_texts[i].empty()) rows.push_back(i);
     std::size_t longest_answer = 0;
     for (const std::size_t i : rows)
-        longest_answer = std::max(longest_answer, tokenizer_.encode(data.answer_texts[i]).ids.size());
+        longest_answer = std::max(longest_answer, scheme.tokenizer().encode(data.answer_texts[i]).ids.size());
     GenerateOptions greedy;
     greedy.max_tokens = static_cast<int>(longest_answer) + 8;  // room for [EOS] and a longer answer
+    GeneratedScores s;
     for (std::size_t from = 0; from < rows.size(); from += kGenerateRows) {
         const std::size_t to = std::min(rows.size(), from + kGenerateRows);
         std::vector<EncodedText> prompts;
         for (std::size_t k = from; k < to; ++k)
-            prompts.push_back(prompt_tokens(data.prompt_texts[rows[k]], true));
-        const std::vector<Generation> gens = generate(model, prompts, greedy);
+            prompts.push_back(scheme.prompt_tokens(data.prompt_texts[rows[k]], true));
+        const std::vector<Generation> gens = scheme.generate(model, prompts, greedy);
         for (std::size_t k = from; k < to; ++k) {
             const Generation& g = gens[k - from];
-            const std::string& reference = data.answer_texts[rows[k]];
-            const std::string text = generated_text(g);
-            std::vector<Decimal> want, got;
-            for (const ParsedNumber& x : parse_numbers(reference).numbers)
-                want.push_back(x.value);
-            for (const ParsedNumber& x : parse_numbers(text).numbers)
-                got.push_back(x.value);
-            ++generated;
-            malformed += !g.ended;
-            const bool all_right = g.ended && want == got;
-            exact += all_right;
-            answer_exact += g.ended && text == write_numbers(reference);
-            ref_numbers += static_cast<int64_t>(want.size());
-            for (std::size_t j = 0; j < want.size(); ++j) {
-                if (j >= got.size()) {
-                    relative_errors.push_back(INFINITY);  // a number the answer does not have
-                    continue;
-                }
-                numbers_right += want[j] == got[j];
-                const double w = want[j].to_double(), v = got[j].to_double();
-                relative_errors.push_back(w == v ? 0.0 : std::fabs(v - w) / std::max(std::fabs(w), 1e-9));
-                for (int p = -spec_.frac_digits; p < spec_.int_digits; ++p)
-                    digits_right += want[j].digit(p) == got[j].digit(p);
-            }
-            if (!all_right && wrong.size() < max_wrong)
-                wrong.push_back({{"prompt", data.prompt_texts[rows[k]]},
-                                 {"expected", write_numbers(reference)},
-                                 {"predicted", text}});
+            s.add(scheme.digit_spec(), g, scheme.generated_text(g), data.prompt_texts[rows[k]],
+                  data.answer_texts[rows[k]], max_wrong);
         }
     }
+    return s;
+}
+
+}  // namespace
+
+json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const torch::Device& device,
+                            std::size_t max_wrong) const {
+    torch::NoGradGuard no_grad;
+    model->eval();
+    const auto t0 = Clock::now();
+    const ForcedScores f = forced_scores(*this, model, data, device);
+    GeneratedScores g = generated_scores(*this, model, data, max_wrong);
     model->train();
-    // ---- token counts -------------------------------------------------------------------------------
     std::vector<TextExample> examples;
     for (std::size_t i = 0; i < data.answer_texts.size(); ++i)
         examples.push_back({data.prompt_texts[i], data.answer_texts[i]});
     const TokenCounts counts = count_tokens(tokenizer_, examples);
-    const double secs = std::chrono::duration<double>(Clock::now() - t0).count();
+    const double secs = seconds_since(t0);
     const auto within_1_percent =
-        std::count_if(relative_errors.begin(), relative_errors.end(), [](double e) { return e <= 0.01; });
-    json median_error = nullptr;  // null when there is no number (or the median answer has none)
-    if (!relative_errors.empty()) {
-        auto mid = relative_errors.begin() + static_cast<std::ptrdiff_t>(relative_errors.size() / 2);
-        std::nth_element(relative_errors.begin(), mid, relative_errors.end());
-        if (std::isfinite(*mid)) median_error = *mid;
-    }
+        std::count_if(g.relative_errors.begin(), g.relative_errors.end(), [](double e) { return e <= 0.01; });
     const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
-    const double forced =
-        ratio(static_cast<double>(numbers_forced_right), static_cast<double>(numbers_forced));
+    const double forced = ratio(static_cast<double>(f.numbers_right), static_cast<double>(f.numbers));
+    const int slots = spec_.int_digits + spec_.frac_digits;
     json out = {
         {"n", data.n},
-        {"generated", generated},
-        {"exact_match", generated > 0 ? ratio(exact, generated) : forced},
-        {"exact_match_of", generated > 0 ? "generated answers" : "next numbers, teacher-forced"},
-        {"number_accuracy", ratio(numbers_right, ref_numbers)},
-        {"number_within_1_percent", ratio(within_1_percent, static_cast<double>(relative_errors.size()))},
-        {"number_relative_error_median", median_error},
-        {"answer_exact_match", ratio(answer_exact, generated)},
-        {"digit_accuracy", ratio(digits_right, static_cast<double>(ref_numbers) * slots)},
-        {"malformed", malformed},
+        {"generated", g.generated},
+        {"exact_match", g.generated > 0 ? ratio(g.exact, g.generated) : forced},
+        {"exact_match_of", g.generated > 0 ? "generated answers" : "next numbers, teacher-forced"},
+        {"number_accuracy", ratio(g.numbers_right, g.ref_numbers)},
+        {"number_within_1_percent", ratio(within_1_percent, static_cast<double>(g.relative_errors.size()))},
+        {"number_relative_error_median", g.median_relative_error()},
+        {"answer_exact_match", ratio(g.answer_exact, g.generated)},
+        {"digit_accuracy", ratio(g.digits_right, static_cast<double>(g.ref_numbers) * slots)},
+        {"malformed", g.malformed},
         {"next_number_exact_match", forced},
-        {"text_perplexity", std::exp(ratio(text_nll, text_count))},
-        {"text_tokens", text_count},
-        {"loss", ratio(all_nll, all_count)},
-        {"perplexity", std::exp(ratio(all_nll, all_count))},
+        {"text_perplexity", std::exp(ratio(f.text_nll, f.text_tokens))},
+        {"text_tokens", f.text_tokens},
+        {"loss", ratio(f.all_nll, f.all_tokens)},
+        {"perplexity", std::exp(ratio(f.all_nll, f.all_tokens))},
         {"tokens_per_example", counts.tokens_per_example()},
         {"tokens_per_number", counts.tokens_per_number()},
         {"numbers", counts.numbers},
         {"eval_seconds", secs},
         {"eval_examples_per_second", ratio(static_cast<double>(data.n), secs)}};
-    if (max_wrong > 0) out["mispredictions"] = wrong;
+    if (max_wrong > 0) out["mispredictions"] = g.wrong;
     return out;
 }
 

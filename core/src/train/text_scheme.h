@@ -139,9 +139,32 @@ class TextLmScheme : public NumberScheme {
     std::vector<std::string> vocabulary_;
 
     void fone_into(const Decimal& x, float* out, const std::string& where) const;
-    torch::Tensor digit_loss(FoneTransformer& model, const torch::Tensor& h, const torch::Tensor& digits,
-                             const torch::Tensor& signs) const;
+    // The value the digit head reads at one position's hidden state [d].
     Decimal read_value(FoneTransformer& model, const torch::Tensor& h_row) const;
+
+    // A generation under way: every sequence so far, the rows that wrote [EOS], the tokens just chosen.
+    struct Generating {
+        torch::Device device{torch::kCPU};
+        ModelInputs all;       // prompts and tokens so far, left-padded (key_mask undefined: no padding)
+        torch::Tensor banned;  // [vocab] bool: tokens never written
+        int64_t length = 0;    // positions so far
+        std::vector<bool> done;
+        torch::Tensor next, next_fone;  // [n, 1] the tokens chosen at this step; fone: [n, 1, width]
+    };
+    // The prompts as the first step's inputs. Throws for a prompt longer than max_seq - 1.
+    Generating start_generation(FoneTransformer& model, const std::vector<EncodedText>& prompts) const;
+    // Records the chosen tokens (fone: [NUM]'s value from the digit head at h) in out and in g.next, and
+    // hands each to on_token. True when every row has written [EOS].
+    bool take_tokens(FoneTransformer& model, const torch::Tensor& h, const std::vector<int64_t>& chosen,
+                     const torch::Tensor& probs, Generating& g, std::vector<Generation>& out,
+                     const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const;
+    // Appends g.next to the sequences: the next step's inputs (with a cache, the new tokens alone).
+    ModelInputs extend(Generating& g, bool use_cache) const;
 };
+
+// scheme.encode_text(examples), a number that does not fit the digit slots named with the split ("test
+// split", a file name).
+Batch encode_text_split(const TextLmScheme& scheme, const std::vector<TextExample>& examples,
+                        const std::string& split);
 
 }  // namespace fone

@@ -1,0 +1,38 @@
+#include "fone/train/checkpoint.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "fone/store/run_store.h"
+#include "train/checkpoint_file.h"
+#include "train/run_model.h"
+
+namespace fone {
+
+namespace fs = std::filesystem;
+
+nlohmann::json inspect_checkpoint(const std::string& path) {
+    Checkpoint c = open_checkpoint(path);
+    RunModel r = open_run_model(c.config, fs::path(path).parent_path().string(), RunData::none, &c);
+    return {{"config", c.config.to_json()},
+            {"step", c.pos.step},
+            {"epoch", c.pos.epoch},
+            {"params", param_count(r.model).total},
+            {"weights_digest", weights_digest(r.model)}};
+}
+
+void export_model(const std::string& run_dir, const std::string& out_dir) {
+    if (fs::exists(out_dir)) throw RunError(out_dir + " exists; choose a new folder");
+    Checkpoint c = open_checkpoint(model_checkpoint(run_dir));
+    RunModel r = open_run_model(c.config, run_dir, RunData::none, &c);
+    const std::string tmp = out_dir + ".tmp-" + std::to_string(::getpid());
+    fs::create_directories(tmp);
+    save_checkpoint((fs::path(tmp) / kBestCheckpoint).string(), r.model, nullptr, c.config, c.pos);
+    for (const char* f : {kConfigFile, kSummaryFile, kTokenizerFile})
+        if (fs::exists(fs::path(run_dir) / f)) fs::copy_file(fs::path(run_dir) / f, fs::path(tmp) / f);
+    write_status(tmp, kStatusFinished, "exported from " + fs::path(run_dir).filename().string());
+    fs::rename(tmp, out_dir);
+}
+
+}  // namespace fone

@@ -1,0 +1,188 @@
+// evaluate_run, predict_run and generate_run: a trained run's model on data, on a prompt, writing text.
+#include "fone/train/inference.h"
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <stdexcept>
+
+#include "fone/numbers/number_parser.h"
+#include "fone/store/run_store.h"
+#include "train/run_model.h"
+
+namespace fone {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A field of the last "eval" event the run recorded (epoch_seconds: its training seconds per epoch),
+// null when it has none (an exported model without metrics, a run stopped before its first evaluation).
+json recorded_eval_field(const std::string& run_dir, const char* key) {
+    const MetricsFile metrics = read_metrics((fs::path(run_dir) / kMetricsFile).string());
+    for (auto it = metrics.records.rbegin(); it != metrics.records.rend(); ++it)
+        if (it->value("event", "") == "eval" && it->contains(key)) return (*it)[key];
+    const fs::path summary = fs::path(run_dir) / kSummaryFile;
+    if (fs::exists(summary)) {
+        const json final_eval = read_json_file(summary.string()).value("final", json::object());
+        if (final_eval.is_object() && final_eval.contains(key)) return final_eval[key];
+    }
+    return nullptr;
+}
+
+// The text metrics of a text run on its test split or on a file of the user's.
+json evaluate_text(AnsweringRun& a, const std::string& data_file, std::size_t max_mispredictions) {
+    RunModel& r = a.run;
+    const std::vector<TextExample> examples =
+        data_file.empty() ? r.text_splits.test : read_text_file(data_file);
+    if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
+    const Batch batch = encode_text_split(*r.text, examples, data_file.empty() ? "test split" : data_file);
+    json m = r.text->evaluate(r.model, batch, a.device, max_mispredictions);
+    m["task"] = r.config.text_task;
+    return m;
+}
+
+// The arithmetic metrics of a run on its test split or on a dataset file, with its recorded training time.
+json evaluate_arithmetic(AnsweringRun& a, const std::string& run_dir, const std::string& data_file,
+                         std::size_t max_mispredictions) {
+    RunModel& r = a.run;
+    const std::vector<Example> examples = data_file.empty() ? r.splits.test : read_dataset_file(data_file);
+    if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
+    json m = r.scheme->evaluate(r.model, r.scheme->encode(examples), a.device, max_mispredictions);
+    m["tokens_per_number"] = tokens_per_number(*r.scheme, examples);
+    m["epoch_seconds"] = recorded_eval_field(run_dir, "epoch_seconds");
+    m["epoch_cpu_seconds"] = recorded_eval_field(run_dir, "epoch_cpu_seconds");
+    return m;
+}
+
+void check_request(const GenerateRequest& r) {
+    if (!(r.temperature >= 0) || !std::isfinite(r.temperature))
+        throw std::invalid_argument("--temperature must be a number >= 0 (0: greedy)");
+    if (r.top_k < 0) throw std::invalid_argument("--top-k must be >= 0 (0: every token)");
+    if (r.max_tokens < 1 || r.max_tokens > 100000)
+        throw std::invalid_argument("--max-tokens must be in 1..100000");
+}
+
+// What generation starts from: "[BOS] prompt [ANS]" for runs trained on prompts and answers (unless the
+// user continues the text), else "[BOS] prompt".
+EncodedText generation_prompt(const TextLmScheme& text, const TrainConfig& config, const GenerateRequest& r) {
+    // Whether a text run's examples are prompts with answers (generators, JSONL) or documents (plain text).
+    const bool has_prompts = config.text_task != "text" || config.task.data_file.ends_with(".jsonl");
+    const bool answer = has_prompts && !r.continue_text;
+    if (answer && r.prompt.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw std::invalid_argument(
+            "the prompt is empty (this run answers prompts; --continue starts from nothing)");
+    try {
+        return text.prompt_tokens(r.prompt, answer);
+    } catch (const NumberError& e) {
+        throw NumberError(std::string("prompt: ") + e.what());
+    } catch (const TokenizerError& e) {
+        throw std::invalid_argument(std::string("prompt: ") + e.what());
+    }
+}
+
+// The "token" events of a generation: each new token with the text it adds (the text decoded so far,
+// numbers written by write_number, minus what was handed out before).
+class TokenEvents {
+  public:
+    TokenEvents(const TextTokenizer& tokenizer, const EventSink& sink) : tok_(tokenizer), sink_(sink) {}
+
+    void operator()(std::size_t, const GeneratedToken& g) {
+        json e = {{"event", "token"},
+                  {"index", index_++},
+                  {"id", g.id},
+                  {"piece", tok_.piece(g.id)},
+                  {"probability", g.probability}};
+        std::string delta;
+        if (g.id != text_token::kEos) {
+            ids_.push_back(g.id);
+            if (g.value) values_.push_back(*g.value);
+            const std::string now = tok_.decode(ids_, values_);
+            // Bytes of a character that is not complete yet decode to U+FFFD: wait for the rest.
+            const bool partial = now.ends_with("\xEF\xBF\xBD") && g.id >= 6 && g.id < 262;
+            if (!partial && now.starts_with(shown_)) {
+                delta = now.substr(shown_.size());
+                shown_ = now;
+            }
+        }
+        e["text"] = delta;
+        if (g.value) e["number"] = g.value->to_string();
+        if (sink_) sink_(e);
+    }
+
+  private:
+    const TextTokenizer& tok_;
+    const EventSink& sink_;
+    int index_ = 0;
+    std::vector<int> ids_;  // the generated tokens so far, [EOS] left out
+    std::vector<Decimal> values_;
+    std::string shown_;  // the text handed out so far
+};
+
+}  // namespace
+
+json evaluate_run(const std::string& run_dir, const std::string& data_file, int threads,
+                  std::size_t max_mispredictions) {
+    AnsweringRun a = open_for_answers(run_dir, threads, data_file.empty() ? RunData::splits : RunData::none);
+    json m = a.run.text ? evaluate_text(a, data_file, max_mispredictions)
+                        : evaluate_arithmetic(a, run_dir, data_file, max_mispredictions);
+    m["method"] = a.run.config.method;
+    m["checkpoint"] = a.checkpoint;
+    m["data"] = data_file.empty() ? "test split" : data_file;
+    return m;
+}
+
+json predict_run(const std::string& run_dir, const std::string& prompt, int threads) {
+    AnsweringRun a = open_for_answers(run_dir, threads, RunData::none);
+    RunModel& r = a.run;
+    if (r.text)
+        throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a text run (task " +
+                                    r.config.text_task + "): ask it with fone generate --run RUN \"PROMPT\"");
+    const Batch b = r.scheme->encode_prompt(prompt);
+    json out = r.scheme->explain(r.model, to_device(b, a.device));
+    json tokens = json::array();
+    const auto row = (b.prompt.defined() ? b.prompt : b.in.tokens)[0];
+    for (int64_t k = 0; k < row.size(0); ++k)
+        tokens.push_back(r.scheme->vocabulary()[static_cast<std::size_t>(row[k].item<int64_t>())]);
+    out["prompt"] = prompt;
+    out["tokens"] = tokens;
+    out["method"] = r.config.method;
+    out["checkpoint"] = a.checkpoint;
+    return out;
+}
+
+json generate_run(const std::string& run_dir, const GenerateRequest& request, const EventSink& on_token) {
+    check_request(request);
+    AnsweringRun a = open_for_answers(run_dir, request.threads, RunData::none);
+    RunModel& r = a.run;
+    const std::string run = fs::path(run_dir).filename().string();
+    if (!r.text)
+        throw std::invalid_argument(run + " is an arithmetic run (task " + r.config.task_label() +
+                                    "): fone generate takes text runs (fone train --task text|word-problems|"
+                                    "units|tables); ask this one with fone predict");
+    const EncodedText prompt = generation_prompt(*r.text, r.config, request);
+    GenerateOptions o;
+    o.temperature = request.temperature;
+    o.top_k = request.top_k;
+    o.max_tokens = request.max_tokens;
+    o.seed = request.seed;
+    TokenEvents events(r.text->tokenizer(), on_token);
+    const Generation g = r.text->generate(r.model, {prompt}, o, std::ref(events))[0];
+    const std::string whole = r.text->generated_text(g);
+    json numbers = json::array();
+    for (const ParsedNumber& x : parse_numbers(whole).numbers)
+        numbers.push_back(x.value.to_string());
+    return {{"event", "end"},
+            {"prompt", request.prompt},
+            {"text", whole},
+            {"numbers", numbers},
+            {"tokens", g.ids.size()},
+            {"stop", g.ended              ? "eos"
+                     : g.out_of_positions ? "max_seq"
+                                          : "max_tokens"},
+            {"method", r.config.method},
+            {"run", run},
+            {"checkpoint", a.checkpoint}};
+}
+
+}  // namespace fone

@@ -1,0 +1,519 @@
+// The training loop and the runs it trains: train_new, train_resume, request_stop.
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <numbers>
+#include <numeric>
+#include <optional>
+#include <random>
+
+#include "fone/build_info.h"
+#include "fone/train/device.h"
+#include "fone/train/training.h"
+#include "train/checkpoint_file.h"
+#include "train/device_setup.h"
+#include "train/run_model.h"
+#include "train/timing.h"
+
+namespace fone {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::atomic<bool> g_stop{false};
+
+// The order of epoch e is a pure function of (seed, e): a resumed run sees exactly the batches an
+// uninterrupted one would. This, with the checkpointed weights and optimiser, is the run's RNG state.
+std::vector<int64_t> epoch_order(std::uint64_t seed, int64_t epoch, int64_t n) {
+    std::vector<int64_t> order(static_cast<std::size_t>(n));
+    std::iota(order.begin(), order.end(), 0);
+    std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(epoch) + 1);
+    for (int64_t i = n - 1; i > 0; --i) {
+        // Unbiased bounded draw, identical on every standard library.
+        const std::uint64_t bound = static_cast<std::uint64_t>(i) + 1;
+        const std::uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+        std::uint64_t r;
+        do
+            r = rng();
+        while (r >= limit);
+        std::swap(order[static_cast<std::size_t>(i)], order[r % bound]);
+    }
+    return order;
+}
+
+// Test hook for the reliability tests: FONE_INJECT_NAN_STEP=N makes the loss NaN at step N.
+int64_t injected_nan_step() {
+    const char* v = std::getenv("FONE_INJECT_NAN_STEP");
+    return v ? std::atoll(v) : -1;
+}
+
+// What one optimiser step did.
+struct Step {
+    double loss = 0.0, lr = 0.0;
+    bool epoch_end = false;  // the step finished an epoch
+};
+
+// This session's training time: in the current epoch (the eval event's epoch_seconds) and since the last
+// progress event (its examples_per_second).
+struct TrainingClock {
+    double epoch_seconds = 0.0, epoch_cpu_seconds = 0.0;
+    int64_t epoch_examples = 0;
+    double seconds_since_progress = 0.0;
+    int64_t examples_since_progress = 0;
+    Clock::time_point last_progress;
+
+    void add(int64_t examples, double seconds, double cpu_seconds) {
+        epoch_seconds += seconds;
+        epoch_cpu_seconds += cpu_seconds;
+        seconds_since_progress += seconds;
+        epoch_examples += examples;
+        examples_since_progress += examples;
+    }
+    void start_epoch() {
+        epoch_seconds = 0.0;
+        epoch_cpu_seconds = 0.0;
+        epoch_examples = 0;
+    }
+    void progress_reported() {
+        last_progress = Clock::now();
+        examples_since_progress = 0;
+        seconds_since_progress = 0.0;
+    }
+};
+
+class Trainer {
+  public:
+    Trainer(TrainConfig config, std::string run_dir, const EventSink& sink)
+        : dir_(std::move(run_dir)), sink_(sink) {
+        run_.config = std::move(config);
+    }
+
+    TrainOutcome run(Checkpoint* resume_from);
+
+  private:
+    std::string dir_;
+    const EventSink& sink_;
+    RunModel run_;  // run_.config: the run's settings, as opening the model settled them
+    torch::Device device_{torch::kCPU};
+    Batch train_;                 // the train split on the device
+    json tokens_per_number_ = 1;  // the arithmetic tasks' largest operand; text: the mean per number
+    json text_info_;              // text runs: the tokenizer and token counts, for the start event
+    std::unique_ptr<torch::optim::AdamW> opt_;
+    Position pos_;
+    int64_t steps_per_epoch_ = 0, total_steps_ = 0, nan_step_ = -1;
+    torch::Tensor order_;  // of the examples in epoch order_epoch_
+    int64_t order_epoch_ = -1;
+    Clock::time_point session_start_;
+    double session_base_elapsed_ = 0.0;
+    TrainingClock clock_;
+    json last_eval_;
+
+    const TrainConfig& cfg() const { return run_.config; }
+    double elapsed() const { return session_base_elapsed_ + seconds_since(session_start_); }
+    double epoch_float() const {
+        return pos_.epoch + static_cast<double>(pos_.batch_in_epoch) / steps_per_epoch_;
+    }
+    std::string path(const char* file) const { return (fs::path(dir_) / file).string(); }
+    void emit(json event, bool to_metrics);
+
+    void open(Checkpoint* resume_from);
+    void announce(bool resumed);
+    json start_event(bool resumed);
+    double lr_at(int64_t step) const;
+    Step train_step();
+    void report_progress(const Step& step);
+    bool evaluation_due(const Step& step) const;
+    void evaluate();
+    json eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second);
+    bool reached_target() const;
+    bool checkpoint_due(const Step& step) const;
+    void save_progress();
+    void checkpoint(const char* file);
+    TrainOutcome finish_at_target();
+    TrainOutcome finish(const std::string& status, const std::string& message);
+};
+
+// The loop: a step, progress, evaluation (and the best model), checkpoints; a stop request, a loss that is
+// not finite or the target exact match ends it early.
+TrainOutcome Trainer::run(Checkpoint* resume_from) {
+    session_start_ = Clock::now();
+    open(resume_from);
+    announce(resume_from != nullptr);
+    while (pos_.epoch < cfg().epochs) {
+        if (g_stop) {
+            checkpoint(kLastCheckpoint);
+            return finish(kStatusStopped, "stopped on request at step " + std::to_string(pos_.step));
+        }
+        const Step step = train_step();
+        if (!std::isfinite(step.loss))
+            return finish(kStatusFailed,
+                          "loss is " + std::string(std::isnan(step.loss) ? "NaN" : "infinite") + " at step " +
+                              std::to_string(pos_.step) + " (try a lower --lr, or --clip 1)");
+        report_progress(step);
+        if (evaluation_due(step)) {
+            evaluate();
+            if (reached_target()) return finish_at_target();
+        }
+        if (step.epoch_end) clock_.start_epoch();
+        if (checkpoint_due(step)) save_progress();
+    }
+    checkpoint(kLastCheckpoint);
+    return finish(kStatusFinished, "trained " + std::to_string(cfg().epochs) + " epochs");
+}
+
+// The run's model (a checkpoint's weights and optimiser state when resuming), its data, its optimiser.
+void Trainer::open(Checkpoint* resume_from) {
+    set_threads(cfg().threads);
+    device_ = torch::Device(resolve_device(cfg().device));
+    torch::manual_seed(cfg().seed);
+    run_ = open_run_model(cfg(), dir_, RunData::batches, resume_from);
+    if (run_.text) {
+        const TokenCounts counts = count_tokens(run_.text->tokenizer(), run_.text_splits.test);
+        tokens_per_number_ = counts.tokens_per_number();
+        text_info_ = {{"tokenizer", kTokenizerFile},
+                      {"text_pieces", run_.text->tokenizer().text_piece_count()},
+                      {"vocab_size", run_.text->tokenizer().vocab_size()},
+                      {"tokens_per_example", counts.tokens_per_example()},
+                      {"digit_loss_weight", cfg().digit_loss_weight},
+                      {"text_loss", cfg().text_loss}};
+    } else {
+        tokens_per_number_ = tokens_per_number(*run_.scheme, run_.splits.test);
+    }
+    opt_ = std::make_unique<torch::optim::AdamW>(run_.model->parameters(),
+                                                 torch::optim::AdamWOptions(cfg().lr)
+                                                     .betas({cfg().beta1, cfg().beta2})
+                                                     .weight_decay(cfg().weight_decay));
+    if (resume_from) {
+        torch::serialize::InputArchive opt_archive;
+        resume_from->archive.read("optimizer", opt_archive);
+        opt_->load(opt_archive);
+        pos_ = resume_from->pos;
+        session_base_elapsed_ = pos_.elapsed_seconds;
+    }
+    run_.model->to(device_);
+    train_ = to_device(run_.train, device_);
+    const int64_t batch = static_cast<int64_t>(cfg().batch);
+    steps_per_epoch_ = (train_.n + batch - 1) / batch;
+    total_steps_ = steps_per_epoch_ * cfg().epochs;
+    nan_step_ = injected_nan_step();
+}
+
+// status.json says "running", metrics.jsonl records a resume, the start event goes out.
+void Trainer::announce(bool resumed) {
+    write_status(dir_, kStatusRunning, resumed ? "resumed" : "",
+                 {{"step", pos_.step}, {"epoch", pos_.epoch}});
+    if (resumed) append_jsonl(path(kMetricsFile), {{"event", "resume"}, {"step", pos_.step}});
+    emit(start_event(resumed), false);
+    clock_.progress_reported();  // the first progress event comes half a second into the loop
+}
+
+json Trainer::start_event(bool resumed) {
+    const ParamCount params = param_count(run_.model);
+    const int64_t seq_len = train_.in.tokens.size(1);
+    // Token schemes compute the LM head at every position; the number-token schemes at the last only.
+    const int64_t head_positions = train_.targets.defined() ? seq_len : 1;
+    const FoneSpec& spec = run_.spec;
+    json start = {
+        {"event", "start"},
+        {"run", fs::path(dir_).filename().string()},
+        {"dir", dir_},
+        {"resumed", resumed},
+        {"step", pos_.step},
+        {"total_steps", total_steps_},
+        {"train_examples", train_.n},
+        {"test_examples", run_.test.n},
+        {"sequence_length", seq_len},
+        {"fone",
+         {{"int_digits", spec.int_digits}, {"frac_digits", spec.frac_digits}, {"width", spec.width()}}},
+        {"params", params.total},
+        {"params_without_embedding", params.without_embedding()},
+        {"flops_per_example",
+         train_flops_per_example(cfg().model, static_cast<int>(seq_len), static_cast<int>(head_positions))},
+        {"method", cfg().method},
+        {"tokens_per_number", tokens_per_number_},
+        {"device", device_.str()},
+        {"threads", torch::get_num_threads()},
+        {"config", cfg().to_json()}};
+    if (run_.text) start["text"] = text_info_;
+    return start;
+}
+
+double Trainer::lr_at(int64_t step) const {
+    const TrainConfig& c = cfg();
+    const int64_t warm = static_cast<int64_t>(std::llround(c.warmup * static_cast<double>(total_steps_)));
+    if (step < warm) return c.lr * static_cast<double>(step + 1) / static_cast<double>(warm);
+    if (c.schedule == "constant") return c.lr;
+    const double progress =
+        static_cast<double>(step - warm) / static_cast<double>(std::max<int64_t>(1, total_steps_ - warm));
+    return c.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * std::min(1.0, progress)));
+}
+
+// One optimiser step on the next batch of the epoch's order; the position moves to the batch after it.
+// A loss that is not finite comes back before any update (the run fails at this step).
+Step Trainer::train_step() {
+    if (order_epoch_ != pos_.epoch) {
+        order_ = torch::tensor(epoch_order(cfg().seed, pos_.epoch, train_.n), torch::kInt64).to(device_);
+        order_epoch_ = pos_.epoch;
+    }
+    const auto t0 = Clock::now();
+    const double cpu0 = process_cpu_seconds();
+    const int64_t batch = static_cast<int64_t>(cfg().batch);
+    const int64_t start = pos_.batch_in_epoch * batch, len = std::min(batch, train_.n - start);
+    const Batch b = select_rows(train_, order_.narrow(0, start, len));
+    Step s;
+    s.lr = lr_at(pos_.step);
+    for (auto& group : opt_->param_groups())
+        static_cast<torch::optim::AdamWOptions&>(group.options()).lr(s.lr);
+    opt_->zero_grad();
+    // Training noise (Abacus offsets) from a generator seeded by (seed, step): resumable exactly.
+    torch::manual_seed(cfg().seed * 1000003ULL + static_cast<std::uint64_t>(pos_.step) + 1);
+    const torch::Tensor loss = run_.scheme->loss(run_.model, b, true);
+    s.loss = loss.item<double>();
+    if (pos_.step == nan_step_) s.loss = std::nan("");
+    if (!std::isfinite(s.loss)) return s;
+    loss.backward();
+    if (cfg().clip > 0) torch::nn::utils::clip_grad_norm_(run_.model->parameters(), cfg().clip);
+    opt_->step();
+
+    // Advance to the position of the next batch: what a checkpoint written now records.
+    ++pos_.step;
+    s.epoch_end = ++pos_.batch_in_epoch == steps_per_epoch_;
+    if (s.epoch_end) {
+        pos_.batch_in_epoch = 0;
+        ++pos_.epoch;
+    }
+    const double dt = seconds_since(t0);
+    pos_.train_seconds += dt;
+    clock_.add(len, dt, process_cpu_seconds() - cpu0);
+    return s;
+}
+
+// A progress event every half second, and at the last step.
+void Trainer::report_progress(const Step& step) {
+    if (seconds_since(clock_.last_progress) < 0.5 && pos_.step != total_steps_) return;
+    const double rate = clock_.examples_since_progress / std::max(clock_.seconds_since_progress, 1e-9);
+    emit({{"event", "progress"},
+          {"step", pos_.step},
+          {"total_steps", total_steps_},
+          {"epoch", epoch_float()},
+          {"loss", step.loss},
+          {"lr", step.lr},
+          {"examples_per_second", rate},
+          {"elapsed_seconds", elapsed()},
+          {"eta_seconds",
+           (total_steps_ - pos_.step) * static_cast<double>(cfg().batch) / std::max(rate, 1e-9)}},
+         true);
+    clock_.progress_reported();
+}
+
+bool Trainer::evaluation_due(const Step& step) const {
+    const int64_t every = cfg().eval_every;
+    return every > 0 ? pos_.step % every == 0 || pos_.step == total_steps_ : step.epoch_end;
+}
+
+// The eval event; the best model so far (ties go to the later, more trained one) as checkpoint-best.pt.
+void Trainer::evaluate() {
+    // Seconds per epoch: this epoch's training time so far, scaled to the whole epoch when the evaluation
+    // comes mid-epoch (--eval-every) or the session resumed mid-epoch; exact at an epoch's end.
+    const double n = static_cast<double>(train_.n);
+    const double done = static_cast<double>(std::max<int64_t>(1, clock_.epoch_examples));
+    const double per_example = clock_.epoch_seconds / done;
+    last_eval_ =
+        eval_event(per_example * n, clock_.epoch_cpu_seconds / done * n, 1.0 / std::max(per_example, 1e-12));
+    emit(last_eval_, true);
+    const double em = last_eval_["exact_match"];
+    if (em >= pos_.best_exact_match) {
+        pos_.best_exact_match = em;
+        checkpoint(kBestCheckpoint);
+    }
+}
+
+json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second) {
+    json e = run_.scheme->evaluate(run_.model, run_.test, device_);
+    e["event"] = "eval";
+    e["method"] = cfg().method;
+    e["tokens_per_number"] = tokens_per_number_;
+    e["split"] = "test";
+    e["step"] = pos_.step;
+    e["epoch"] = epoch_float();
+    e["epoch_seconds"] = epoch_seconds;
+    e["epoch_cpu_seconds"] = epoch_cpu_seconds;
+    e["examples_per_second"] = train_examples_per_second;
+    if (run_.val.n > 0)
+        e["val_exact_match"] = run_.scheme->evaluate(run_.model, run_.val, device_)["exact_match"];
+    if (run_.model->slots > 0) e["temperature"] = run_.model->temperature();
+    e["elapsed_seconds"] = elapsed();
+    return e;
+}
+
+bool Trainer::reached_target() const {
+    return cfg().target_acc > 0 && last_eval_["exact_match"].get<double>() >= cfg().target_acc;
+}
+
+bool Trainer::checkpoint_due(const Step& step) const {
+    return cfg().checkpoint_every > 0 ? pos_.step % cfg().checkpoint_every == 0 : step.epoch_end;
+}
+
+void Trainer::save_progress() {
+    checkpoint(kLastCheckpoint);
+    write_status(dir_, kStatusRunning, "", {{"step", pos_.step}, {"epoch", pos_.epoch}});
+}
+
+void Trainer::checkpoint(const char* file) {
+    Position p = pos_;
+    p.elapsed_seconds = elapsed();
+    save_checkpoint(path(file), run_.model, opt_.get(), cfg(), p);
+}
+
+TrainOutcome Trainer::finish_at_target() {
+    pos_.time_to_target = elapsed();
+    checkpoint(kLastCheckpoint);
+    char what[96];
+    std::snprintf(what, sizeof what, "reached the target exact match %.4g%% at step %lld",
+                  100 * cfg().target_acc, static_cast<long long>(pos_.step));
+    return finish(kStatusFinished, what);
+}
+
+// summary.json (unless a failed run has no checkpoint to summarise), status.json and the end event.
+TrainOutcome Trainer::finish(const std::string& status, const std::string& message) {
+    const double total = elapsed();
+    json summary = {{"status", status},
+                    {"message", message},
+                    {"step", pos_.step},
+                    {"epoch", pos_.epoch},
+                    {"best_exact_match", std::max(0.0, pos_.best_exact_match)},
+                    {"train_seconds", pos_.train_seconds},
+                    {"elapsed_seconds", total},
+                    {"time_to_target_seconds", pos_.time_to_target >= 0 ? json(pos_.time_to_target) : json()},
+                    {"final", last_eval_},
+                    {"weights_digest", weights_digest(run_.model)}};
+    const ParamCount params = param_count(run_.model);
+    summary["params"] = params.total;
+    summary["params_without_embedding"] = params.without_embedding();
+    if (status != kStatusFailed || fs::exists(path(kLastCheckpoint)))
+        write_json_atomic(path(kSummaryFile), summary);
+    write_status(dir_, status, message, {{"step", pos_.step}, {"epoch", pos_.epoch}});
+    emit({{"event", "end"},
+          {"status", status},
+          {"run", fs::path(dir_).filename().string()},
+          {"dir", dir_},
+          {"message", message},
+          {"step", pos_.step},
+          {"best_exact_match", std::max(0.0, pos_.best_exact_match)},
+          {"time_to_target_seconds", summary["time_to_target_seconds"]},
+          {"weights_digest", summary["weights_digest"]},
+          {"elapsed_seconds", total}},
+         false);
+    return {status, dir_, message};
+}
+
+void Trainer::emit(json event, bool to_metrics) {
+    if (to_metrics) append_jsonl(path(kMetricsFile), event);
+    if (sink_) sink_(event);
+}
+
+// Trains a run in dir; an error on the way is recorded in its status.json before it goes on.
+TrainOutcome train_in(const TrainConfig& config, const std::string& dir, const EventSink& sink,
+                      Checkpoint* resume_from) {
+    Trainer t(config, dir, sink);
+    try {
+        return t.run(resume_from);
+    } catch (const std::exception& e) {
+        write_status(dir, kStatusFailed, e.what());
+        throw;
+    }
+}
+
+// Everything that can refuse a config without training (a dataset file that is missing or malformed,
+// digit slots that do not fit the data or the model, no CUDA) refuses it here, before the run directory
+// exists: bad input writes nothing. The trainer repeats this work (well under a second).
+void check_trainable(const TrainConfig& config) {
+    config.validate();
+    resolve_device(config.device);
+    if (config.is_text()) {
+        check_text_corpus(config);  // unreadable data, numbers that do not fit (no tokenizer trained yet)
+        return;
+    }
+    (void)open_run_model(config, "", RunData::splits);
+}
+
+// Temporary files ("<file>.tmp-<pid>") of writers that died mid-write (kill -9 while a checkpoint or a
+// status was being written): the renamed file is whole, the temporary one is litter.
+void remove_stale_temporaries(const std::string& run_dir) {
+    std::error_code ec;
+    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        const auto mark = name.rfind(".tmp-");
+        if (mark == std::string::npos) continue;
+        const std::string pid = name.substr(mark + 5);
+        if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (pid.size() < 10 && !process_alive(std::stoi(pid))) {
+            std::error_code rm;
+            fs::remove(it->path(), rm);
+        }
+    }
+}
+
+// What resuming does with an existing run (its policy; the run store is to own it): a finished run is
+// refused; a run killed before its first checkpoint has nothing to lose and starts again from its
+// config.json (nullopt); any other continues from its last checkpoint (opened first: a damaged one is
+// the error even when the run has finished).
+std::optional<Checkpoint> resume_point(const std::string& run_dir) {
+    const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
+    std::optional<Checkpoint> c;
+    if (fs::exists(last)) c = open_checkpoint(last);
+    const std::string status_path = (fs::path(run_dir) / kStatusFile).string();
+    if (fs::exists(status_path)) {
+        const json st = read_json_file(status_path);
+        if (st.is_object() && st.value("status", json()) == json(kStatusFinished))
+            throw RunError(run_dir + " has finished; nothing to resume");
+    }
+    return c;
+}
+
+// A run killed before its first checkpoint, started again in the same directory from its config.json
+// (same seed: the same weights an uninterrupted run reaches).
+TrainOutcome restart_from_config(const std::string& run_dir, const EventSink& sink, int threads) {
+    json record = read_json_file((fs::path(run_dir) / kConfigFile).string());
+    if (record.is_object()) record.erase("versions");
+    TrainConfig config;
+    try {
+        config = TrainConfig::from_json(record);
+        config.validate();
+    } catch (const std::invalid_argument& e) {
+        throw RunError(run_dir + "/config.json: " + e.what());
+    }
+    if (threads >= 0) config.threads = threads;
+    const std::string metrics = (fs::path(run_dir) / kMetricsFile).string();
+    if (fs::exists(metrics))
+        append_jsonl(metrics, {{"event", "resume"}, {"step", 0}, {"restart", "no checkpoint yet"}});
+    return train_in(config, run_dir, sink, nullptr);
+}
+
+}  // namespace
+
+void request_stop() {
+    g_stop = true;
+}
+
+TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink) {
+    check_trainable(config);
+    json record = config.to_json();
+    record["versions"] = {
+        {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
+    const std::string dir = store.create_run(config.name, record);
+    return train_in(config, dir, sink, nullptr);
+}
+
+TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads) {
+    remove_stale_temporaries(run_dir);
+    std::optional<Checkpoint> c = resume_point(run_dir);
+    if (!c) return restart_from_config(run_dir, sink, threads);
+    if (threads >= 0) c->config.threads = threads;
+    return train_in(c->config, run_dir, sink, &*c);
+}
+
+}  // namespace fone
