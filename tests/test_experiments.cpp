@@ -157,6 +157,10 @@ class TestExperiments : public QObject {
                 "number)");
         QCOMPARE(error_for({{"presets", {{"quick", {{"axes", {{"size", {1}}}}}}}}}),
                  p + "presets.quick.axes.size: the file's grid has no such axis");
+        json many = json::array();
+        for (int seed = 0; seed < 5001; ++seed)
+            many.push_back(seed);
+        QCOMPARE(error_for({{"grid", {{"seed", many}}}}), p + "grid: more than 10000 cells in one preset");
         // Settings are checked as `fone train` checks them, naming the setting.
         const std::string lr = error_for({{"settings", {{"lr", -1}}}});
         QVERIFY2(lr.rfind(p + "presets.quick: cell fone-s1: ", 0) == 0 && lr.find("lr") != std::string::npos,

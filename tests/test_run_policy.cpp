@@ -63,14 +63,13 @@ class TestRunPolicy : public QObject {
     // The action for a run in each state, for a caller that wants it complete (plain and with retry) and
     // for `fone train --resume`.
     QStringList actions(const std::string& dir) const {
-        const fone::RunStore store(root());
         fone::RunWish retry;
         retry.retry_failed = true;
         fone::RunWish resume;
         resume.goal = fone::RunGoal::resume;
         QStringList out;
         for (const fone::RunWish& w : {fone::RunWish{}, retry, resume})
-            out << fone::run_action_name(fone::decide_run(store, dir, w).action);
+            out << fone::run_action_name(fone::decide_run(dir, w).action);
         return out;
     }
 
@@ -82,6 +81,9 @@ class TestRunPolicy : public QObject {
         QCOMPARE(actions(r + "/absent"), QStringList({"start", "start", "refuse"}));
         QCOMPARE(actions(make_run(r, "done", {{"status", "finished"}}, true)),
                  QStringList({"reuse", "reuse", "refuse"}));
+        // summary.json is written when the run ends: its "finished" stands without status.json.
+        spit(make_run(r, "summarised", {}, false) + "/summary.json", R"({"status": "finished"})");
+        QCOMPARE(actions(r + "/summarised"), QStringList({"reuse", "reuse", "refuse"}));
         // Training in a live process here (this test's pid), and "running" on another machine.
         QCOMPARE(actions(make_run(r, "live", {{"status", "running"}, {"pid", me}, {"host", host}}, true)),
                  QStringList({"wait", "wait", "refuse"}));
@@ -107,16 +109,15 @@ class TestRunPolicy : public QObject {
         spit(r + "/a-file", "not a run");
         QCOMPARE(actions(r + "/a-file"), QStringList({"leave", "leave", "refuse"}));
 
-        const fone::RunStore store(r);
         fone::RunWish resume;
         resume.goal = fone::RunGoal::resume;
-        QCOMPARE(fone::decide_run(store, r + "/done", resume).reason,
+        QCOMPARE(fone::decide_run(r + "/done", resume).reason,
                  r + "/done has finished; nothing to resume");
-        const fone::RunDecision away = fone::decide_run(store, r + "/away");
+        const fone::RunDecision away = fone::decide_run(r + "/away");
         QCOMPARE(away.reason, std::string("running on node-7"));
         QCOMPARE(away.status, std::string("running"));
-        QCOMPARE(fone::decide_run(store, r + "/live").pid, me);
-        QCOMPARE(fone::decide_run(store, r + "/absent").status, std::string("absent"));
+        QCOMPARE(fone::decide_run(r + "/live").pid, me);
+        QCOMPARE(fone::decide_run(r + "/absent").status, std::string("absent"));
     }
 
     // A caller that names the settings the run must have: a stored run made with others is refused,
@@ -137,7 +138,7 @@ class TestRunPolicy : public QObject {
         const std::string dir = make_run(r, "stale", {{"status", "finished"}}, true, stored);
         fone::RunWish wish;
         wish.settings = wanted;
-        const fone::RunDecision d = fone::decide_run(fone::RunStore(r), dir, wish);
+        const fone::RunDecision d = fone::decide_run(dir, wish);
         QCOMPARE(fone::run_action_name(d.action), "refuse");
         QCOMPARE(d.reason, dir + " was trained with other settings (\"train_size\": 999, wanted 400)");
     }

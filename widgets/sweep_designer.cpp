@@ -265,15 +265,14 @@ void SweepDesigner::queue_sweep() {
     QList<QStringList> args;
     QStringList labels;
     int skipped = 0;
-    std::optional<RunStore> store;  // none before the catalog has opened one: every cell starts
-    if (!catalog_->root().isEmpty()) store.emplace(catalog_->root().toStdString(), false);
+    const std::string root = catalog_->root().toStdString();  // "" before the catalog opened a store
     RunWish wish;
     wish.retry_failed = true;
     for (const SweepCell& cell : grid) {
-        const std::string dir = store ? store->root() + "/" + cell.name.toStdString() : std::string();
+        const std::string dir = root + "/" + cell.name.toStdString();
         RunAction action = RunAction::start;
-        if (store) {
-            action = decide_run(*store, dir, wish).action;
+        if (!root.empty()) {
+            action = decide_run(dir, wish).action;
             if (action == RunAction::restart || action == RunAction::retry) {
                 try {
                     clear_run_dir(dir, action);

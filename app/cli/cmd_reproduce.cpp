@@ -84,7 +84,7 @@ json run_cell(RunStore& store, const std::string& name, const ExperimentCell& ce
     RunWish wish;
     wish.retry_failed = true;
     wish.settings = cell_config(name, cell, threads);
-    const RunDecision d = decide_run(store, dir, wish);
+    const RunDecision d = decide_run(dir, wish);
     const EventSink quiet;  // the run's own files hold its events
     switch (d.action) {
         case RunAction::reuse:

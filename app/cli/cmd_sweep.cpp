@@ -123,7 +123,7 @@ json summary_exact_match(const json& summary) {
 CellPlan plan_cell(const RunStore& store, const std::string& run, bool retry_failed) {
     RunWish wish;
     wish.retry_failed = retry_failed;
-    const RunDecision d = decide_run(store, (fs::path(store.root()) / run).string(), wish);
+    const RunDecision d = decide_run((fs::path(store.root()) / run).string(), wish);
     CellPlan p;
     p.action = d.action;
     p.status = d.status;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
@@ -21,6 +22,8 @@ using nlohmann::json;
 using ojson = nlohmann::ordered_json;
 
 namespace {
+
+constexpr std::size_t kMaxExperimentCells = 10000;  // as a sweep's
 
 // The labels each report reads from every row, and whether each is a number (else a string).
 struct ReportNeeds {
@@ -58,16 +61,20 @@ std::string untagged(const std::string& what) {
     return what;
 }
 
+ojson parse_ordered_json(std::string_view text, const std::string& path) {
+    try {
+        return ojson::parse(text);
+    } catch (const ojson::exception& e) {
+        throw std::invalid_argument(path + ": not JSON: " + untagged(e.what()));
+    }
+}
+
 ojson read_ordered_json(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::invalid_argument(path + ": cannot read the experiment file");
     std::stringstream text;
     text << in.rdbuf();
-    try {
-        return ojson::parse(text.str());
-    } catch (const ojson::exception& e) {
-        throw std::invalid_argument(path + ": not JSON: " + untagged(e.what()));
-    }
+    return parse_ordered_json(text.str(), path);
 }
 
 void check_keys(const ojson& obj, const std::set<std::string>& known, const Where& w) {
@@ -220,6 +227,10 @@ ExperimentCell make_cell(const Template& t, const json& base, const std::vector<
 // Every combination of the axes' values, the first axis slowest.
 void expand_grid(const Template& t, const json& base, const std::vector<Axis>& axes, const Where& w,
                  std::vector<ExperimentCell>& cells) {
+    std::size_t count = 1;
+    for (const Axis& a : axes)
+        if ((count *= a.values.size()) + cells.size() > kMaxExperimentCells)
+            w.fail("more than " + std::to_string(kMaxExperimentCells) + " cells in one preset");
     std::vector<std::size_t> pick(axes.size(), 0);
     while (true) {
         cells.push_back(make_cell(t, base, axes, pick, w));
@@ -386,8 +397,16 @@ std::vector<std::string> experiment_reports() {
 }
 
 Experiment load_experiment(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::invalid_argument(path + ": cannot read the experiment file");
+    std::stringstream text;
+    text << in.rdbuf();
+    return parse_experiment(text.str(), path);
+}
+
+Experiment parse_experiment(std::string_view text, const std::string& path) {
     const Where w{path, ""};
-    const ojson doc = read_ordered_json(path);
+    const ojson doc = parse_ordered_json(text, path);
     if (!doc.is_object()) w.fail("an experiment file is a JSON object");
     check_keys(
         doc,

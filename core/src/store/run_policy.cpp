@@ -73,7 +73,7 @@ const char* run_action_name(RunAction action) {
     return "?";
 }
 
-RunDecision decide_run(const RunStore& store, const std::string& run_dir, const RunWish& wish) {
+RunDecision decide_run(const std::string& run_dir, const RunWish& wish) {
     RunDecision d;
     const fs::path dir(run_dir);
     std::error_code ec;
@@ -90,13 +90,20 @@ RunDecision decide_run(const RunStore& store, const std::string& run_dir, const 
         return d;
     }
     try {
-        d.info = store.info(run_dir);
+        const std::string root = dir.parent_path().string();
+        d.info = RunStore(root.empty() ? "." : root, false).info(run_dir);
     } catch (const std::exception& e) {  // unreadable: a broken run, never the caller's end
         d.info.status = kStatusBroken;
         d.info.message = e.what();
     }
     d.status = d.info.status;
     d.reason = d.info.message;
+    // summary.json is written once, when the run ends: one that says "finished" is the run's last word,
+    // whatever status.json says (a process killed between the two writes, a run copied without it).
+    if (d.status != kStatusRunning && string_field(d.info.summary, "status") == kStatusFinished) {
+        d.status = kStatusFinished;
+        d.reason = string_field(d.info.summary, "message");
+    }
     d.has_checkpoint = fs::exists(dir / kLastCheckpoint, ec);
     if (d.status == kStatusRunning) {
         d.host = string_field(d.info.last_status, "host");

@@ -20,11 +20,13 @@
 // preset's, then its axis values' (each a JSON merge patch: a "model" object merges into the model).
 // "notes" (text) may stand anywhere a field may: it is for the reader and ignored.
 //
-// Bad files are std::invalid_argument naming the file and the field ("experiments/x.json: presets.cpu:
-// grid: axis \"seed\": ..."); every cell's settings are checked as `fone train` would check them.
+// At most 10,000 cells per preset. Bad files are std::invalid_argument naming the file and the field
+// ("experiments/x.json: presets.cpu: grid: axis \"seed\": ..."); every cell's settings are checked as `fone
+// train` would check them.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -61,6 +63,8 @@ std::vector<std::string> experiment_reports();
 
 // One file. Its name is the file's name without ".json".
 Experiment load_experiment(const std::string& path);
+// The same for text already read (path names it and gives the name); the experiment fuzzer's entry point.
+Experiment parse_experiment(std::string_view text, const std::string& path);
 // Every *.json in dir, by "order", then name.
 std::vector<Experiment> load_experiments(const std::string& dir);
 // The experiments folder: $FONE_EXPERIMENTS_DIR, else share/fone-workbench/experiments beside the running

@@ -3,7 +3,8 @@
 //
 //   state of <root>/<run>            goal complete (a cell wanted trained)  goal resume (continue this run)
 //   absent                           start                                   refuse: no such run
-//   finished                         reuse                                   refuse: nothing to resume
+//   finished (or its summary.json    reuse                                   refuse: nothing to resume
+//     says so, whatever status.json says, unless it is running)
 //   running, live process here       wait (until it ends, then decide again) refuse: it is training
 //   running on another host          elsewhere (left alone)                  resume / restart (*)
 //   stopped, interrupted             resume; restart without a checkpoint    resume; restart without one
@@ -75,7 +76,7 @@ struct RunDecision {
 
 // The decision for the run directory run_dir (which need not exist), read from its files now. Never
 // throws for a bad run: an unreadable one is "broken" with the reason.
-RunDecision decide_run(const RunStore& store, const std::string& run_dir, const RunWish& wish = {});
+RunDecision decide_run(const std::string& run_dir, const RunWish& wish = {});
 
 // The first setting in which a stored config.json differs from wanted, as "\"key\": stored, wanted W";
 // "" when none. name and threads never count (threads change speed, not results); a key the stored config
