@@ -1,6 +1,8 @@
 // fone sweep --slurm FILE: the sweep as a Slurm job array (docs/cluster.md). Array task i trains cell i:
 // `fone train <args>` when its run does not exist yet, `fone train --resume` when it does (a requeued,
-// preempted or resubmitted task continues from its last checkpoint), nothing when it has finished.
+// preempted or resubmitted task continues from its last checkpoint), nothing when it has finished. The
+// script decides only "finished or not, exists or not" (in bash, on the compute node); `fone train --resume`
+// then follows the store's rule for a run named to continue (fone/store/run_policy.h).
 #include <algorithm>
 #include <cctype>
 #include <cstring>
