@@ -81,9 +81,13 @@ class TestRunPolicy : public QObject {
         QCOMPARE(actions(r + "/absent"), QStringList({"start", "start", "refuse"}));
         QCOMPARE(actions(make_run(r, "done", {{"status", "finished"}}, true)),
                  QStringList({"reuse", "reuse", "refuse"}));
-        // summary.json is written when the run ends: its "finished" stands without status.json.
+        // summary.json is written when the run ends: its "finished" stands when status.json is missing (or
+        // says "running" for a dead process), not against a status.json that says otherwise.
         spit(make_run(r, "summarised", {}, false) + "/summary.json", R"({"status": "finished"})");
         QCOMPARE(actions(r + "/summarised"), QStringList({"reuse", "reuse", "refuse"}));
+        spit(make_run(r, "overruled", {{"status", "failed"}}, true) + "/summary.json",
+             R"({"status": "finished"})");
+        QCOMPARE(actions(r + "/overruled"), QStringList({"leave", "retry", "resume"}));
         // Training in a live process here (this test's pid), and "running" on another machine.
         QCOMPARE(actions(make_run(r, "live", {{"status", "running"}, {"pid", me}, {"host", host}}, true)),
                  QStringList({"wait", "wait", "refuse"}));
@@ -111,8 +115,7 @@ class TestRunPolicy : public QObject {
 
         fone::RunWish resume;
         resume.goal = fone::RunGoal::resume;
-        QCOMPARE(fone::decide_run(r + "/done", resume).reason,
-                 r + "/done has finished; nothing to resume");
+        QCOMPARE(fone::decide_run(r + "/done", resume).reason, r + "/done has finished; nothing to resume");
         const fone::RunDecision away = fone::decide_run(r + "/away");
         QCOMPARE(away.reason, std::string("running on node-7"));
         QCOMPARE(away.status, std::string("running"));

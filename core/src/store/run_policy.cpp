@@ -98,9 +98,9 @@ RunDecision decide_run(const std::string& run_dir, const RunWish& wish) {
     }
     d.status = d.info.status;
     d.reason = d.info.message;
-    // summary.json is written once, when the run ends: one that says "finished" is the run's last word,
-    // whatever status.json says (a process killed between the two writes, a run copied without it).
-    if (d.status != kStatusRunning && string_field(d.info.summary, "status") == kStatusFinished) {
+    // summary.json is written when the run ends, just before status.json: an interrupted run whose
+    // summary says "finished" has finished (killed between the two writes, or copied without status.json).
+    if (d.status == kStatusInterrupted && string_field(d.info.summary, "status") == kStatusFinished) {
         d.status = kStatusFinished;
         d.reason = string_field(d.info.summary, "message");
     }

@@ -3,8 +3,8 @@
 //
 //   state of <root>/<run>            goal complete (a cell wanted trained)  goal resume (continue this run)
 //   absent                           start                                   refuse: no such run
-//   finished (or its summary.json    reuse                                   refuse: nothing to resume
-//     says so, whatever status.json says, unless it is running)
+//   finished (or interrupted with    reuse                                   refuse: nothing to resume
+//     a summary.json that says so)
 //   running, live process here       wait (until it ends, then decide again) refuse: it is training
 //   running on another host          elsewhere (left alone)                  resume / restart (*)
 //   stopped, interrupted             resume; restart without a checkpoint    resume; restart without one
