@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds libFuzzer targets (tests/fuzz/) in their own clang tree and runs each for a while.
 #   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
-#     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_checkpoint; all: the four, N s each.
+#     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_experiment, fuzz_checkpoint; all: the
+#     five, N s each.
 #     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's libfone_core.a,
 #     and its seed checkpoint is a tiny run trained by that fone).
 # Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
@@ -15,7 +16,7 @@ build_dir=build-fuzz
 target=fuzz_numbers
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fone="$repo/build/bin/fone"
-usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
+usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) seconds="${2:?--seconds needs a value}"; shift 2 ;;
@@ -31,8 +32,8 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 case "$target" in
-    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_checkpoint) targets=("$target") ;;
-    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_checkpoint) ;;
+    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_checkpoint) targets=("$target") ;;
+    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_checkpoint) ;;
     *) echo "fuzz.sh: unknown --target '$target'" >&2; usage; exit 2 ;;
 esac
 
@@ -97,6 +98,11 @@ make_seeds() {
             seed "$corpus/file" '{"task":"file","data":"x.txt","versions":{"fone":"0.1.0"}}'
             seed "$corpus/list" '[1,2,3]'
             seed "$corpus/run" '{"abacus_max_offset":20,"batch":256,"beta1":0.9,"beta2":0.999,"checkpoint_every":0,"classify_d":10,"clip":1.0,"data":"","device":"auto","epochs":5,"eval_every":50,"frac_digits":-1,"int_digits":-1,"long_digits":60,"lr":0.003,"method":"fone","modulus":97,"name":"r","ntl_lambda":0.3,"ntl_tokens":"digit","period_base":10,"period_multipliers":[],"preset":"","schedule":"cosine","seed":42,"size_level":0,"swap_operands":false,"target_acc":0.0,"task":"dec-add","test_size":2000,"threads":0,"train_size":51200,"val_size":1000,"warmup":0.1,"weight_decay":0.01,"model":{"vocab_size":20,"hidden":64,"layers":2,"heads":2,"kv_heads":1,"intermediate":256,"head_dim":32,"max_seq":64,"rope_theta":500000.0,"norm_eps":1e-05,"fone_input":"pad","head_norm":"layernorm","head_temperature":true,"head_temperature_init":1.0,"init_std":0.0}}' ;;
+        fuzz_experiment)
+            # The shipped experiments, and a small one of every kind of axis value.
+            for k in "$repo"/experiments/*.json; do cp "$k" "$corpus/shipped_$(basename "$k")"; done
+            seed "$corpus/small" '{"title":"T","description":"D","id":"{method}-{v}-s{seed}","labels":["method"],"settings":{"task":"dec-add","train_size":100,"test_size":10},"grid":[{"method":["fone","digit"],"v":[{"id":"a","labels":{"x":1}},{"id":"b","epochs":2}],"seed":[1,2]}],"presets":{"quick":{"settings":{"epochs":1}},"other":{"axes":{"seed":[3]}},"own":{"grid":{"seed":[4]},"notes":"n"}}}'
+            seed "$corpus/bad" '{"title":"T","description":"D","id":"{x}","grid":{"x":[]},"presets":{}}' ;;
         fuzz_metrics)
             seed "$corpus/run" $'{"event":"progress","step":1,"total_steps":10,"epoch":0.1,"loss":2.3,"lr":0.001,"elapsed_seconds":0.5,"eta_seconds":4.5}\n{"event":"eval","split":"test","step":10,"epoch":1,"exact_match":0.5,"digit_accuracy":0.9,"elapsed_seconds":1.0}\n'
             seed "$corpus/resume" $'{"event":"progress","step":3}\n{"event":"resume","step":2}\n{"event":"progress","step":3}\n{"event":"eval","step":4,"exact_match":1'
@@ -127,7 +133,7 @@ run_one() {
     mkdir -p "$corpus" "$dir/crashes"
     make_seeds "$name" "$corpus"
     local max_len=4096 rss=2048
-    if [[ "$name" == fuzz_metrics ]]; then max_len=16384; fi
+    if [[ "$name" == fuzz_metrics || "$name" == fuzz_experiment ]]; then max_len=16384; fi
     if [[ "$name" == fuzz_checkpoint ]]; then
         # A tiny trained run's checkpoint: the seed of the flips and structured modes, and (raw mode) a file.
         local store="$dir/seed-store"

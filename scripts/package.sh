@@ -37,6 +37,9 @@ test -f "$tmp/runs/installed/summary.json"
 /usr/bin/fone predict --run /usr/share/fone-workbench/demo-model --runs-dir "$tmp/runs" "123.456+654.321=" \
   | grep -q '"value":"777.777"'
 fone_log "the installed demo model answers 123.456+654.321 = 777.777"
+# The experiments of `fone reproduce`, from their installed copy.
+test "$(/usr/bin/fone reproduce --list | grep -c '"experiment"')" -ge 6
+/usr/bin/fone reproduce efficiency --dry-run | grep -q '"run":"repro-efficiency-quick-dec-add-fone"'
 test -f /usr/share/applications/fone-workbench.desktop
 test -f /usr/share/metainfo/io.github.fone_workbench.metainfo.xml
 if [ -x /usr/bin/fone-workbench ]; then

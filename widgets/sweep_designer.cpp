@@ -2,7 +2,6 @@
 
 #include <QCheckBox>
 #include <QDateTime>
-#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QLabel>
@@ -13,8 +12,11 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
+#include "fone/store/run_policy.h"
 #include "fone/store/run_store.h"
+#include "fone/store/sweep.h"
 #include "fone/store/train_config.h"
 #include "launch_panel.h"
 #include "run_catalog.h"
@@ -24,10 +26,9 @@ namespace fone::gui {
 using nlohmann::json;
 
 std::vector<long long> doubling_sizes(long long from, long long to) {
-    std::vector<long long> out;
-    for (long long s = from; s >= 1 && s <= to; s *= 2)
-        out.push_back(s);
-    return out;
+    if (from < 1 || to < from) return {};
+    const std::vector<std::uint64_t> sizes = fone::doubling_sizes(from, to);
+    return {sizes.begin(), sizes.end()};
 }
 
 SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWidget* parent)
@@ -142,51 +143,46 @@ std::vector<SweepCell> SweepDesigner::cells(QString* error) const {
                     to = to_->text().trimmed().toLongLong(&ok_to);
     if (!ok_from || !ok_to || from < 1 || to < from)
         return fail("Training sizes: two whole numbers, 1 ≤ from ≤ to");
-    std::vector<long long> seeds;
-    for (const QString& part : seeds_->text().split(',', Qt::SkipEmptyParts)) {
-        bool ok = false;
-        const long long seed = part.trimmed().toLongLong(&ok);
-        if (!ok || seed < 0)
-            return fail("Seeds: whole numbers separated by commas, not '" + part.trimmed() + "'");
-        if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
-            return fail("Seeds: " + part.trimmed() + " twice");
-        seeds.push_back(seed);
+    // The grid is core's (fone/store/sweep.h), so the cells are named as `fone sweep` names them; the
+    // "default" size level has no value: no size_level setting and no part of the name.
+    SweepGrid grid;
+    grid.train_sizes = fone::doubling_sizes(from, to);
+    for (std::size_t level = 0; level < levels_.size(); ++level)
+        if (levels_[level]->isChecked())
+            grid.size_levels.push_back(level > 0 ? std::optional<std::uint64_t>(level) : std::nullopt);
+    for (QCheckBox* method : methods_)
+        if (method->isChecked()) grid.methods.push_back(method->text().toStdString());
+    const std::string name = name_->text().trimmed().toStdString();
+    std::vector<SweepPoint> points;
+    try {
+        grid.seeds = parse_seeds("Seeds", seeds_->text().toStdString());
+        if (const std::string why = sweep_name_problem(name); !why.empty())
+            throw std::invalid_argument("Sweep name: " + why);
+        if (grid.size_levels.empty() || grid.methods.empty())
+            throw std::invalid_argument("Tick at least one size level and one method");
+        check_grid_size(grid);
+        points = expand_sweep(name, grid);
+    } catch (const std::invalid_argument& e) {
+        return fail(QString::fromStdString(e.what()));
     }
-    if (seeds.empty()) return fail("Seeds: give at least one");
-    const QString name = name_->text().trimmed();
-    if (name.isEmpty() || name.contains('/') || name.startsWith('.'))
-        return fail("Sweep name: not empty, no '/', not starting with '.'");
     if (!launch_panel_->is_valid()) return fail("The Launch panel's settings have a problem (see there)");
     const json base = launch_panel_->settings();
     std::vector<SweepCell> out;
-    for (long long size : doubling_sizes(from, to))
-        for (std::size_t level = 0; level < levels_.size(); ++level) {
-            if (!levels_[level]->isChecked()) continue;
-            for (QCheckBox* method : methods_) {
-                if (!method->isChecked()) continue;
-                for (long long seed : seeds) {
-                    SweepCell cell;
-                    cell.settings = base;
-                    cell.settings["train_size"] = size;
-                    cell.settings["method"] = method->text().toStdString();
-                    cell.settings["seed"] = seed;
-                    if (level > 0) {
-                        cell.settings["size_level"] = static_cast<int>(level);
-                        cell.settings.erase("model");
-                    }
-                    if (threads_->value() > 0) cell.settings["threads"] = threads_->value();
-                    cell.name = QStringLiteral("%1-n%2%3-%4-s%5")
-                                    .arg(name)
-                                    .arg(size)
-                                    .arg(level > 0 ? QStringLiteral("-l%1").arg(level) : QString())
-                                    .arg(method->text())
-                                    .arg(seed);
-                    cell.settings["name"] = cell.name.toStdString();
-                    out.push_back(std::move(cell));
-                }
-            }
+    for (const SweepPoint& p : points) {
+        SweepCell cell;
+        cell.name = QString::fromStdString(p.run);
+        cell.settings = base;
+        cell.settings["train_size"] = *p.train_size;
+        cell.settings["method"] = *p.method;
+        cell.settings["seed"] = *p.seed;
+        if (p.size_level) {
+            cell.settings["size_level"] = static_cast<int>(*p.size_level);
+            cell.settings.erase("model");
         }
-    if (out.empty()) return fail("Tick at least one size level and one method");
+        if (threads_->value() > 0) cell.settings["threads"] = threads_->value();
+        cell.settings["name"] = p.run;
+        out.push_back(std::move(cell));
+    }
     return out;
 }
 
@@ -262,25 +258,38 @@ void SweepDesigner::queue_sweep() {
     QString error;
     const std::vector<SweepCell> grid = cells(&error);
     if (grid.empty()) return;
-    // Queuing a sweep again continues it: finished cells are skipped, stopped or interrupted ones resumed.
+    // Queuing a sweep again continues it, each cell by the store's rule for its run (run_policy.h, as
+    // `fone sweep`): finished or training cells are skipped, stopped or interrupted ones resumed (started
+    // again when nothing was checkpointed), failed ones trained again (the failed run kept as
+    // NAME.failed-<k>).
     QList<QStringList> args;
     QStringList labels;
     int skipped = 0;
+    const std::string root = catalog_->root().toStdString();  // "" before the catalog opened a store
+    RunWish wish;
+    wish.retry_failed = true;
     for (const SweepCell& cell : grid) {
-        const int row = catalog_->row_of(cell.name);
-        const RunEntry* existing = row >= 0 ? &catalog_->at(row) : nullptr;
-        if (existing && (existing->status == "finished" || existing->is_active())) {
-            ++skipped;
-            continue;
+        const std::string dir = root + "/" + cell.name.toStdString();
+        RunAction action = RunAction::start;
+        if (!root.empty()) {
+            action = decide_run(dir, wish).action;
+            if (action == RunAction::restart || action == RunAction::retry) {
+                try {
+                    clear_run_dir(dir, action);
+                } catch (const RunError&) {  // not ours to clear after all: left as it is
+                    action = RunAction::leave;
+                }
+            }
         }
-        if (existing && existing->can_resume() &&
-            QFileInfo::exists(existing->dir + "/" + fone::kLastCheckpoint)) {
-            args << QStringList{"--resume", existing->dir};
+        if (action == RunAction::resume) {
+            args << QStringList{"--resume", QString::fromStdString(dir)};
             labels << "resume " + cell.name;
-            continue;
+        } else if (action == RunAction::start || action == RunAction::restart || action == RunAction::retry) {
+            args << LaunchPanel::train_args(cell.settings);
+            labels << cell.name;
+        } else {
+            ++skipped;
         }
-        args << LaunchPanel::train_args(cell.settings);
-        labels << cell.name;
     }
     summary_->setText(
         summary_->text() +

@@ -3,8 +3,11 @@
 // an estimate of the time (from the training speed of finished runs of the same model shape in the store),
 // and queues the runs in the workbench's queue (at most "runs at once" train together).
 //
-// Cells are named like `fone sweep` names them: SWEEP-n<size>-l<level>-<method>-s<seed>. Queuing the same
-// sweep again continues it: finished (or training) cells are skipped, stopped/interrupted ones resumed.
+// The grid and its cell names are core's (fone/store/sweep.h), so cells are named as `fone sweep` names
+// them: SWEEP-n<size>-l<level>-<method>-s<seed> ("default" level: no -l part). Queuing the same sweep again
+// continues it by the store's rule for each cell's run (fone/store/run_policy.h): finished (or training)
+// cells are skipped, stopped/interrupted ones resumed, failed ones trained again (kept as NAME.failed-<k>).
+// It writes no sweep file (`fone sweep` alone does), so `fone sweep --resume` does not know its sweeps.
 #pragma once
 
 #include <QWidget>
@@ -28,7 +31,7 @@ struct SweepCell {
     nlohmann::json settings;  // the launch panel's settings with this cell's axes
 };
 
-// Doubling steps from `from` while <= `to` (from >= 1).
+// Doubling steps from `from` while <= `to` (fone::doubling_sizes; empty when from < 1 or to < from).
 std::vector<long long> doubling_sizes(long long from, long long to);
 
 class SweepDesigner : public QWidget {

@@ -7,6 +7,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -81,5 +82,31 @@ class JsonFields {
     std::string where_;
     std::set<std::string> seen_;
 };
+
+// A config's fields are listed once, by a function `fields(config, visit)` that calls visit("key",
+// config.member) for each; these two walk that list both ways, so to_json and from_json cannot drift
+// apart. A field that is itself a config (it has to_json/from_json) is written and read through them.
+template <typename Config, typename FieldList>
+void write_fields(nlohmann::json& j, const Config& c, FieldList&& fields) {
+    fields(c, [&](const char* key, const auto& v) {
+        if constexpr (requires { v.to_json(); })
+            j[key] = v.to_json();
+        else
+            j[key] = v;
+    });
+}
+
+template <typename Config, typename FieldList>
+void read_fields(JsonFields& f, const nlohmann::json& j, Config& c, FieldList&& fields) {
+    fields(c, [&](const char* key, auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (requires { T::from_json(j); }) {
+            f.mark(key);
+            if (f.has(key)) v = T::from_json(j.at(key));
+        } else {
+            f.read(key, v);
+        }
+    });
+}
 
 }  // namespace fone::detail

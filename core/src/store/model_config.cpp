@@ -30,42 +30,39 @@ void ModelConfig::validate() const {
         bad("head_temperature_init must be in (0, 10000)");
 }
 
+namespace {
+
+// ModelConfig's fields, once (json_fields.h): its JSON keys are its members' names.
+constexpr auto model_fields = [](auto& c, auto&& field) {
+    field("vocab_size", c.vocab_size);
+    field("hidden", c.hidden);
+    field("layers", c.layers);
+    field("heads", c.heads);
+    field("kv_heads", c.kv_heads);
+    field("intermediate", c.intermediate);
+    field("head_dim", c.head_dim);
+    field("max_seq", c.max_seq);
+    field("rope_theta", c.rope_theta);
+    field("norm_eps", c.norm_eps);
+    field("fone_input", c.fone_input);
+    field("head_norm", c.head_norm);
+    field("head_temperature", c.head_temperature);
+    field("head_temperature_init", c.head_temperature_init);
+    field("init_std", c.init_std);
+};
+
+}  // namespace
+
 nlohmann::json ModelConfig::to_json() const {
-    return {{"vocab_size", vocab_size},
-            {"hidden", hidden},
-            {"layers", layers},
-            {"heads", heads},
-            {"kv_heads", kv_heads},
-            {"intermediate", intermediate},
-            {"head_dim", head_dim},
-            {"max_seq", max_seq},
-            {"rope_theta", rope_theta},
-            {"norm_eps", norm_eps},
-            {"fone_input", fone_input},
-            {"head_norm", head_norm},
-            {"head_temperature", head_temperature},
-            {"head_temperature_init", head_temperature_init},
-            {"init_std", init_std}};
+    nlohmann::json j = nlohmann::json::object();
+    detail::write_fields(j, *this, model_fields);
+    return j;
 }
 
 ModelConfig ModelConfig::from_json(const nlohmann::json& j) {
     ModelConfig c;
     detail::JsonFields f(j, "model");
-    f.read("vocab_size", c.vocab_size);
-    f.read("hidden", c.hidden);
-    f.read("layers", c.layers);
-    f.read("heads", c.heads);
-    f.read("kv_heads", c.kv_heads);
-    f.read("intermediate", c.intermediate);
-    f.read("head_dim", c.head_dim);
-    f.read("max_seq", c.max_seq);
-    f.read("rope_theta", c.rope_theta);
-    f.read("norm_eps", c.norm_eps);
-    f.read("fone_input", c.fone_input);
-    f.read("head_norm", c.head_norm);
-    f.read("head_temperature", c.head_temperature);
-    f.read("head_temperature_init", c.head_temperature_init);
-    f.read("init_std", c.init_std);
+    detail::read_fields(f, j, c, model_fields);
     f.reject_unknown();
     return c;
 }

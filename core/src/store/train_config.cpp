@@ -123,46 +123,57 @@ void TrainConfig::validate() const {
     }
 }
 
+namespace {
+
+// TrainConfig's fields but "task" (a name that is an arithmetic task or a text task: written from
+// task_label(), read below), once (json_fields.h). The task options sit under their own keys.
+constexpr auto train_fields = [](auto& c, auto&& field) {
+    field("modulus", c.task.modulus);
+    field("classify_d", c.task.classify_d);
+    field("long_digits", c.task.long_digits);
+    field("data", c.task.data_file);
+    field("method", c.method);
+    field("train_size", c.train_size);
+    field("val_size", c.val_size);
+    field("test_size", c.test_size);
+    field("size_level", c.size_level);
+    field("model", c.model);
+    field("epochs", c.epochs);
+    field("lr", c.lr);
+    field("batch", c.batch);
+    field("warmup", c.warmup);
+    field("schedule", c.schedule);
+    field("clip", c.clip);
+    field("weight_decay", c.weight_decay);
+    field("beta1", c.beta1);
+    field("beta2", c.beta2);
+    field("swap_operands", c.swap_operands);
+    field("seed", c.seed);
+    field("device", c.device);
+    field("threads", c.threads);
+    field("target_acc", c.target_acc);
+    field("eval_every", c.eval_every);
+    field("checkpoint_every", c.checkpoint_every);
+    field("name", c.name);
+    field("preset", c.preset);
+    field("int_digits", c.int_digits);
+    field("frac_digits", c.frac_digits);
+    field("period_base", c.period_base);
+    field("period_multipliers", c.period_multipliers);
+    field("ntl_lambda", c.ntl_lambda);
+    field("ntl_tokens", c.ntl_tokens);
+    field("abacus_max_offset", c.abacus_max_offset);
+    field("digit_loss_weight", c.digit_loss_weight);
+    field("text_vocab_size", c.text_vocab_size);
+    field("text_loss", c.text_loss);
+};
+
+}  // namespace
+
 nlohmann::json TrainConfig::to_json() const {
-    return {{"task", task_label()},
-            {"modulus", task.modulus},
-            {"classify_d", task.classify_d},
-            {"long_digits", task.long_digits},
-            {"data", task.data_file},
-            {"method", method},
-            {"train_size", train_size},
-            {"val_size", val_size},
-            {"test_size", test_size},
-            {"size_level", size_level},
-            {"model", model.to_json()},
-            {"epochs", epochs},
-            {"lr", lr},
-            {"batch", batch},
-            {"warmup", warmup},
-            {"schedule", schedule},
-            {"clip", clip},
-            {"weight_decay", weight_decay},
-            {"beta1", beta1},
-            {"beta2", beta2},
-            {"swap_operands", swap_operands},
-            {"seed", seed},
-            {"device", device},
-            {"threads", threads},
-            {"target_acc", target_acc},
-            {"eval_every", eval_every},
-            {"checkpoint_every", checkpoint_every},
-            {"name", name},
-            {"preset", preset},
-            {"int_digits", int_digits},
-            {"frac_digits", frac_digits},
-            {"period_base", period_base},
-            {"period_multipliers", period_multipliers},
-            {"ntl_lambda", ntl_lambda},
-            {"ntl_tokens", ntl_tokens},
-            {"abacus_max_offset", abacus_max_offset},
-            {"digit_loss_weight", digit_loss_weight},
-            {"text_vocab_size", text_vocab_size},
-            {"text_loss", text_loss}};
+    nlohmann::json j = {{"task", task_label()}};
+    detail::write_fields(j, *this, train_fields);
+    return j;
 }
 
 TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
@@ -180,45 +191,7 @@ TrainConfig TrainConfig::from_json(const nlohmann::json& j) {
                                         " (text: text, word-problems, units, tables)");
         }
     }
-    f.read("modulus", c.task.modulus);
-    f.read("classify_d", c.task.classify_d);
-    f.read("long_digits", c.task.long_digits);
-    f.read("data", c.task.data_file);
-    f.read("method", c.method);
-    f.read("train_size", c.train_size);
-    f.read("val_size", c.val_size);
-    f.read("test_size", c.test_size);
-    f.read("size_level", c.size_level);
-    f.mark("model");
-    if (f.has("model")) c.model = ModelConfig::from_json(j.at("model"));
-    f.read("epochs", c.epochs);
-    f.read("lr", c.lr);
-    f.read("batch", c.batch);
-    f.read("warmup", c.warmup);
-    f.read("schedule", c.schedule);
-    f.read("clip", c.clip);
-    f.read("weight_decay", c.weight_decay);
-    f.read("beta1", c.beta1);
-    f.read("beta2", c.beta2);
-    f.read("swap_operands", c.swap_operands);
-    f.read("seed", c.seed);
-    f.read("device", c.device);
-    f.read("threads", c.threads);
-    f.read("target_acc", c.target_acc);
-    f.read("eval_every", c.eval_every);
-    f.read("checkpoint_every", c.checkpoint_every);
-    f.read("name", c.name);
-    f.read("preset", c.preset);
-    f.read("int_digits", c.int_digits);
-    f.read("frac_digits", c.frac_digits);
-    f.read("period_base", c.period_base);
-    f.read("period_multipliers", c.period_multipliers);
-    f.read("ntl_lambda", c.ntl_lambda);
-    f.read("ntl_tokens", c.ntl_tokens);
-    f.read("abacus_max_offset", c.abacus_max_offset);
-    f.read("digit_loss_weight", c.digit_loss_weight);
-    f.read("text_vocab_size", c.text_vocab_size);
-    f.read("text_loss", c.text_loss);
+    detail::read_fields(f, j, c, train_fields);
     f.reject_unknown();
     return c;
 }

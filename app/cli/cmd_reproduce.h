@@ -1,0 +1,32 @@
+// `fone reproduce`, in two files: the command (which experiment, its cells' runs: cmd_reproduce.cpp) and
+// its report (the tables, plots and CSV of the rows: cmd_reproduce_report.cpp). The experiments are files
+// (experiments/*.json, read by fone/store/experiments.h); the report kind an experiment names picks its
+// tables and plots.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fone/store/experiments.h"
+
+namespace fone::cli {
+
+// results.md: the experiment's title and tables for its rows (one per run: the cell's labels and the
+// run's figures). Summary figures some reports derive (data ratios, time ratios, the periods-5 count
+// already in it) are added to `extra`, which goes into results.json.
+std::string results_markdown(const Experiment& e, const std::vector<nlohmann::json>& rows,
+                             nlohmann::json& extra);
+// The experiment's pictures (PNG) in out when this build has QCustomPlot; the paths written.
+nlohmann::json write_plots(const Experiment& e, const std::vector<nlohmann::json>& rows,
+                           const std::filesystem::path& out);
+// results.csv: one row per run, every key of any row a column.
+std::string results_csv(const std::vector<nlohmann::json>& rows);
+
+// "97.0%", "1.25 s"; "–" for a missing figure.
+std::string pct(const nlohmann::json& v);
+std::string secs(const nlohmann::json& v);
+
+}  // namespace fone::cli
