@@ -9,7 +9,8 @@
 namespace fone {
 namespace {
 
-// Every way an operator may be written, in the order the messages list them.
+// The operator table: every way an operator may be written, in the order the messages list them. An
+// operator's first spelling is its name (op_name): ASCII.
 struct Spelling {
     std::string_view text;
     Op op;
@@ -18,8 +19,8 @@ constexpr Spelling kSpellings[] = {
     {"+", Op::plus},
     {"-", Op::minus},
     {"*", Op::times},
-    {"\xC3\x97", Op::times},  // ×
-    {"\xE2\x88\x92", Op::minus} /* − */,
+    {"\xC3\x97", Op::times},      // ×, U+00D7
+    {"\xE2\x88\x92", Op::minus},  // −, U+2212
     {",", Op::comma},
     {"mod", Op::mod},
 };
@@ -141,8 +142,9 @@ std::string prompt_words() {
 }  // namespace
 
 std::string_view op_name(Op op) {
-    static constexpr std::string_view kNames[] = {"+", "-", "*", ",", "mod"};
-    return kNames[static_cast<std::size_t>(op)];
+    for (const Spelling& s : kSpellings)
+        if (s.op == op) return s.text;
+    throw std::invalid_argument("op_name: " + std::to_string(static_cast<int>(op)) + " is no operator");
 }
 
 std::optional<Op> op_named(std::string_view name) {
