@@ -86,7 +86,8 @@ make_seeds() {
         fuzz_numbers)
             local seeds=("1,234,567.5" "\$99.99" "50%" "3.14e-2" "6E23 1e+5" $'\xe2\x88\x92''5' "x = -5" "COVID-19"
                          "3-5" "1.2.3" "2024.01.05" "--5" "1e999999" "1,23" "007 -0 +5" ".5 and 5." "abc123def"
-                         "wait...5")
+                         "wait...5" "12+40 mod 97=52" "5--3=8" "1,2,3=1" $'7\xe2\x88\x923=4' "1e-2+1E+1=10.01"
+                         "12 plus 5 =")
             for k in "${!seeds[@]}"; do seed "$corpus/seed_$k" "${seeds[$k]}"; done ;;
         fuzz_config)
             seed "$corpus/empty" '{}'

@@ -150,6 +150,27 @@ class TestDecimal : public QObject {
         }
     }
 
+    void power_by_repeated_products() {
+        // Against plain int64 products, written out: 2^10, 7^3, (-3)^3, 36^5, and x^0 = 1.
+        QCOMPARE(Decimal::power(2, 10).to_string(), std::string("1024"));
+        QCOMPARE(Decimal::power(7, 3).to_string(), std::string("343"));
+        QCOMPARE(Decimal::power(-3, 3).to_string(), std::string("-27"));
+        QCOMPARE(Decimal::power(36, 5).to_string(), std::to_string(36LL * 36 * 36 * 36 * 36));
+        QCOMPARE(Decimal::power(10, 0).to_string(), std::string("1"));
+        QCOMPARE(Decimal::power(0, 0).to_string(), std::string("1"));
+        QCOMPARE(Decimal::power(0, 3).to_string(), std::string("0"));
+        // Past int64: 10^40 is a one and forty zeros; 2^100 = 1267650600228229401496703205376.
+        QCOMPARE(Decimal::power(10, 40).to_string(), "1" + std::string(40, '0'));
+        QCOMPARE(Decimal::power(2, 100).to_string(), std::string("1267650600228229401496703205376"));
+        for (int e = 0; e <= 20; ++e) {
+            std::int64_t p = 1;
+            for (int i = 0; i < e; ++i)
+                p *= 7;
+            QCOMPARE(Decimal::power(7, e).to_string(), std::to_string(p));
+        }
+        QVERIFY_THROWS_EXCEPTION(fone::NumberError, Decimal::power(3, -1));
+    }
+
     void to_double_is_correctly_rounded() {
         QCOMPARE(Decimal::parse("0.1").to_double(), 0.1);
         QCOMPARE(Decimal::parse("-123.456").to_double(), -123.456);

@@ -336,6 +336,39 @@ class TestFourier : public QObject {
         QVERIFY_THROWS_EXCEPTION(fone::NumberError, fone::read_digits(std::span<const float>(h).first(4), s));
     }
 
+    void fitted_spec_takes_just_enough_slots() {
+        const auto d = [](const char* t) { return Decimal::parse(t); };
+        // Base 10: the longest integer and fractional parts; at least one integer digit.
+        FoneSpec s = fone::fitted_spec(spec_of(-1, -1), {d("12.5"), d("-3.125"), d("999")});
+        QCOMPARE(s.int_digits, 3);
+        QCOMPARE(s.frac_digits, 3);
+        s = fone::fitted_spec(spec_of(-1, -1), {d("0.5")});
+        QCOMPARE(s.int_digits, 1);
+        QCOMPARE(s.frac_digits, 1);
+        s = fone::fitted_spec(spec_of(-1, -1), {});
+        QCOMPARE(s.int_digits, 1);
+        QCOMPARE(s.frac_digits, 0);
+        // Given slots are kept, whatever the numbers; the rest of the spec too.
+        FoneSpec given = spec_of(7, -1);
+        given.sign_feature = false;
+        given.multipliers = {2, 5};
+        s = fone::fitted_spec(given, {d("1.25")});
+        QCOMPARE(s.int_digits, 7);
+        QCOMPARE(s.frac_digits, 2);
+        QVERIFY(!s.sign_feature);
+        QCOMPARE(s.multipliers, (std::vector<int>{2, 5}));
+        // Other bases count base-b digits of the integer part: 7 = 111 in base 2 (3 digits), 8 = 1000 (4),
+        // 343 = 1000 in base 7 (4), 342 = 666 (3); no fractional slots.
+        QCOMPARE(fone::fitted_spec(spec_of(-1, -1, 2), {d("7")}).int_digits, 3);
+        QCOMPARE(fone::fitted_spec(spec_of(-1, -1, 2), {d("8")}).int_digits, 4);
+        QCOMPARE(fone::fitted_spec(spec_of(-1, -1, 7), {d("343"), d("5")}).int_digits, 4);
+        QCOMPARE(fone::fitted_spec(spec_of(-1, -1, 7), {d("342")}).int_digits, 3);
+        QCOMPARE(fone::fitted_spec(spec_of(-1, -1, 7), {d("342.5")}).frac_digits, 0);
+        // An invalid result is refused as FoneSpec::validate refuses it.
+        QVERIFY_THROWS_EXCEPTION(fone::NumberError, fone::fitted_spec(spec_of(0, 0), {d("1")}));
+        QVERIFY_THROWS_EXCEPTION(fone::NumberError, fone::fitted_spec(spec_of(-1, -1, 1), {d("1")}));
+    }
+
     void assemble_exact() {
         const std::vector<int> d = {5, 2, 3, 4, 3, 2, 1};  // 12343.25 least significant first
         QCOMPARE(fone::assemble_digits(d, false, spec_of(5, 2)), Decimal::parse("12343.25"));

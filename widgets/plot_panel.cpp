@@ -132,6 +132,13 @@ bool PlotPanel::export_to(const QString& path, QString* error) {
     return save_plot(plot_, path, error);
 }
 
+QPushButton* PlotPanel::add_export_button() {
+    auto* button = new QPushButton("Export…");
+    controls_->addWidget(button);
+    connect(button, &QPushButton::clicked, this, &PlotPanel::export_dialog);
+    return button;
+}
+
 void PlotPanel::export_dialog() {
     const QString path =
         QFileDialog::getSaveFileName(this, "Export plot or data", "plot.png",

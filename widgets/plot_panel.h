@@ -12,6 +12,7 @@
 
 class QCustomPlot;
 class QHBoxLayout;
+class QPushButton;
 
 namespace fone::gui {
 
@@ -43,6 +44,9 @@ class PlotPanel : public QWidget {
     virtual QString data_csv() const;
     // Exports by suffix: .csv is the data, .png/.svg/.pdf the figure.
     bool export_to(const QString& path, QString* error);
+    // An "Export…" button at the end of the controls' row that opens export_dialog() (the window's export
+    // shortcut finds a view's button by this text).
+    QPushButton* add_export_button();
 
   public Q_SLOTS:
     void export_dialog();  // asks for a file name and exports

@@ -46,6 +46,18 @@ QString shape_of(const json& config) {
     return QStringLiteral("h%1 L%2").arg(number_or(model, "hidden", 0)).arg(number_or(model, "layers", 0));
 }
 
+// What the store says of a run: status, config, summary and status.json's host, pid, step and epoch.
+void fill_from_info(RunEntry& e, const RunInfo& info) {
+    e.status = QString::fromStdString(info.status);
+    e.message = QString::fromStdString(info.message);
+    e.config = info.config;
+    e.summary = info.summary;
+    e.host = text_of(info.last_status.value("host", json()));
+    e.pid = static_cast<int>(number_or(info.last_status, "pid", 0));
+    e.step = number_or(info.last_status, "step", 0);
+    e.epoch = number_or(info.last_status, "epoch", 0);
+}
+
 std::vector<RunEntry> read_store(const QString& root) {
     std::vector<RunEntry> out;
     try {
@@ -54,14 +66,7 @@ std::vector<RunEntry> read_store(const QString& root) {
             RunEntry e;
             e.name = QString::fromStdString(info.name);
             e.dir = QString::fromStdString(info.dir);
-            e.status = QString::fromStdString(info.status);
-            e.message = QString::fromStdString(info.message);
-            e.config = info.config;
-            e.summary = info.summary;
-            e.host = text_of(info.last_status.value("host", json()));
-            e.pid = static_cast<int>(number_or(info.last_status, "pid", 0));
-            e.step = number_or(info.last_status, "step", 0);
-            e.epoch = number_or(info.last_status, "epoch", 0);
+            fill_from_info(e, info);
             fill_from_config(e);
             if (e.status == kStatusRunning) read_new_metrics(e);  // its progress and ETA, here in the worker
             out.push_back(std::move(e));
@@ -127,15 +132,7 @@ RunEntry read_run_entry(const QString& dir) {
     e.name = QFileInfo(dir).fileName();
     try {
         RunStore store(QFileInfo(dir).absolutePath().toStdString(), false);
-        const RunInfo info = store.info(dir.toStdString());
-        e.status = QString::fromStdString(info.status);
-        e.message = QString::fromStdString(info.message);
-        e.config = info.config;
-        e.summary = info.summary;
-        e.host = text_of(info.last_status.value("host", json()));
-        e.pid = static_cast<int>(number_or(info.last_status, "pid", 0));
-        e.step = number_or(info.last_status, "step", 0);
-        e.epoch = number_or(info.last_status, "epoch", 0);
+        fill_from_info(e, store.info(dir.toStdString()));
     } catch (const std::exception& ex) {
         e.status = kStatusBroken;
         e.message = QString::fromUtf8(ex.what());

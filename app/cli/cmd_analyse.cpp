@@ -22,9 +22,8 @@
 #include <memory>
 #include <sstream>
 
-#include "commands.h"
+#include "command_support.h"
 #include "fone/analysis/analysis.h"
-#include "fone/store/run_store.h"
 #include "json_io.h"
 #ifdef FONE_WITH_TORCH
 #include "fone/store/run_store.h"
@@ -116,31 +115,15 @@ void add_source_options(CLI::App* cmd, SourceOptions& o) {
         "L = after block L); default the last");
 }
 
-// The smallest m (and n) that fit every number, unless given.
-FoneSpec fitted_spec(const SourceOptions& o, const std::vector<Decimal>& numbers) {
+// The encoder's spec for the numbers: the options given, the smallest m (and n) that fit where not.
+FoneSpec source_spec(const SourceOptions& o, const std::vector<Decimal>& numbers) {
     FoneSpec spec;
     spec.base = o.base;
     spec.multipliers = parse_int_list(o.periods, "--periods");
     spec.sign_feature = !o.no_sign;
-    int m = 1, n = 0;
-    for (const Decimal& x : numbers) {
-        if (o.base == 10) {
-            m = std::max(m, x.int_digit_count());
-            n = std::max(n, x.frac_digit_count());
-        } else {
-            Decimal limit = Decimal::from_int(o.base);
-            int digits = 1;
-            while (compare_abs(x, limit) >= 0 && digits < Decimal::kMaxDigits) {
-                limit = limit * Decimal::from_int(o.base);
-                ++digits;
-            }
-            m = std::max(m, digits);
-        }
-    }
-    spec.int_digits = o.int_digits >= 0 ? o.int_digits : m;
-    spec.frac_digits = o.frac_digits >= 0 ? o.frac_digits : n;
-    spec.validate();
-    return spec;
+    spec.int_digits = o.int_digits;
+    spec.frac_digits = o.frac_digits;
+    return fitted_spec(spec, numbers);
 }
 
 // The common step of evenly spaced numbers; throws when they are not.
@@ -168,8 +151,7 @@ Loaded load_run(const SourceOptions& o) {
     Loaded out;
     out.numbers = fa::number_range(Decimal::parse(o.start), step, o.count);
     out.step = step.to_double();
-    const RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir, false);
-    const std::string dir = store.resolve(o.run);
+    const std::string dir = open_store(o.runs_dir, false).resolve(o.run);
     const NumberRepresentations r = number_representations(dir, out.numbers);
     for (std::size_t k = 0; k < r.layers.size(); ++k) {
         const auto& rows = r.layers[k];
@@ -205,7 +187,7 @@ Loaded load(const SourceOptions& o, bool need_even_spacing) {
         const Decimal step = Decimal::parse(o.step);
         if (step.is_zero() || step.negative()) throw std::runtime_error("--step must be positive");
         out.numbers = fa::number_range(Decimal::parse(o.start), step, o.count);
-        const FoneSpec spec = fitted_spec(o, out.numbers);
+        const FoneSpec spec = source_spec(o, out.numbers);
         out.layers.push_back(fa::encoder_source(spec)(out.numbers));
         out.layer_names.push_back("FoNE encoder");
         out.step = step.to_double();
@@ -261,6 +243,42 @@ json maybe_png(const std::string& path, int width, int height, Draw&& draw, bool
     (void)path, (void)width, (void)height, (void)draw, (void)wanted;
     return nullptr;
 #endif
+}
+
+// With --out: j as OUT/STEM.json and, unless no_png, the drawing as OUT/STEM.png (size() gives its pixels),
+// both listed in j["files"]. Without --out, j stays as it is.
+template <class Size, class Draw>
+void write_json_and_png(json& j, const std::string& out_dir, const std::string& stem, Size&& size,
+                        Draw&& draw, bool no_png) {
+    if (out_dir.empty()) return;
+    json files;
+    files["json"] = out_path(out_dir, stem + ".json");
+    write_json_atomic(files["json"], j);
+#ifdef FONE_WITH_PLOTS
+    const auto [w, h] = size();
+#else
+    (void)size;
+    const int w = 0, h = 0;
+#endif
+    files["png"] = maybe_png(out_path(out_dir, stem + ".png"), w, h, std::forward<Draw>(draw), !no_png);
+    j["files"] = files;
+}
+
+// The whole of a file.
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+// The whole of a file, or of standard input for "-".
+std::string read_input(const std::string& path) {
+    if (path != "-") return read_file(path);
+    std::stringstream text;
+    text << std::cin.rdbuf();
+    return text.str();
 }
 
 std::string spectrum_csv(const fa::Spectrum& s, double unit) {
@@ -499,22 +517,11 @@ void register_circles(CLI::App* analyse) {
     cmd->add_flag("--no-png", *no_png, "No PNG");
     cmd->callback([o, number, out_dir, no_png] {
         const Decimal x = Decimal::parse(*number);
-        const fa::UnitCircles c = fa::unit_circles(x, fitted_spec(*o, {x}));
+        const fa::UnitCircles c = fa::unit_circles(x, source_spec(*o, {x}));
         json j = circles_json(c);
-        if (!out_dir->empty()) {
-            json files;
-            files["json"] = out_path(*out_dir, "circles.json");
-            write_json_atomic(files["json"], j);
-#ifdef FONE_WITH_PLOTS
-            const auto [w, h] = plots::circles_size(c);
-#else
-            const int w = 0, h = 0;
-#endif
-            files["png"] = maybe_png(
-                out_path(*out_dir, "circles.png"), w, h,
-                [&](QCustomPlot& plot) { plots::draw_circles(plot, c); }, !*no_png);
-            j["files"] = files;
-        }
+        write_json_and_png(
+            j, *out_dir, "circles", [&] { return plots::circles_size(c); },
+            [&](QCustomPlot& plot) { plots::draw_circles(plot, c); }, *no_png);
         print_json_line(std::cout, j);
     });
 }
@@ -594,43 +601,21 @@ void register_hidden(CLI::App* analyse) {
     cmd->add_flag("--no-png", *no_png, "No PNG");
     cmd->footer("-m and -n default to 7 and 3, as `fone encode`.");
     cmd->callback([o, values, file, truth, scale, out_dir, no_png] {
-        std::string text = *values, where = "--hidden";
-        if (!file->empty()) {
-            std::stringstream buffer;
-            if (*file == "-") {
-                buffer << std::cin.rdbuf();
-            } else {
-                std::ifstream in(*file, std::ios::binary);
-                if (!in) throw std::runtime_error("cannot read " + *file);
-                buffer << in.rdbuf();
-            }
-            text = buffer.str();
-            where = *file;
-        }
+        const std::string text = file->empty() ? *values : read_input(*file);
+        const std::string where = file->empty() ? "--hidden" : *file;
         if (text.empty()) throw std::runtime_error("give the hidden state with --hidden or --hidden-file");
         const std::vector<float> hidden = hidden_from_text(text, where);
         SourceOptions spec_options = *o;
         if (spec_options.int_digits < 0) spec_options.int_digits = 7;
         if (spec_options.frac_digits < 0) spec_options.frac_digits = 3;
-        const FoneSpec spec = fitted_spec(spec_options, {});
+        const FoneSpec spec = source_spec(spec_options, {});
         const Decimal true_number = truth->empty() ? Decimal() : Decimal::parse(*truth);
         const fa::HiddenCircles h =
             fa::hidden_circles(hidden, spec, truth->empty() ? nullptr : &true_number, *scale);
         json j = hidden_json(h);
-        if (!out_dir->empty()) {
-            json files;
-            files["json"] = out_path(*out_dir, "hidden.json");
-            write_json_atomic(files["json"], j);
-#ifdef FONE_WITH_PLOTS
-            const auto [w, hgt] = plots::hidden_circles_size(h);
-#else
-            const int w = 0, hgt = 0;
-#endif
-            files["png"] = maybe_png(
-                out_path(*out_dir, "hidden.png"), w, hgt,
-                [&](QCustomPlot& plot) { plots::draw_hidden_circles(plot, h); }, !*no_png);
-            j["files"] = files;
-        }
+        write_json_and_png(
+            j, *out_dir, "hidden", [&] { return plots::hidden_circles_size(h); },
+            [&](QCustomPlot& plot) { plots::draw_hidden_circles(plot, h); }, *no_png);
         print_json_line(std::cout, j);
     });
 }
@@ -659,15 +644,7 @@ void register_tokens(CLI::App* analyse) {
         json tables = json::array();
         double sums[6] = {0, 0, 0, 0, 0, 0};
         for (const std::string& path : *files) {
-            std::stringstream text;
-            if (path == "-") {
-                text << std::cin.rdbuf();
-            } else {
-                std::ifstream in(path, std::ios::binary);
-                if (!in) throw std::runtime_error("cannot read " + path);
-                text << in.rdbuf();
-            }
-            const fa::TokenCounts t = fa::count_table_tokens(text.str());
+            const fa::TokenCounts t = fa::count_table_tokens(read_input(path));
             json one = token_json(t);
             one["file"] = path;
             tables.push_back(one);
@@ -698,12 +675,8 @@ void register_errors(CLI::App* analyse) {
         ->check(CLI::Range(0, 1000000))
         ->capture_default_str();
     cmd->callback([input, examples] {
-        std::ifstream in(*input, std::ios::binary);
-        if (!in) throw std::runtime_error("cannot read " + *input);
-        std::stringstream text;
-        text << in.rdbuf();
         std::vector<Decimal> predicted, actual;
-        const auto rows = fa::split_csv(text.str());
+        const auto rows = fa::split_csv(read_file(*input));
         for (std::size_t i = 0; i < rows.size(); ++i) {
             Decimal p, a;
             const bool ok =

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <memory>
 
-#include "commands.h"
+#include "command_support.h"
 #include "fone/tasks/tasks.h"
 #include "fone/text/text_data.h"
 #include "json_io.h"
@@ -27,62 +27,51 @@ nlohmann::json write_splits(const std::string& out, const SplitsT& s, const std:
     return files;
 }
 
+struct DataOptions {
+    std::string task = "dec-add", out;
+    std::size_t train_size = 51200, val_size = 1000, test_size = 2000;
+    std::uint64_t seed = 42;
+    int modulus = 97, classify_d = 10, long_digits = 60;
+};
+
+void write_data(const DataOptions& o) {
+    if (is_text_task_name(o.task)) {
+        const TextSplits s =
+            generate_text_splits(text_task_from_name(o.task), o.train_size, o.val_size, o.test_size, o.seed);
+        const auto files = write_splits(o.out, s, ".jsonl", write_text_jsonl);
+        print_json_line(std::cout, {{"task", o.task}, {"seed", o.seed}, {"files", files}});
+        return;
+    }
+    TaskOptions task;
+    task.kind = task_from_name(o.task);
+    if (task.kind == TaskKind::file) throw std::invalid_argument("--task file reads data; it makes none");
+    task.modulus = o.modulus;
+    task.classify_d = o.classify_d;
+    task.long_digits = o.long_digits;
+    const Splits s = generate_splits(task, o.train_size, o.val_size, o.test_size, o.seed);
+    const auto files = write_splits(o.out, s, ".txt", write_dataset_file);
+    print_json_line(std::cout, {{"task", o.task}, {"seed", o.seed}, {"files", files}});
+}
+
 }  // namespace
 
 void add_data_commands(CLI::App& app) {
-    struct Options {
-        std::string task = "dec-add", out;
-        std::size_t train_size = 51200, val_size = 1000, test_size = 2000;
-        std::uint64_t seed = 42;
-        int modulus = 97, classify_d = 10, long_digits = 60;
-    };
-    auto o = std::make_shared<Options>();
+    auto o = std::make_shared<DataOptions>();
     auto* data = app.add_subcommand("data", "Write a task's train/val/test splits as a+b=c files");
     data->add_option("--task", o->task,
                      "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add; text: word-problems, "
                      "units, tables")
         ->capture_default_str();
-    data->add_option("--train-size", o->train_size, "Training examples")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    data->add_option("--val-size", o->val_size, "Validation examples")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    data->add_option("--test-size", o->test_size, "Test examples")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    data->add_option("--seed", o->seed, "Seed (the same as fone train's gives the same splits)")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    add_count_option(data, "--train-size", o->train_size, "Training examples");
+    add_count_option(data, "--val-size", o->val_size, "Validation examples");
+    add_count_option(data, "--test-size", o->test_size, "Test examples");
+    add_count_option(data, "--seed", o->seed, "Seed (the same as fone train's gives the same splits)");
     data->add_option("--modulus", o->modulus, "Modulus of mod-add")->capture_default_str();
     data->add_option("--classify-d", o->classify_d, "Threshold d of classify")->capture_default_str();
     data->add_option("--long-digits", o->long_digits, "Longest operand of long-add")->capture_default_str();
     data->add_option("--out", o->out, "Folder for train.txt, val.txt and test.txt (.jsonl for text tasks)")
         ->required();
-    data->callback([o] {
-        try {
-            if (is_text_task_name(o->task)) {
-                const TextSplits s = generate_text_splits(text_task_from_name(o->task), o->train_size,
-                                                          o->val_size, o->test_size, o->seed);
-                const auto files = write_splits(o->out, s, ".jsonl", write_text_jsonl);
-                print_json_line(std::cout, {{"task", o->task}, {"seed", o->seed}, {"files", files}});
-                return;
-            }
-            TaskOptions task;
-            task.kind = task_from_name(o->task);
-            if (task.kind == TaskKind::file)
-                throw std::invalid_argument("--task file reads data; it makes none");
-            task.modulus = o->modulus;
-            task.classify_d = o->classify_d;
-            task.long_digits = o->long_digits;
-            const Splits s = generate_splits(task, o->train_size, o->val_size, o->test_size, o->seed);
-            const auto files = write_splits(o->out, s, ".txt", write_dataset_file);
-            print_json_line(std::cout, {{"task", o->task}, {"seed", o->seed}, {"files", files}});
-        } catch (const std::exception& e) {
-            print_error("data", e.what());
-            throw CliFailure(e.what(), 1);
-        }
-    });
+    data->callback([o] { run_command("data", [&] { write_data(*o); }); });
 }
 
 }  // namespace fone::cli

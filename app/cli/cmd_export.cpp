@@ -2,7 +2,7 @@
 // `fone eval/predict --run DIR` and the workbench open (how the bundled demo model is made).
 #include <iostream>
 
-#include "commands.h"
+#include "command_support.h"
 #include "fone/store/run_store.h"
 #include "fone/train/checkpoint.h"
 #include "json_io.h"
@@ -18,14 +18,10 @@ void add_export_commands(CLI::App& app) {
     cmd->add_option("--out", *out, "New folder for the copy")->required();
     cmd->add_option("--runs-dir", *runs_dir, "Run store");
     cmd->callback([run, out, runs_dir] {
-        try {
-            const RunStore store(runs_dir->empty() ? RunStore::default_root() : *runs_dir, false);
-            export_model(store.resolve(*run), *out);
+        run_command("export", [&] {
+            export_model(open_store(*runs_dir, false).resolve(*run), *out);
             print_json_line(std::cout, {{"exported", *out}});
-        } catch (const std::exception& e) {
-            print_error("export", e.what());
-            throw CliFailure(e.what());
-        }
+        });
     });
 }
 

@@ -6,20 +6,50 @@
 #include <iostream>
 #include <memory>
 
-#include "commands.h"
+#include "command_support.h"
 #include "fone/store/run_store.h"
 #include "fone/train/inference.h"
 #include "json_io.h"
 
 namespace fone::cli {
+namespace {
+
+struct GenerateOptions {
+    GenerateRequest request;
+    std::string run, runs_dir;
+    bool json = false;
+};
+
+// The text as it comes (or JSON lines with --json); a note on stderr when the model did not end it.
+void run_generate(const GenerateOptions& o) {
+    const std::string dir = open_store(o.runs_dir, false).resolve(o.run);
+    bool wrote = false;
+    const EventSink on_token = [&](const nlohmann::json& e) {
+        if (o.json) {
+            print_json_line(std::cout, e);
+            return;
+        }
+        const std::string text = e.value("text", "");
+        if (text.empty()) return;
+        std::cout << text << std::flush;
+        wrote = true;
+    };
+    const nlohmann::json end = generate_run(dir, o.request, on_token);
+    if (o.json) {
+        print_json_line(std::cout, end);
+        return;
+    }
+    if (wrote) std::cout << '\n';
+    std::cout.flush();
+    if (end.value("stop", "") != "eos")
+        std::cerr << "fone generate: stopped at " << end.value("tokens", 0) << " tokens ("
+                  << end.value("stop", "") << ") before the model ended the text" << std::endl;
+}
+
+}  // namespace
 
 void add_generate_command(CLI::App& app) {
-    struct Options {
-        GenerateRequest request;
-        std::string run, runs_dir;
-        bool json = false;
-    };
-    auto o = std::make_shared<Options>();
+    auto o = std::make_shared<GenerateOptions>();
     auto* cmd = app.add_subcommand(
         "generate",
         "Text from a text run's model after a prompt, streamed token by token (greedy unless --temperature)");
@@ -43,37 +73,8 @@ void add_generate_command(CLI::App& app) {
     cmd->add_option("--threads", o->request.threads, "CPU threads (0: every core)");
     cmd->add_option("--runs-dir", o->runs_dir, "Run store");
     cmd->callback([o] {
-        try {
-            RunStore store(o->runs_dir.empty() ? RunStore::default_root() : o->runs_dir, false);
-            const std::string dir = store.resolve(o->run);
-            bool wrote = false;
-            const EventSink on_token = [&](const nlohmann::json& e) {
-                if (o->json) {
-                    print_json_line(std::cout, e);
-                    return;
-                }
-                const std::string text = e.value("text", "");
-                if (text.empty()) return;
-                std::cout << text << std::flush;
-                wrote = true;
-            };
-            const nlohmann::json end = generate_run(dir, o->request, on_token);
-            if (o->json) {
-                print_json_line(std::cout, end);
-            } else {
-                if (wrote) std::cout << '\n';
-                std::cout.flush();
-                if (end.value("stop", "") != "eos")
-                    std::cerr << "fone generate: stopped at " << end.value("tokens", 0) << " tokens ("
-                              << end.value("stop", "") << ") before the model ended the text" << std::endl;
-            }
-        } catch (const std::invalid_argument& e) {
-            print_error("generate", e.what());
-            throw CliFailure(e.what(), 2);
-        } catch (const std::exception& e) {
-            print_error("generate", e.what());
-            throw CliFailure(e.what());
-        }
+        run_command(
+            "generate", [&] { run_generate(*o); }, 2);
     });
 }
 

@@ -3,7 +3,7 @@
 #include <memory>
 #include <sstream>
 
-#include "commands.h"
+#include "command_support.h"
 #include "fone/numbers/fourier.h"
 #include "fone/numbers/number_parser.h"
 #include "json_io.h"
@@ -46,20 +46,15 @@ FoneSpec finish_spec(const std::string& command, SpecOptions& o) {
             o.spec.multipliers.push_back(std::stoi(cell, &used));
             if (used != cell.size()) throw std::invalid_argument(cell);
         } catch (const std::exception&) {
-            print_error(command, "--periods takes integers separated by commas, not '" + o.periods + "'");
-            throw CliFailure("bad --periods", 2);
+            fail(command, "--periods takes integers separated by commas, not '" + o.periods + "'", 2);
         }
     }
     o.spec.sign_feature = !o.no_sign;
     o.spec.method = o.method == "float64"   ? EncodeMethod::float64
                     : o.method == "chunked" ? EncodeMethod::chunked
                                             : EncodeMethod::exact;
-    try {
-        o.spec.validate();
-    } catch (const NumberError& e) {
-        print_error(command, e.what());
-        throw CliFailure(e.what(), 2);
-    }
+    run_command(
+        command, [&] { o.spec.validate(); }, 2);
     return o.spec;
 }
 
@@ -169,6 +164,18 @@ void register_decode(CLI::App& app) {
     });
 }
 
+json parsed_json(const ParsedText& p) {
+    json numbers = json::array();
+    for (const ParsedNumber& n : p.numbers)
+        numbers.push_back({{"text", n.text},
+                           {"value", n.value.to_string()},
+                           {"start", n.start},
+                           {"end", n.end},
+                           {"byte_start", n.byte_start},
+                           {"byte_end", n.byte_end}});
+    return {{"template", p.templ}, {"numbers", numbers}, {"warnings", p.warnings}};
+}
+
 void register_parse(CLI::App& app) {
     auto text = std::make_shared<std::string>();
     auto* cmd = app.add_subcommand("parse", "Find the numbers in TEXT: template with [NUM] and exact values");
@@ -180,22 +187,7 @@ void register_parse(CLI::App& app) {
             ss << std::cin.rdbuf();
             input = ss.str();
         }
-        try {
-            const ParsedText p = parse_numbers(input);
-            json numbers = json::array();
-            for (const ParsedNumber& n : p.numbers)
-                numbers.push_back({{"text", n.text},
-                                   {"value", n.value.to_string()},
-                                   {"start", n.start},
-                                   {"end", n.end},
-                                   {"byte_start", n.byte_start},
-                                   {"byte_end", n.byte_end}});
-            print_json_line(std::cout,
-                            json{{"template", p.templ}, {"numbers", numbers}, {"warnings", p.warnings}});
-        } catch (const NumberError& err) {
-            print_error("parse", err.what());
-            throw CliFailure(err.what());
-        }
+        run_command("parse", [&] { print_json_line(std::cout, parsed_json(parse_numbers(input))); });
     });
 }
 

@@ -26,7 +26,7 @@
 #include <sstream>
 
 #include "cmd_reproduce.h"
-#include "commands.h"
+#include "command_support.h"
 #include "fone/numbers/decimal.h"
 #include "fone/store/experiments.h"
 #include "fone/store/run_policy.h"
@@ -182,7 +182,7 @@ void run_reproduce(const Options& o) {
         }
         return;
     }
-    RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
+    RunStore store = open_store(o.runs_dir, true);
     const fs::path out = o.out.empty() ? fs::path("results") / (e.name + "-" + o.preset) : fs::path(o.out);
     fs::create_directories(out);
     std::vector<json> rows;
@@ -232,20 +232,14 @@ void add_reproduce_commands(CLI::App& app) {
                   "List the experiments as JSON lines (name, title, description, presets with their run "
                   "counts, file) and exit");
     cmd->callback([o] {
-        if (!o->list && o->experiment.empty()) {
-            const std::string why = "experiment is required (fone reproduce --list shows them)";
-            print_error("reproduce", why);
-            throw CliFailure(why, 2);
-        }
-        try {
+        if (!o->list && o->experiment.empty())
+            fail("reproduce", "experiment is required (fone reproduce --list shows them)", 2);
+        run_command("reproduce", [&] {
             if (o->list)
                 list_experiments();
             else
                 run_reproduce(*o);
-        } catch (const std::exception& e) {
-            print_error("reproduce", e.what());
-            throw CliFailure(e.what(), 1);
-        }
+        });
     });
 }
 

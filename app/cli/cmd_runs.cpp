@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "commands.h"
+#include "command_support.h"
 #include "fone/store/run_store.h"
 #include "json_io.h"
 
@@ -27,10 +27,6 @@ using nlohmann::json;
 struct RunsOptions {
     std::string runs_dir;
 };
-
-RunStore open_store(const RunsOptions& o) {
-    return RunStore(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir, /*create_root=*/false);
-}
 
 std::string dump_line(const json& j) {
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -144,7 +140,7 @@ std::string format_list(const std::vector<json>& rows, const std::string& format
 
 std::vector<json> list_rows(const RunsOptions& o, const std::string& status_filter) {
     std::vector<json> rows;
-    for (const RunInfo& r : open_store(o).list())
+    for (const RunInfo& r : open_store(o.runs_dir, false).list())
         if (status_filter.empty() || r.status == status_filter) rows.push_back(list_row(r));
     return rows;
 }
@@ -170,7 +166,7 @@ std::string metrics_csv(const std::vector<json>& records) {
 
 // A run that can be shown or exported: resolved, and not broken. RunError otherwise.
 RunInfo readable_run(const RunsOptions& o, const std::string& name) {
-    const RunStore store = open_store(o);
+    const RunStore store = open_store(o.runs_dir, false);
     RunInfo info = store.info(store.resolve(name));
     if (info.status == kStatusBroken) throw RunError(info.message);
     return info;
@@ -180,18 +176,29 @@ std::string metrics_path(const RunInfo& info) {
     return (std::filesystem::path(info.dir) / kMetricsFile).string();
 }
 
-void emit(const std::string& command, const std::string& content, const std::string& out_file) {
+// On stdout, or into out_file (atomically) when one is given.
+void emit(const std::string& content, const std::string& out_file) {
     if (out_file.empty()) {
         std::cout << content;
         std::cout.flush();
         return;
     }
-    try {
-        write_file_atomic(out_file, content);
-    } catch (const RunError& e) {
-        print_error(command, e.what());
-        throw CliFailure(e.what());
-    }
+    write_file_atomic(out_file, content);
+}
+
+// One run's metrics as CSV or JSON lines; a warning on stderr when the file's last line was cut short.
+std::string metrics_text(const RunsOptions& o, const std::string& name, const std::string& format) {
+    const RunInfo info = readable_run(o, name);
+    const std::string path = metrics_path(info);
+    const MetricsFile m = read_metrics(path);
+    if (m.truncated_tail)
+        std::cerr << "fone runs export: warning: " << path << ": the last line was cut short (a crash while "
+                  << "writing); " << m.records.size() << " complete record(s) exported" << std::endl;
+    if (format == "csv") return metrics_csv(m.records);
+    std::string content;
+    for (const json& rec : m.records)
+        content += dump_line(rec) + "\n";
+    return content;
 }
 
 const std::vector<std::string> kStatuses = {kStatusRunning, kStatusFinished,    kStatusStopped,
@@ -207,14 +214,24 @@ void register_list(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
         ->capture_default_str();
     cmd->add_option("--status", *status, "Only runs in this state")->check(CLI::IsMember(kStatuses));
     cmd->callback([o, format, status] {
-        try {
-            std::cout << format_list(list_rows(*o, *status), *format);
-            std::cout.flush();
-        } catch (const RunError& e) {
-            print_error("runs list", e.what());
-            throw CliFailure(e.what());
-        }
+        run_command("runs list", [&] { emit(format_list(list_rows(*o, *status), *format), ""); });
     });
+}
+
+// `fone runs show`: the run, its last metrics record and how many there are.
+json show_json(const RunsOptions& o, const std::string& name) {
+    const RunInfo info = readable_run(o, name);
+    const MetricsFile m = read_metrics(metrics_path(info));
+    return {{"name", info.name},
+            {"dir", info.dir},
+            {"status", info.status},
+            {"message", info.message},
+            {"config", info.config},
+            {"summary", info.summary},
+            {"status_file", info.last_status},
+            {"last_metrics", m.records.empty() ? json() : m.records.back()},
+            {"metrics_count", m.records.size()},
+            {"truncated_tail", m.truncated_tail}};
 }
 
 void register_show(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
@@ -223,25 +240,8 @@ void register_show(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
         "show", "One run as a JSON object: status, config, summary, last metrics record and their count");
     cmd->fallthrough();
     cmd->add_option("run", *name, "Run name in the store, or a path to a run directory")->required();
-    cmd->callback([o, name] {
-        try {
-            const RunInfo info = readable_run(*o, *name);
-            const MetricsFile m = read_metrics(metrics_path(info));
-            print_json_line(std::cout, json{{"name", info.name},
-                                            {"dir", info.dir},
-                                            {"status", info.status},
-                                            {"message", info.message},
-                                            {"config", info.config},
-                                            {"summary", info.summary},
-                                            {"status_file", info.last_status},
-                                            {"last_metrics", m.records.empty() ? json() : m.records.back()},
-                                            {"metrics_count", m.records.size()},
-                                            {"truncated_tail", m.truncated_tail}});
-        } catch (const RunError& e) {
-            print_error("runs show", e.what());
-            throw CliFailure(e.what());
-        }
-    });
+    cmd->callback(
+        [o, name] { run_command("runs show", [&] { print_json_line(std::cout, show_json(*o, *name)); }); });
 }
 
 void register_export(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
@@ -260,34 +260,11 @@ void register_export(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
         ->capture_default_str();
     cmd->add_option("--out", *out_file, "Write to FILE (atomically) instead of stdout");
     cmd->callback([o, name, all, format, out_file] {
-        if (!*all && name->empty()) {
-            print_error("runs export", "name a RUN, or give --all");
-            throw CliFailure("no run", 2);
-        }
-        std::string content;
-        try {
-            if (*all) {
-                content = format_list(list_rows(*o, ""), *format);
-            } else {
-                const RunInfo info = readable_run(*o, *name);
-                const std::string path = metrics_path(info);
-                const MetricsFile m = read_metrics(path);
-                if (m.truncated_tail)
-                    std::cerr << "fone runs export: warning: " << path
-                              << ": the last line was cut short (a crash while writing); " << m.records.size()
-                              << " complete record(s) exported" << std::endl;
-                if (*format == "csv") {
-                    content = metrics_csv(m.records);
-                } else {
-                    for (const json& rec : m.records)
-                        content += dump_line(rec) + "\n";
-                }
-            }
-        } catch (const RunError& e) {
-            print_error("runs export", e.what());
-            throw CliFailure(e.what());
-        }
-        emit("runs export", content, *out_file);
+        if (!*all && name->empty()) fail("runs export", "name a RUN, or give --all", 2);
+        run_command("runs export", [&] {
+            emit(*all ? format_list(list_rows(*o, ""), *format) : metrics_text(*o, *name, *format),
+                 *out_file);
+        });
     });
 }
 

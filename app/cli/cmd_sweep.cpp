@@ -77,7 +77,7 @@
 #include <memory>
 
 #include "cmd_sweep.h"
-#include "commands.h"
+#include "command_support.h"
 #include "json_io.h"
 
 namespace fone::cli {
@@ -370,7 +370,7 @@ int write_slurm(const SweepOptions& o, const Request& q, const OpenSweep& s, con
 // The command: what is asked, the sweep it names (recorded or new), each cell's plan, then a dry run, a
 // Slurm script, or the cells run here.
 int run_sweep(const SweepOptions& o) {
-    const std::string root = o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir;
+    const std::string root = runs_root(o.runs_dir);
     Request q = read_request(o, root);  // bad input is reported before anything is made
     RunStore store(root, !o.dry_run);
     OpenSweep s = open_sweep(o, q, store);
@@ -458,15 +458,7 @@ void add_sweep_commands(CLI::App& app) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->callback([o] {
         int code = 0;
-        try {
-            code = run_sweep(*o);
-        } catch (const std::invalid_argument& e) {
-            print_error("sweep", e.what());
-            throw CliFailure(e.what(), 2);
-        } catch (const std::exception& e) {
-            print_error("sweep", e.what());
-            throw CliFailure(e.what(), 1);
-        }
+        run_command("sweep", [&] { code = run_sweep(*o); }, 2);
         if (code) throw CliFailure("sweep not complete", code);
     });
 }

@@ -10,7 +10,7 @@
 #include <memory>
 #include <optional>
 
-#include "commands.h"
+#include "command_support.h"
 #include "fone/text/text_data.h"
 #include "fone/text/text_tokenizer.h"
 #include "json_io.h"
@@ -133,12 +133,8 @@ void add_text_commands(CLI::App& app) {
     cmd->add_option("--data", o->data,
                     "Corpus: a .jsonl file of {prompt, answer}, or text with one document a line");
     cmd->add_option("--task", o->task, "Corpus: a generated task, word-problems (default), units or tables");
-    cmd->add_option("--train-size", o->train_size, "Examples of the generated corpus")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
-    cmd->add_option("--seed", o->seed, "Seed of the generated corpus")
-        ->check(CLI::NonNegativeNumber)
-        ->capture_default_str();
+    add_count_option(cmd, "--train-size", o->train_size, "Examples of the generated corpus");
+    add_count_option(cmd, "--seed", o->seed, "Seed of the generated corpus");
     cmd->add_option("--vocab-size", o->vocab_size,
                     "SentencePiece vocabulary (specials, bytes and text pieces)")
         ->capture_default_str();
@@ -147,14 +143,7 @@ void add_text_commands(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--tokenizer", o->tokenizer, "Load the text pieces from this SentencePiece model file");
     cmd->add_option("--save-tokenizer", o->save_tokenizer, "Write the trained SentencePiece model here");
-    cmd->callback([o] {
-        try {
-            run_tokenize(*o);
-        } catch (const std::exception& e) {
-            print_error("tokenize", e.what());
-            throw CliFailure(e.what(), 1);
-        }
-    });
+    cmd->callback([o] { run_command("tokenize", [&] { run_tokenize(*o); }); });
 }
 
 }  // namespace fone::cli

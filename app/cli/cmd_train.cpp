@@ -7,7 +7,7 @@
 #include <iostream>
 #include <memory>
 
-#include "commands.h"
+#include "command_support.h"
 #include "fone/train/device.h"
 #include "fone/train/inference.h"
 #include "fone/train/training.h"
@@ -180,11 +180,10 @@ int run_train(TrainOptions& o) {
                 "drop the other options (" +
                 (keys.empty() ? std::string("--config/--periods") : keys) + ")");
         }
-        RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
-        out = train_resume(store.resolve(o.resume), sink, threads);
+        out = train_resume(open_store(o.runs_dir, true).resolve(o.resume), sink, threads);
     } else {
         const TrainConfig config = resolve_options(o);
-        RunStore store(o.runs_dir.empty() ? RunStore::default_root() : o.runs_dir);
+        RunStore store = open_store(o.runs_dir, true);
         out = train_new(config, store, sink);
     }
     return out.status == kStatusFailed ? 1 : 0;
@@ -247,15 +246,8 @@ void add_train_commands(CLI::App& app) {
     add_train_options(train, *o);
     train->callback([o] {
         int code = 0;
-        try {
-            code = run_train(*o);
-        } catch (const std::invalid_argument& e) {
-            print_error("train", e.what());
-            throw CliFailure(e.what(), 2);
-        } catch (const std::exception& e) {
-            print_error("train", e.what());
-            throw CliFailure(e.what(), 1);
-        }
+        run_command(
+            "train", [&] { code = run_train(*o); }, 2);
         if (code) throw CliFailure("training failed", code);
     });
 
@@ -274,13 +266,10 @@ void add_train_commands(CLI::App& app) {
     eval->add_option("--threads", *threads, "CPU threads (0: every core)")->check(CLI::Range(0, 1024));
     eval->add_option("--mispredictions", *wrong, "Also list the first N wrong answers");
     eval->callback([run, data, runs_dir, threads, wrong] {
-        try {
-            RunStore store(runs_dir->empty() ? RunStore::default_root() : *runs_dir);
-            print_json_line(std::cout, evaluate_run(store.resolve(*run), *data, *threads, *wrong));
-        } catch (const std::exception& e) {
-            print_error("eval", e.what());
-            throw CliFailure(e.what());
-        }
+        run_command("eval", [&] {
+            const std::string dir = open_store(*runs_dir, true).resolve(*run);
+            print_json_line(std::cout, evaluate_run(dir, *data, *threads, *wrong));
+        });
     });
 
     auto prompt = std::make_shared<std::string>();
@@ -292,13 +281,9 @@ void add_train_commands(CLI::App& app) {
     predict->add_option("prompt", *prompt, "The prompt")->required();
     predict->add_option("--runs-dir", *p_dir, "Run store");
     predict->callback([prompt, p_run, p_dir] {
-        try {
-            RunStore store(p_dir->empty() ? RunStore::default_root() : *p_dir);
-            print_json_line(std::cout, predict_run(store.resolve(*p_run), *prompt));
-        } catch (const std::exception& e) {
-            print_error("predict", e.what());
-            throw CliFailure(e.what());
-        }
+        run_command("predict", [&] {
+            print_json_line(std::cout, predict_run(open_store(*p_dir, true).resolve(*p_run), *prompt));
+        });
     });
 }
 

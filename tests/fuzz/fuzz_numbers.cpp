@@ -1,13 +1,16 @@
-// libFuzzer target for the number parser and the decimal reader. Any input may be thrown at them:
-// the parser must never throw (except NumberError for text holding "[NUM]"), never crash, and its
-// result must satisfy the invariants below; a violation traps so that libFuzzer keeps the input.
+// libFuzzer target for the number parser, the decimal reader and the arithmetic grammar built on them
+// (fone/tasks/expression.h). Any input may be thrown at them: the parser must never throw (except
+// NumberError for text holding "[NUM]"), the grammar only its documented errors, nothing may crash, and
+// the results must satisfy the invariants below; a violation traps so that libFuzzer keeps the input.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "fone/numbers/decimal.h"
 #include "fone/numbers/number_parser.h"
+#include "fone/tasks/expression.h"
 
 namespace {
 
@@ -61,11 +64,34 @@ void check_decimal(std::string_view text) {
     if (fone::Decimal::try_parse(text, d)) check(round_trips(d));
 }
 
+// A dataset line is a DatasetError or an example that its own line() reads back to; a prompt is
+// std::invalid_argument (NumberError among them) or words holding a number.
+void check_grammar(std::string_view text) {
+    std::optional<fone::Example> e;
+    try {
+        e = fone::parse_example_line(text);
+    } catch (const fone::DatasetError&) {
+    }
+    if (e) {
+        check(e->operands.size() == e->ops.size() + 1);
+        check(fone::parse_example_line(e->line()) == *e);  // a throw here escapes: libFuzzer reports it
+    }
+    try {
+        bool number = false;
+        for (const fone::PromptTerm& t : fone::parse_prompt(text))
+            number = number || t.kind == fone::PromptTerm::Kind::number;
+        check(number);
+    } catch (const std::invalid_argument&) {
+    }
+    (void)fone::exact_answer(text);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const std::string_view text(reinterpret_cast<const char*>(data), size);
     check_decimal(text);
     check_parser(text);
+    check_grammar(text);
     return 0;
 }

@@ -12,6 +12,7 @@
 
 #include "analysis_plots.h"
 #include "plot_panel.h"
+#include "view_tips.h"
 
 namespace fone::gui {
 
@@ -42,8 +43,6 @@ CirclesView::CirclesView(QWidget* parent) : AnalysisView(parent) {
         spin->setValue(-1);
         spin->setToolTip(tips::kSlots);
     }
-    auto* export_button = new QPushButton("Export…");
-    export_button->setToolTip("Save the picture (PNG, SVG, PDF)");
     controls->addWidget(new QLabel("Number"));
     controls->addWidget(number_edit_, 1);
     controls->addWidget(new QLabel("base"));
@@ -52,7 +51,7 @@ CirclesView::CirclesView(QWidget* parent) : AnalysisView(parent) {
     controls->addWidget(int_digits_);
     controls->addWidget(new QLabel("fraction slots n"));
     controls->addWidget(frac_digits_);
-    controls->addWidget(export_button);
+    panel_->add_export_button()->setToolTip("Save the picture (PNG, SVG, PDF)");
     panel_->plot()->setToolTip(
         "Each circle is one period T. The grey dots are the digit markers φ(j); the red hand points at the "
         "number's angle 2π·(x mod T)/T. The digit a circle carries is the marker the hand has last passed "
@@ -91,7 +90,6 @@ CirclesView::CirclesView(QWidget* parent) : AnalysisView(parent) {
     });
     for (QSpinBox* spin : {base_, int_digits_, frac_digits_})
         connect(spin, &QSpinBox::valueChanged, this, [this] { update_circles(number_edit_->text(), false); });
-    connect(export_button, &QPushButton::clicked, panel_, &PlotPanel::export_dialog);
     // The circles keep equal scales on both axes, which depend on the plot's size.
     on_resize(panel_->plot(), [this] { draw(false); });
     set_number("1234.567");
@@ -153,10 +151,10 @@ bool CirclesView::update_circles(const QString& text, bool from_slider) {
     }
     if (!from_slider) update_slider_range(x);
     try {
-        FoneSpec spec = fitted_spec({x}, int_digits_->value(), frac_digits_->value(), base_->value());
+        FoneSpec spec = encoder_spec({x}, int_digits_->value(), frac_digits_->value(), base_->value());
         if (int_digits_->value() < 0) {
-            const int slider_m = fitted_spec({Decimal::from_scaled(slider_->maximum(), slider_decimals_)}, -1,
-                                             -1, base_->value())
+            const int slider_m = encoder_spec({Decimal::from_scaled(slider_->maximum(), slider_decimals_)},
+                                              -1, -1, base_->value())
                                      .int_digits;
             spec.int_digits =
                 std::max({spec.int_digits, base_->value() == 10 ? slider_digits_ : 0, slider_m});

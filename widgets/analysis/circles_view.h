@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "analysis_plots.h"
+#include "analysis_view.h"
 #include "fone/analysis/analysis.h"
-#include "view_support.h"
 
 class QCustomPlot;
 class QLabel;

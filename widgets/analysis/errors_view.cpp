@@ -138,9 +138,8 @@ ErrorsView::ErrorsView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
     table_->horizontalHeader()->setStretchLastSection(true);
     rates_ = new PlotPanel;
     rates_->layout()->setContentsMargins(0, 0, 0, 0);
-    auto* export_button = new QPushButton("Export…");
     rates_->controls()->addStretch(1);
-    rates_->controls()->addWidget(export_button);
+    rates_->add_export_button();
     rates_->plot()->setToolTip("The share of test answers whose digit at this position is wrong");
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(table_);
@@ -167,7 +166,6 @@ ErrorsView::ErrorsView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
         set_busy(false);
         show_info("Cancelled.");
     });
-    connect(export_button, &QPushButton::clicked, rates_, &PlotPanel::export_dialog);
     connect(runs_, &RunPicker::runChanged, this, [this] { request_refresh(); });
     if (!runs_->run_dir().isEmpty()) request_refresh();
 }
@@ -192,9 +190,7 @@ QCustomPlot* ErrorsView::rates_plot() const {
 }
 
 QString ErrorsView::summary() const {
-    QTextDocument doc;
-    doc.setHtml(summary_->text());
-    return doc.toPlainText();
+    return plain_text(summary_->text());
 }
 
 void ErrorsView::evaluate() {
@@ -216,7 +212,15 @@ void ErrorsView::on_result(const json& result) {
     cancel_button_->setEnabled(false);
     evaluation_ = result;
     show_info(QString());
-    // The listed mispredictions, analysed digit by digit.
+    const int listed = list_mispredictions(result);
+    draw_rates(result);
+    summarise(result, listed);
+    set_busy(false);
+    Q_EMIT evaluated();
+}
+
+// The listed mispredictions, analysed digit by digit, in the table; how many were listed.
+int ErrorsView::list_mispredictions(const json& result) {
     struct Row {
         QString prompt, expected, predicted;
         bool number = false;
@@ -290,8 +294,11 @@ void ErrorsView::on_result(const json& result) {
         if (m.all_off_by_5()) table_->item(i, 4)->setForeground(QColor(0xd6, 0x27, 0x28));
     }
     table_->resizeColumnsToContents();
+    return static_cast<int>(rows.size());
+}
 
-    // Error rate per position over the whole test split (fone eval's digit accuracy by position).
+// Error rate per position over the whole test split (fone eval's digit accuracy by position).
+void ErrorsView::draw_rates(const json& result) {
     std::map<int, double> by_position;
     if (result.contains("digit_accuracy_by_position") && result["digit_accuracy_by_position"].is_object())
         for (const auto& [key, value] : result["digit_accuracy_by_position"].items())
@@ -311,7 +318,11 @@ void ErrorsView::on_result(const json& result) {
                       .y_label = "answers with this digit wrong",
                       .y_max = nice_ceiling(highest)});
     rates_->plot()->replot(QCustomPlot::rpQueuedReplot);
+}
 
+// The summary line: exact match, digit accuracy and the off-by-5 counts.
+void ErrorsView::summarise(const json& result, int listed) {
+    const int n = result.value("n", 0);
     const double exact = result.value("exact_match", 0.0);
     const int wrong_total = static_cast<int>(std::lround(n * (1.0 - exact)));
     QString text = QStringLiteral("Exact match <b>%1%</b>, digit accuracy %2% on %3 test answers: %4 wrong")
@@ -319,8 +330,7 @@ void ErrorsView::on_result(const json& result) {
                        .arg(100.0 * result.value("digit_accuracy", 0.0), 0, 'f', 2)
                        .arg(n)
                        .arg(wrong_total);
-    if (static_cast<int>(rows.size()) < wrong_total)
-        text += QStringLiteral(" (the first %1 listed)").arg(rows.size());
+    if (listed < wrong_total) text += QStringLiteral(" (the first %1 listed)").arg(listed);
     text += QStringLiteral(
                 ". Off by exactly 5: <b>%1</b> of %2 wrong digits; %3 of %4 wrong answers have every "
                 "wrong digit off by 5 (%5 of them with a single wrong digit).")
@@ -333,8 +343,6 @@ void ErrorsView::on_result(const json& result) {
         text += malformed_ == 1 ? QStringLiteral(" 1 answer is not a number.")
                                 : QStringLiteral(" %1 answers are not numbers.").arg(malformed_);
     summary_->setText(text);
-    set_busy(false);
-    Q_EMIT evaluated();
 }
 
 }  // namespace fone::gui

@@ -7,8 +7,10 @@
 
 #include <QStyledItemDelegate>
 
+#include "analysis_view.h"
 #include "fone/analysis/analysis.h"
-#include "view_support.h"
+#include "fone_call.h"
+#include "run_picker.h"
 
 class QCustomPlot;
 class QLabel;
@@ -69,6 +71,9 @@ class ErrorsView : public AnalysisView {
 
   private:
     void on_result(const nlohmann::json& result);
+    int list_mispredictions(const nlohmann::json& result);
+    void draw_rates(const nlohmann::json& result);
+    void summarise(const nlohmann::json& result, int listed);
 
     RunPicker* runs_;
     QSpinBox* count_;

@@ -5,13 +5,12 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QTextDocument>
 #include <QVBoxLayout>
 #include <cmath>
 #include <map>
 
 #include "analysis_plots.h"
-#include "fone/tasks/tasks.h"
+#include "fone/tasks/expression.h"
 #include "plot_panel.h"
 
 namespace fone::gui {
@@ -64,20 +63,7 @@ analysis::HiddenCircles hidden_circles_from_prediction(const json& prediction, c
 }
 
 std::optional<Decimal> expected_answer(const QString& prompt) {
-    QString text = prompt.trimmed();
-    if (!text.endsWith('=')) return std::nullopt;
-    try {
-        const Example e = parse_example_line((text + "0").toStdString());
-        if (e.ops.size() == 1 && e.operands.size() == 2) {
-            if (e.ops[0] == "+") return e.operands[0] + e.operands[1];
-            if (e.ops[0] == "-") return e.operands[0] - e.operands[1];
-            if (e.ops[0] == "*") return e.operands[0] * e.operands[1];
-        }
-        if (e.ops.size() == 2 && e.ops[0] == "+" && e.ops[1] == "mod" && !e.operands[2].is_zero())
-            return Decimal::mod(e.operands[0] + e.operands[1], e.operands[2]);
-    } catch (const std::exception&) {
-    }
-    return std::nullopt;
+    return exact_answer(prompt.trimmed().toStdString());
 }
 
 QString example_prompt(const json& config) {
@@ -101,6 +87,34 @@ HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
     row1->addWidget(new QLabel("Run"));
     row1->addWidget(runs_, 1);
     layout->addLayout(row1);
+    layout->addLayout(prompt_row());
+    panel_ = new PlotPanel;
+    panel_->layout()->setContentsMargins(0, 0, 0, 0);
+    panel_->controls()->addStretch(1);
+    panel_->add_export_button();
+    panel_->plot()->setToolTip(
+        "One circle per digit slot of the answer, highest digit first. The blue hand is the model's hidden "
+        "pair [h2k, h2k+1] normalised to length 1 (|h| is its length before); the head scores digit j by the "
+        "hand's dot product with the marker φ(j), so the marker it points to is the predicted digit (green "
+        "when "
+        "right, red when wrong; the true digit ringed). The bars are the ten digits' probabilities.");
+    layout->addWidget(panel_, 1);
+    summary_ = new QLabel;
+    summary_->setTextFormat(Qt::RichText);
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(summary_);
+    layout->addWidget(status_label());
+    connect_signals();
+    if (!runs_->run_dir().isEmpty()) {
+        default_prompt_ = example_prompt(runs_->config());
+        set_prompt(default_prompt_);
+        request_refresh();
+    }
+}
+
+// The prompt, the true answer, Predict and Cancel.
+QHBoxLayout* HiddenView::prompt_row() {
     auto* row2 = new QHBoxLayout;
     prompt_ = new QLineEdit;
     prompt_->setPlaceholderText("a prompt of the run's task, e.g. 527.38+94.605=");
@@ -121,26 +135,12 @@ HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
     row2->addWidget(truth_);
     row2->addWidget(predict_button_);
     row2->addWidget(cancel_button_);
-    layout->addLayout(row2);
-    panel_ = new PlotPanel;
-    panel_->layout()->setContentsMargins(0, 0, 0, 0);
-    auto* export_button = new QPushButton("Export…");
-    panel_->controls()->addStretch(1);
-    panel_->controls()->addWidget(export_button);
-    panel_->plot()->setToolTip(
-        "One circle per digit slot of the answer, highest digit first. The blue hand is the model's hidden "
-        "pair [h2k, h2k+1] normalised to length 1 (|h| is its length before); the head scores digit j by the "
-        "hand's dot product with the marker φ(j), so the marker it points to is the predicted digit (green "
-        "when "
-        "right, red when wrong; the true digit ringed). The bars are the ten digits' probabilities.");
-    layout->addWidget(panel_, 1);
-    summary_ = new QLabel;
-    summary_->setTextFormat(Qt::RichText);
-    summary_->setWordWrap(true);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(summary_);
-    layout->addWidget(status_label());
+    return row2;
+}
 
+// Predict on demand, on Return and once typing pauses; the true answer and the run's example prompt follow
+// what is typed and chosen.
+void HiddenView::connect_signals() {
     call_ = new FoneCall(default_fone_program(), this);
     call_->set_timeout_ms(120000);
     debounce_ = new QTimer(this);
@@ -165,7 +165,6 @@ HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
         debounce_->start();
     });
     connect(truth_, &QLineEdit::textEdited, this, [this] { redraw(); });
-    connect(export_button, &QPushButton::clicked, panel_, &PlotPanel::export_dialog);
     connect(runs_, &RunPicker::runChanged, this, [this] {
         const QString example = example_prompt(runs_->config());
         if (prompt_->text().isEmpty() || prompt_->text() == default_prompt_) {
@@ -181,11 +180,6 @@ HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
     on_resize(panel_->plot(), [this] {
         if (circles_) redraw();
     });
-    if (!runs_->run_dir().isEmpty()) {
-        default_prompt_ = example_prompt(runs_->config());
-        set_prompt(default_prompt_);
-        request_refresh();
-    }
 }
 
 QCustomPlot* HiddenView::plot() const {
@@ -268,9 +262,7 @@ std::optional<Decimal> HiddenView::true_answer(QString* note) const {
 }
 
 QString HiddenView::summary() const {
-    QTextDocument doc;
-    doc.setHtml(summary_->text());
-    return doc.toPlainText();
+    return plain_text(summary_->text());
 }
 
 void HiddenView::redraw() {
@@ -297,25 +289,41 @@ void HiddenView::redraw() {
             note = QString::fromStdString(e.what());
         }
     }
-    if (circles_) {
-        plots::draw_hidden_circles(plot, *circles_,
-                                   "Hidden state of " + runs_->run_name().toStdString() + " for " +
-                                       prediction_.value("prompt", std::string()));
-        int right = 0;
-        for (const auto& slot : circles_->pairs)
-            right += slot.truth >= 0 && !slot.wrong();
-        if (circles_->has_truth) {
-            const bool exact = circles_->truth == circles_->predicted;
-            text += QStringLiteral(" · true %1 %2 · %3 of %4 digits right")
-                        .arg(QString::fromStdString(circles_->truth.to_string()),
-                             exact ? "<span style='color:#2ca02c'>✓</span>"
-                                   : "<span style='color:#d62728'>✗</span>")
-                        .arg(right)
-                        .arg(circles_->pairs.size());
-        }
-        if (!runs_->config().value("period_multipliers", json::array()).empty())
-            text += " · mixed periods: each circle shows its slot's first pair";
-    } else if (prediction_.contains("generated")) {
+    text += circles_ ? draw_circles(plot) : draw_answer_without_circles(plot, value, truth);
+    if (!tokens.isEmpty()) text += " · prompt tokens: " + tokens.join(" ");
+    if (!note.isEmpty()) text += "<br><span style='color:#c62828'>" + note.toHtmlEscaped() + "</span>";
+    summary_->setText(text);
+    plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
+// The hidden state on the digit circles; what the summary adds.
+QString HiddenView::draw_circles(QCustomPlot& plot) {
+    QString text;
+    plots::draw_hidden_circles(plot, *circles_,
+                               "Hidden state of " + runs_->run_name().toStdString() + " for " +
+                                   prediction_.value("prompt", std::string()));
+    int right = 0;
+    for (const auto& slot : circles_->pairs)
+        right += slot.truth >= 0 && !slot.wrong();
+    if (circles_->has_truth) {
+        const bool exact = circles_->truth == circles_->predicted;
+        text +=
+            QStringLiteral(" · true %1 %2 · %3 of %4 digits right")
+                .arg(QString::fromStdString(circles_->truth.to_string()),
+                     exact ? "<span style='color:#2ca02c'>✓</span>" : "<span style='color:#d62728'>✗</span>")
+                .arg(right)
+                .arg(circles_->pairs.size());
+    }
+    if (!runs_->config().value("period_multipliers", json::array()).empty())
+        text += " · mixed periods: each circle shows its slot's first pair";
+    return text;
+}
+
+// Runs without (cos, sin) digit pairs: a token method's tokens, xVal's number or fone-direct's raw slots.
+QString HiddenView::draw_answer_without_circles(QCustomPlot& plot, const QString& value,
+                                                const std::optional<Decimal>& truth) {
+    QString text;
+    if (prediction_.contains("generated")) {
         // A token method: the tokens it wrote, each with its probability.
         std::vector<std::string> labels;
         std::vector<double> probabilities;
@@ -352,10 +360,7 @@ void HiddenView::redraw() {
                           .y_max = 9.0,
                           .percent = false});
     }
-    if (!tokens.isEmpty()) text += " · prompt tokens: " + tokens.join(" ");
-    if (!note.isEmpty()) text += "<br><span style='color:#c62828'>" + note.toHtmlEscaped() + "</span>";
-    summary_->setText(text);
-    plot.replot(QCustomPlot::rpQueuedReplot);
+    return text;
 }
 
 }  // namespace fone::gui

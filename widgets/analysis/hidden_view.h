@@ -10,10 +10,13 @@
 
 #include <optional>
 
+#include "analysis_view.h"
 #include "fone/analysis/analysis.h"
-#include "view_support.h"
+#include "fone_call.h"
+#include "run_picker.h"
 
 class QCustomPlot;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -30,8 +33,8 @@ class RunCatalog;
 analysis::HiddenCircles hidden_circles_from_prediction(const nlohmann::json& prediction,
                                                        const Decimal* truth = nullptr);
 
-// The exact answer of an arithmetic prompt: "a+b=", "a-b=", "a*b=", "a+b mod p=" (nullopt for anything
-// else, e.g. a classification prompt or free text).
+// fone::exact_answer of the prompt without its surrounding spaces: "a+b=", "a-b=", "a*b=", "a+b mod p="
+// (nullopt for anything else, e.g. a classification prompt or free text).
 std::optional<Decimal> expected_answer(const QString& prompt);
 
 // A prompt of the run's task to start from ("527.38+94.605=" for dec-add, ...); "" for file tasks.
@@ -72,6 +75,11 @@ class HiddenView : public AnalysisView {
     void refresh() override { predict(); }
 
   private:
+    QHBoxLayout* prompt_row();
+    void connect_signals();
+    QString draw_circles(QCustomPlot& plot);
+    QString draw_answer_without_circles(QCustomPlot& plot, const QString& value,
+                                        const std::optional<Decimal>& truth);
     void on_result(const nlohmann::json& result);
     void on_failure(const QString& message);
     void redraw();

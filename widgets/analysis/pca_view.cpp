@@ -80,127 +80,90 @@ Eigen::MatrixX2d view_coordinates(const Eigen::MatrixXd& projection, int mode, d
     return out;
 }
 
-PcaView::PcaView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
+PcaView::PcaView(RunCatalog* catalog, QWidget* parent) : RepresentationView(catalog, parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    source_ = new SourceBox(catalog);
-    source_->set_count(1000);
     layout->addWidget(source_);
-    auto* row = new QHBoxLayout;
-    layer_ = new QComboBox;
     layer_->setMinimumContentsLength(10);
     layer_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     layer_->setToolTip(
         "The layer analysed: 0 is the input (token embedding + FoNE), L the output of block L");
-    colour_ = new QComboBox;
-    for (const Colouring& c : colourings())
-        colour_->addItem(c.name());
-    colour_->setToolTip(
-        "Colour each number by one of its digits, or by x mod T. FoNE puts numbers with the same "
-        "units digit at the same point of the T = 10 circle: with the right components the "
-        "colours separate into ten spokes.");
-    axes_ = new QComboBox;
-    axes_->addItems({"PC1 × PC2", "PC1 × PC3", "PC2 × PC3", "PC1-PC3 in 3-D (drag to turn)"});
-    // Short combos and progress bar: the dock shares the window's width with the other views.
-    axes_->setMinimumContentsLength(10);
-    axes_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    colour_->setMinimumContentsLength(10);
-    colour_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    axes_->setToolTip(
-        "Which principal components are drawn. Principal components are the directions along which "
-        "the representations vary most, largest first.");
-    compute_button_ = new QPushButton("Compute");
-    cancel_button_ = new QPushButton("Cancel");
-    cancel_button_->setEnabled(false);
-    progress_ = new QProgressBar;
-    progress_->setRange(0, 1000);
+    colour_ = make_colour_box();
+    axes_ = make_axes_box();
     progress_->setMinimumWidth(80);
-    row->addWidget(new QLabel("Layer"));
-    row->addWidget(layer_);
-    row->addWidget(new QLabel("Colour by"));
-    row->addWidget(colour_);
-    row->addWidget(new QLabel("Axes"));
-    row->addWidget(axes_);
-    row->addWidget(compute_button_);
-    row->addWidget(cancel_button_);
-    row->addWidget(progress_);
-    row->addStretch(1);
-    layout->addLayout(row);
+    layout->addLayout(controls_row({{"Colour by", colour_}, {"Axes", axes_}}));
     panel_ = new PlotPanel;
     panel_->layout()->setContentsMargins(0, 0, 0, 0);
-    auto* export_button = new QPushButton("Export…");
     explained_ = new QLabel;
     panel_->controls()->addWidget(explained_, 1);
-    panel_->controls()->addWidget(export_button);
+    panel_->add_export_button();
     panel_->plot()->setToolTip(QString());
     panel_->plot()->setMouseTracking(true);
     layout->addWidget(panel_, 1);
     hover_ = new QLabel("Hover a point to see its number.");
     layout->addWidget(hover_);
     layout->addWidget(status_label());
+    connect_plot();
+    connect(&watcher_, &QFutureWatcher<PcaOutcome>::finished, this, &PcaView::on_pca_done);
+    request_refresh();
+}
 
-    loader_ = new RepresentationLoader(this);
-    debounce_ = new QTimer(this);
-    debounce_->setSingleShot(true);
-    debounce_->setInterval(600);
-    connect(debounce_, &QTimer::timeout, this, [this] { request_refresh(); });
-    connect(source_, &SourceBox::sourceChanged, this, [this] { wanted_layer_ = -1; });
-    connect(source_, &SourceBox::changed, debounce_, qOverload<>(&QTimer::start));
-    connect(loader_, &RepresentationLoader::loaded, this, &PcaView::on_loaded);
-    connect(loader_, &RepresentationLoader::failed, this, [this](const QString& message) {
-        set_running(false);
-        show_error(message);
-        set_busy(false);
-        Q_EMIT failed(message);
-    });
-    connect(loader_, &RepresentationLoader::progress, this, [this](double f, const QString& what) {
-        if (f < 0) {
-            progress_->setRange(0, 0);
-        } else {
-            progress_->setRange(0, 1000);
-            progress_->setValue(static_cast<int>(1000 * f));
-        }
-        progress_->setFormat(what);
-    });
-    connect(compute_button_, &QPushButton::clicked, this, &PcaView::compute);
-    connect(cancel_button_, &QPushButton::clicked, this, &PcaView::cancel);
-    connect(layer_, &QComboBox::currentIndexChanged, this, [this](int index) {
-        if (index < 0 || !source_data_) return;
-        wanted_layer_ = index;
-        start_pca();
-    });
-    connect(colour_, &QComboBox::currentIndexChanged, this, [this] { draw(); });
-    connect(axes_, &QComboBox::currentIndexChanged, this, [this](int mode) {
+// Short combos: the dock shares the window's width with the other views.
+QComboBox* PcaView::make_colour_box() {
+    auto* box = new QComboBox;
+    for (const Colouring& c : colourings())
+        box->addItem(c.name());
+    box->setToolTip(
+        "Colour each number by one of its digits, or by x mod T. FoNE puts numbers with the same "
+        "units digit at the same point of the T = 10 circle: with the right components the "
+        "colours separate into ten spokes.");
+    box->setMinimumContentsLength(10);
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    connect(box, &QComboBox::currentIndexChanged, this, [this] { draw(); });
+    return box;
+}
+
+QComboBox* PcaView::make_axes_box() {
+    auto* box = new QComboBox;
+    box->addItems({"PC1 × PC2", "PC1 × PC3", "PC2 × PC3", "PC1-PC3 in 3-D (drag to turn)"});
+    box->setMinimumContentsLength(10);
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setToolTip(
+        "Which principal components are drawn. Principal components are the directions along which "
+        "the representations vary most, largest first.");
+    connect(box, &QComboBox::currentIndexChanged, this, [this](int mode) {
         panel_->plot()->setInteractions(
             mode == kRotate3d ? QCP::Interactions() : QCP::Interactions(QCP::iRangeDrag | QCP::iRangeZoom));
         draw();
     });
-    connect(export_button, &QPushButton::clicked, panel_, &PlotPanel::export_dialog);
+    return box;
+}
+
+// Hovering names a point; in the 3-D mode, dragging turns the picture.
+void PcaView::connect_plot() {
     connect(panel_->plot(), &QCustomPlot::mouseMove, this, &PcaView::on_mouse_move);
     connect(panel_->plot(), &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         dragging_ = axes_->currentIndex() == kRotate3d && e->button() == Qt::LeftButton;
         drag_from_ = e->pos();
     });
     connect(panel_->plot(), &QCustomPlot::mouseRelease, this, [this] { dragging_ = false; });
-    connect(&watcher_, &QFutureWatcher<PcaOutcome>::finished, this, [this] {
-        const PcaOutcome r = watcher_.result();
-        set_running(false);
-        if (r.cancelled) return;
-        if (!r.error.isEmpty()) {
-            show_error(r.error);
-            set_busy(false);
-            Q_EMIT failed(r.error);
-            return;
-        }
-        pca_ = r.pca;
-        pca_layer_ = r.layer;
-        show_info(source_->limit_note());
-        draw();
-        set_busy(false);
-        Q_EMIT finished();
-    });
     panel_->plot()->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    request_refresh();
+}
+
+void PcaView::on_pca_done() {
+    const PcaOutcome r = watcher_.result();
+    set_running(false);
+    if (r.cancelled) return;
+    if (!r.error.isEmpty()) {
+        on_failed(r.error);
+        return;
+    }
+    pca_ = r.pca;
+    pca_layer_ = r.layer;
+    show_info(source_->limit_note());
+    draw();
+    set_busy(false);
+    Q_EMIT finished();
 }
 
 PcaView::~PcaView() {
@@ -210,38 +173,6 @@ PcaView::~PcaView() {
 
 QCustomPlot* PcaView::plot() const {
     return panel_->plot();
-}
-
-void PcaView::set_encoder() {
-    source_->set_encoder();
-}
-bool PcaView::set_run(const QString& name_or_dir) {
-    return source_->set_run(name_or_dir);
-}
-QString PcaView::run() const {
-    return source_->runs()->run_dir();
-}
-QString PcaView::source_name() const {
-    return source_->source_name();
-}
-void PcaView::set_source_name(const QString& name) {
-    source_->set_source_name(name);
-}
-void PcaView::set_numbers(int count) {
-    source_->set_count(count);
-}
-int PcaView::numbers() const {
-    return source_->settings().count;
-}
-void PcaView::set_layer(int layer) {
-    wanted_layer_ = layer;
-    if (source_data_ && layer >= 0 && layer < layer_->count()) layer_->setCurrentIndex(layer);
-}
-int PcaView::layer() const {
-    return layer_->currentIndex();
-}
-void PcaView::set_program(const QString& fone) {
-    loader_->set_program(fone);
 }
 
 void PcaView::set_colouring(const Colouring& c) {
@@ -288,48 +219,10 @@ void PcaView::set_rotation(double yaw, double pitch) {
     draw();
 }
 
-void PcaView::set_running(bool running) {
-    compute_button_->setEnabled(!running);
-    cancel_button_->setEnabled(running);
-    if (!running) {
-        progress_->setRange(0, 1000);
-        progress_->setValue(1000);
-    }
-}
-
-void PcaView::compute() {
-    debounce_->stop();
-    const SourceSettings s = source_->settings();
-    if (source_name() == "run" && s.run_dir.isEmpty()) {
-        show_error("Choose a trained run (or the FoNE encoder as the source).");
-        return;
-    }
-    set_busy(true);
-    set_running(true);
-    loader_->load(s);
-}
-
-void PcaView::cancel() {
-    loader_->cancel();
-    if (cancel_) cancel_->store(true);
-    set_running(false);
-    progress_->setValue(0);
-    progress_->setFormat("cancelled");
-    set_busy(false);
-    show_info("Cancelled.");
-}
-
 void PcaView::on_loaded(std::shared_ptr<const Representations> source) {
     source_data_ = source;
     pca_.reset();
-    {
-        const QSignalBlocker block(layer_);
-        layer_->clear();
-        for (int l = 0; l < source->layer_names.size(); ++l)
-            layer_->addItem(QStringLiteral("%1: %2").arg(l).arg(source->layer_names[l]));
-        const int wanted = wanted_layer_ >= 0 ? wanted_layer_ : source->default_layer;
-        layer_->setCurrentIndex(std::clamp(wanted, 0, layer_->count() - 1));
-    }
+    list_layers(*source);
     start_pca();
 }
 
@@ -386,48 +279,10 @@ void PcaView::draw() {
                     "PCA of " + source_data_->description.toStdString() + layer_name + ", numbers " +
                         source_data_->numbers.front().to_string() + ".." +
                         source_data_->numbers.back().to_string());
-    auto ratio = [&](int i) {
-        return i < static_cast<int>(pca_->explained_ratio.size())
-                   ? 100.0 * pca_->explained_ratio[static_cast<std::size_t>(i)]
-                   : 0.0;
-    };
-    static const int kAxes[3][2] = {{0, 1}, {0, 2}, {1, 2}};
-    if (mode != kRotate3d) {
-        for (int a = 0; a < 2; ++a)
-            (a ? plot.yAxis : plot.xAxis)
-                ->setLabel(QStringLiteral("PC%1 (%2% of the variance)")
-                               .arg(kAxes[mode][a] + 1)
-                               .arg(ratio(kAxes[mode][a]), 0, 'f', 1));
-    } else {
-        // Equal scales that do not change while turning, and the three axes drawn from the centre.
-        double radius = 1e-12;
-        for (Eigen::Index i = 0; i < pca_->projection.rows(); ++i)
-            radius = std::max(
-                radius,
-                pca_->projection.row(i).head(std::min<Eigen::Index>(3, pca_->projection.cols())).norm());
-        const double w = std::max(1, plot.axisRect()->width()), h = std::max(1, plot.axisRect()->height());
-        const double half_y = 1.35 * radius, half_x = half_y * w / h;
-        plot.xAxis->setRange(-std::max(half_x, 1.1 * radius), std::max(half_x, 1.1 * radius));
-        plot.yAxis->setRange(-1.1 * radius, 1.1 * radius + 0.45 * radius);
-        Eigen::MatrixXd unit =
-            Eigen::MatrixXd::Identity(3, std::max<Eigen::Index>(3, pca_->projection.cols()));
-        const Eigen::MatrixX2d tips = view_coordinates(unit, kRotate3d, yaw_, pitch_);
-        for (int a = 0; a < std::min<int>(3, static_cast<int>(pca_->projection.cols())); ++a) {
-            auto* line = new QCPItemLine(&plot);
-            line->start->setCoords(0, 0);
-            line->end->setCoords(0.8 * radius * tips(a, 0), 0.8 * radius * tips(a, 1));
-            line->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
-            line->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 7, 9));
-            auto* label = new QCPItemText(&plot);
-            label->position->setCoords(0.9 * radius * tips(a, 0), 0.9 * radius * tips(a, 1));
-            label->setText(QStringLiteral("PC%1").arg(a + 1));
-            label->setColor(QColor(60, 60, 60));
-        }
-        plot.xAxis->setLabel(QStringLiteral("PC1-PC3 turned by %1° and tilted by %2° (drag to turn)")
-                                 .arg(yaw_ * 180 / M_PI, 0, 'f', 0)
-                                 .arg(pitch_ * 180 / M_PI, 0, 'f', 0));
-        plot.yAxis->setLabel(QString());
-    }
+    if (mode != kRotate3d)
+        label_axes(plot, mode);
+    else
+        draw_3d_axes(plot);
     QStringList parts;
     for (std::size_t i = 0; i < pca_->explained_ratio.size(); ++i)
         parts << QStringLiteral("PC%1 %2%").arg(i + 1).arg(100.0 * pca_->explained_ratio[i], 0, 'f', 1);
@@ -444,6 +299,50 @@ void PcaView::draw() {
                            "The FoNE encoder is like this: all its pairs have the same variance.%1")
                 .arg(source_->limit_note().isEmpty() ? QString() : " " + source_->limit_note()));
     plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
+// The two PCs drawn, with their shares of the variance.
+void PcaView::label_axes(QCustomPlot& plot, int mode) {
+    auto ratio = [&](int i) {
+        return i < static_cast<int>(pca_->explained_ratio.size())
+                   ? 100.0 * pca_->explained_ratio[static_cast<std::size_t>(i)]
+                   : 0.0;
+    };
+    static const int kAxes[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    for (int a = 0; a < 2; ++a)
+        (a ? plot.yAxis : plot.xAxis)
+            ->setLabel(QStringLiteral("PC%1 (%2% of the variance)")
+                           .arg(kAxes[mode][a] + 1)
+                           .arg(ratio(kAxes[mode][a]), 0, 'f', 1));
+}
+
+// Equal scales that do not change while turning, and the three axes drawn from the centre.
+void PcaView::draw_3d_axes(QCustomPlot& plot) {
+    double radius = 1e-12;
+    for (Eigen::Index i = 0; i < pca_->projection.rows(); ++i)
+        radius = std::max(
+            radius, pca_->projection.row(i).head(std::min<Eigen::Index>(3, pca_->projection.cols())).norm());
+    const double w = std::max(1, plot.axisRect()->width()), h = std::max(1, plot.axisRect()->height());
+    const double half_y = 1.35 * radius, half_x = half_y * w / h;
+    plot.xAxis->setRange(-std::max(half_x, 1.1 * radius), std::max(half_x, 1.1 * radius));
+    plot.yAxis->setRange(-1.1 * radius, 1.1 * radius + 0.45 * radius);
+    Eigen::MatrixXd unit = Eigen::MatrixXd::Identity(3, std::max<Eigen::Index>(3, pca_->projection.cols()));
+    const Eigen::MatrixX2d tips = view_coordinates(unit, kRotate3d, yaw_, pitch_);
+    for (int a = 0; a < std::min<int>(3, static_cast<int>(pca_->projection.cols())); ++a) {
+        auto* line = new QCPItemLine(&plot);
+        line->start->setCoords(0, 0);
+        line->end->setCoords(0.8 * radius * tips(a, 0), 0.8 * radius * tips(a, 1));
+        line->setPen(QPen(QColor(90, 90, 90), 1.2, Qt::DashLine));
+        line->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 7, 9));
+        auto* label = new QCPItemText(&plot);
+        label->position->setCoords(0.9 * radius * tips(a, 0), 0.9 * radius * tips(a, 1));
+        label->setText(QStringLiteral("PC%1").arg(a + 1));
+        label->setColor(QColor(60, 60, 60));
+    }
+    plot.xAxis->setLabel(QStringLiteral("PC1-PC3 turned by %1° and tilted by %2° (drag to turn)")
+                             .arg(yaw_ * 180 / M_PI, 0, 'f', 0)
+                             .arg(pitch_ * 180 / M_PI, 0, 'f', 0));
+    plot.yAxis->setLabel(QString());
 }
 
 int PcaView::point_at(const QPointF& pixel) const {

@@ -5,17 +5,15 @@
 #pragma once
 
 #include <QFutureWatcher>
-#include <atomic>
+#include <QPoint>
 #include <memory>
 
 #include "fone/analysis/analysis.h"
-#include "view_support.h"
+#include "representation_view.h"
 
 class QComboBox;
 class QCustomPlot;
 class QLabel;
-class QProgressBar;
-class QPushButton;
 class QMouseEvent;
 
 namespace fone::gui {
@@ -43,12 +41,8 @@ struct PcaOutcome {
 // the screen's horizontal axis) and projected. projection has N rows and at least `axes` columns.
 Eigen::MatrixX2d view_coordinates(const Eigen::MatrixXd& projection, int mode, double yaw, double pitch);
 
-class PcaView : public AnalysisView {
+class PcaView : public RepresentationView {
     Q_OBJECT
-    Q_PROPERTY(QString source READ source_name WRITE set_source_name)
-    Q_PROPERTY(QString run READ run WRITE set_run)
-    Q_PROPERTY(int numbers READ numbers WRITE set_numbers)
-    Q_PROPERTY(int layer READ layer WRITE set_layer)
     Q_PROPERTY(QString colour READ colour_text WRITE set_colour_text)
     Q_PROPERTY(int axes READ axes WRITE set_axes)
   public:
@@ -58,15 +52,6 @@ class PcaView : public AnalysisView {
     explicit PcaView(RunCatalog* catalog, QWidget* parent = nullptr);
     ~PcaView() override;
 
-    void set_encoder();
-    bool set_run(const QString& name_or_dir);
-    QString run() const;
-    QString source_name() const;
-    void set_source_name(const QString& name);
-    void set_numbers(int count);
-    int numbers() const;
-    void set_layer(int layer);
-    int layer() const;
     void set_colouring(const Colouring& c);
     Colouring colouring() const;
     QString colour_text() const;  // "digit:0", "mod:10"
@@ -74,10 +59,7 @@ class PcaView : public AnalysisView {
     void set_axes(int mode);
     int axes() const;
     void set_rotation(double yaw, double pitch);  // radians, for the 3-D mode
-    void set_program(const QString& fone);
 
-    void compute();
-    void cancel();
     const analysis::Pca* pca() const { return pca_.get(); }
     const Representations* source() const { return source_data_.get(); }
     // The point nearest a pixel of the plot (within 12 px), or -1; and what hovering it says.
@@ -85,39 +67,33 @@ class PcaView : public AnalysisView {
     QString point_text(int index) const;
     QCustomPlot* plot() const;
 
-  Q_SIGNALS:
-    void finished();
-    void failed(const QString& why);
-
   protected:
-    void refresh() override { compute(); }
+    void on_loaded(std::shared_ptr<const Representations> source) override;
+    void on_layer_chosen() override { start_pca(); }
 
   private:
-    void on_loaded(std::shared_ptr<const Representations> source);
+    QComboBox* make_colour_box();
+    QComboBox* make_axes_box();
+    void connect_plot();
+    void on_pca_done();
     void start_pca();
     void draw();
+    void label_axes(QCustomPlot& plot, int mode);
+    void draw_3d_axes(QCustomPlot& plot);
     void on_mouse_move(QMouseEvent* event);
-    void set_running(bool running);
 
-    SourceBox* source_;
-    QComboBox *layer_, *colour_, *axes_;
-    QPushButton *compute_button_, *cancel_button_;
-    QProgressBar* progress_;
+    QComboBox *colour_, *axes_;
     PlotPanel* panel_;
     QLabel* hover_;
     QLabel* explained_;
-    RepresentationLoader* loader_;
     QFutureWatcher<PcaOutcome> watcher_;
-    std::shared_ptr<std::atomic<bool>> cancel_;
     std::shared_ptr<const Representations> source_data_;
     std::shared_ptr<const analysis::Pca> pca_;
     int pca_layer_ = -1;
-    int wanted_layer_ = -1;
     Eigen::MatrixX2d shown_;  // the coordinates drawn
     double yaw_ = 0.6, pitch_ = 0.5;
     QPoint drag_from_;
     bool dragging_ = false;
-    QTimer* debounce_;
 };
 
 }  // namespace fone::gui

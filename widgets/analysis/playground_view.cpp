@@ -10,7 +10,6 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QTextBrowser>
-#include <QTextDocument>
 #include <QVBoxLayout>
 #include <QtConcurrent>
 #include <cmath>
@@ -137,6 +136,33 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
         "cents); the rest of the text is cut the same way for all three schemes.");
     text_->setMaximumHeight(64);
     layout->addWidget(text_);
+    auto* bottom = new QSplitter(Qt::Horizontal);
+    bottom->addWidget(build_ask_box(catalog));
+    bottom->addWidget(build_table_box());
+    auto* split = new QSplitter(Qt::Vertical);
+    split->addWidget(build_token_columns());
+    split->addWidget(bottom);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 3);
+    split->setSizes({230, 690});
+    layout->addWidget(split, 1);
+    connect(text_, &QPlainTextEdit::textChanged, this, &PlaygroundView::retokenize);
+    connect_asking();
+    table_timer_ = new QTimer(this);
+    table_timer_->setSingleShot(true);
+    table_timer_->setInterval(150);
+    connect(table_timer_, &QTimer::timeout, this, &PlaygroundView::recount_table);
+    connect(table_, &QPlainTextEdit::textChanged, table_timer_, qOverload<>(&QTimer::start));
+    connect(&trainer_, &QFutureWatcher<std::pair<std::shared_ptr<const Tokenizers>, QString>>::finished, this,
+            &PlaygroundView::on_tokenizer_trained);
+    text_->setPlainText(kDefaultText);
+    table_->setPlainText(kDefaultTable);
+    recount_table();
+    if (g_tokenizers || !g_tokenizer_error.isEmpty()) ensure_tokenizer();
+}
+
+// The text's tokens under the three schemes, side by side, and which text tokenizer cut them.
+QWidget* PlaygroundView::build_token_columns() {
     auto* columns = new QHBoxLayout;
     // Short titles: the three columns share the dock's width (the tooltips say more).
     const char* const titles[3] = {"FoNE: a token per number", "Digit-wise: a token per character",
@@ -173,8 +199,11 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     pieces_note_->setWordWrap(true);
     pieces_note_->setStyleSheet("color: #666;");
     top_layout->addWidget(pieces_note_);
+    return top;
+}
 
-    // Ask a trained run.
+// Ask a trained run: the run, the prompt, its answer and the digit probabilities.
+QGroupBox* PlaygroundView::build_ask_box(RunCatalog* catalog) {
     auto* ask_box = new QGroupBox("Ask a trained run");
     ask_box->setToolTip(
         "Runs `fone predict --run RUN TEXT` (a child process): the run's answer to the text above "
@@ -212,8 +241,11 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     ask_layout->addWidget(probabilities_);
     ask_layout->addStretch(1);
     ask_layout->addWidget(status_label());
+    return ask_box;
+}
 
-    // Tokens per table.
+// Tokens per table: a pasted CSV counted under each scheme, next to the paper's figure.
+QGroupBox* PlaygroundView::build_table_box() {
     auto* table_box = new QGroupBox("Tokens per table: paste a CSV");
     table_box->setToolTip(
         "Each cell is scanned by the number parser. FoNE pays one token per number, digit-wise one "
@@ -228,18 +260,12 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     table_counts_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_layout->addWidget(table_, 1);
     table_layout->addWidget(table_counts_label_);
+    return table_box;
+}
 
-    auto* bottom = new QSplitter(Qt::Horizontal);
-    bottom->addWidget(ask_box);
-    bottom->addWidget(table_box);
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(top);
-    split->addWidget(bottom);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 3);
-    split->setSizes({230, 690});
-    layout->addWidget(split, 1);
-
+// `fone predict` for the run and prompt: asked by the button, by Return, when the run changes and when an
+// arithmetic text is typed above.
+void PlaygroundView::connect_asking() {
     call_ = new FoneCall(default_fone_program(), this);
     call_->set_timeout_ms(120000);
     connect(call_, &FoneCall::succeeded, this, [this](const json& result) {
@@ -265,7 +291,6 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     });
     connect(ask_button_, &QPushButton::clicked, this, &PlaygroundView::ask);
     connect(prompt_, &QLineEdit::returnPressed, this, &PlaygroundView::ask);
-    connect(text_, &QPlainTextEdit::textChanged, this, &PlaygroundView::retokenize);
     ask_timer_ = new QTimer(this);
     ask_timer_->setSingleShot(true);
     ask_timer_->setInterval(700);
@@ -289,28 +314,18 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
         prompt_->setText(default_prompt_);
         request_refresh();
     }
-    table_timer_ = new QTimer(this);
-    table_timer_->setSingleShot(true);
-    table_timer_->setInterval(150);
-    connect(table_timer_, &QTimer::timeout, this, &PlaygroundView::recount_table);
-    connect(table_, &QPlainTextEdit::textChanged, table_timer_, qOverload<>(&QTimer::start));
+}
 
-    connect(&trainer_, &QFutureWatcher<std::pair<std::shared_ptr<const Tokenizers>, QString>>::finished, this,
-            [this] {
-                const auto [tokenizers, error] = trainer_.result();
-                g_tokenizers = tokenizers;
-                g_tokenizer_error = error;
-                tokenizers_ = tokenizers;
-                tokenizer_error_ = error;
-                training_ = false;
-                set_busy(training_ || asking_);
-                retokenize();
-                Q_EMIT tokenizerReady();
-            });
-    text_->setPlainText(kDefaultText);
-    table_->setPlainText(kDefaultTable);
-    recount_table();
-    if (g_tokenizers || !g_tokenizer_error.isEmpty()) ensure_tokenizer();
+void PlaygroundView::on_tokenizer_trained() {
+    const auto [tokenizers, error] = trainer_.result();
+    g_tokenizers = tokenizers;
+    g_tokenizer_error = error;
+    tokenizers_ = tokenizers;
+    tokenizer_error_ = error;
+    training_ = false;
+    set_busy(training_ || asking_);
+    retokenize();
+    Q_EMIT tokenizerReady();
 }
 
 void PlaygroundView::ensure_tokenizer() {
@@ -443,9 +458,7 @@ QString PlaygroundView::table_csv() const {
 }
 
 QString PlaygroundView::table_summary() const {
-    QTextDocument doc;
-    doc.setHtml(table_counts_label_->text());
-    return doc.toPlainText();
+    return plain_text(table_counts_label_->text());
 }
 
 void PlaygroundView::recount_table() {
@@ -515,9 +528,7 @@ void PlaygroundView::ask() {
 }
 
 QString PlaygroundView::answer_text() const {
-    QTextDocument doc;
-    doc.setHtml(answer_->text());
-    return doc.toPlainText();
+    return plain_text(answer_->text());
 }
 
 void PlaygroundView::show_prediction() {

@@ -15,10 +15,13 @@
 #include <QFutureWatcher>
 #include <memory>
 
+#include "analysis_view.h"
 #include "fone/analysis/analysis.h"
 #include "fone/text/text_tokenizer.h"
-#include "view_support.h"
+#include "fone_call.h"
+#include "run_picker.h"
 
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -90,6 +93,11 @@ class PlaygroundView : public AnalysisView {
     void showEvent(QShowEvent* event) override;
 
   private:
+    QWidget* build_token_columns();
+    QGroupBox* build_ask_box(RunCatalog* catalog);
+    QGroupBox* build_table_box();
+    void connect_asking();
+    void on_tokenizer_trained();
     void ensure_tokenizer();
     void retokenize();
     void recount_table();

@@ -15,6 +15,7 @@
 
 #include "analysis_plots.h"
 #include "plot_panel.h"
+#include "view_tips.h"
 
 namespace fone::gui {
 
@@ -77,45 +78,41 @@ fa::Spectrum layer_spectrum(const fa::LayerSpectra& layers, int layer, int count
     return s;
 }
 
-SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
+SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : RepresentationView(catalog, parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    source_ = new SourceBox(catalog);
     layout->addWidget(source_);
-    auto* row = new QHBoxLayout;
-    layer_ = new QComboBox;
     layer_->setToolTip(
         "The layer whose spectrum and probe are drawn: 0 is the input (token embedding + FoNE), "
         "L the output of block L");
     layer_->setMinimumContentsLength(22);
-    compute_button_ = new QPushButton("Compute");
     compute_button_->setToolTip(
         "Load the representations and compute the spectra and probes (off the window's "
         "thread)");
-    cancel_button_ = new QPushButton("Cancel");
-    cancel_button_->setEnabled(false);
-    progress_ = new QProgressBar;
-    progress_->setRange(0, 1000);
     progress_->setTextVisible(true);
     progress_->setMinimumWidth(280);
-    row->addWidget(new QLabel("Layer"));
-    row->addWidget(layer_);
-    row->addWidget(compute_button_);
-    row->addWidget(cancel_button_);
-    row->addWidget(progress_);
-    row->addStretch(1);
-    layout->addLayout(row);
+    layout->addLayout(controls_row());
+    layout->addWidget(build_plots(), 1);
+    spikes_ = new QLabel;
+    spikes_->setWordWrap(true);
+    spikes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(spikes_);
+    layout->addWidget(status_label());
+    heatmap_panel_->hide();
+    probe_table_->hide();
+    connect(&watcher_, &QFutureWatcher<SpectrumResult>::finished, this, &SpectrumView::on_analysed);
+    request_refresh();
+}
 
+// The spectrum and the probe side by side, the layer heatmap under them.
+QWidget* SpectrumView::build_plots() {
     spectrum_panel_ = new PlotPanel;
     heatmap_panel_ = new PlotPanel;
     probe_panel_ = new PlotPanel;
     for (PlotPanel* p : {spectrum_panel_, heatmap_panel_, probe_panel_}) {
         p->layout()->setContentsMargins(0, 0, 0, 0);
-        auto* export_button = new QPushButton("Export…");
-        export_button->setToolTip("Save this plot (PNG, SVG, PDF)");
         p->controls()->addStretch(1);
-        p->controls()->addWidget(export_button);
-        connect(export_button, &QPushButton::clicked, p, &PlotPanel::export_dialog);
+        p->add_export_button()->setToolTip("Save this plot (PNG, SVG, PDF)");
     }
     spectrum_panel_->plot()->setToolTip(tips::kSpectrum);
     heatmap_panel_->plot()->setToolTip(
@@ -129,14 +126,13 @@ SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : AnalysisView(
     probe_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     probe_table_->verticalHeader()->setDefaultSectionSize(22);
     probe_box_ = new QWidget;
-    QWidget* probe_box = probe_box_;
-    auto* probe_layout = new QVBoxLayout(probe_box);
+    auto* probe_layout = new QVBoxLayout(probe_box_);
     probe_layout->setContentsMargins(0, 0, 0, 0);
     probe_layout->addWidget(probe_panel_, 1);
     probe_layout->addWidget(probe_table_);
     auto* top = new QSplitter(Qt::Horizontal);
     top->addWidget(spectrum_panel_);
-    top->addWidget(probe_box);
+    top->addWidget(probe_box_);
     top->setStretchFactor(0, 3);
     top->setStretchFactor(1, 2);
     auto* split = new QSplitter(Qt::Vertical);
@@ -144,55 +140,7 @@ SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : AnalysisView(
     split->addWidget(heatmap_panel_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-    layout->addWidget(split, 1);
-    spikes_ = new QLabel;
-    spikes_->setWordWrap(true);
-    spikes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(spikes_);
-    layout->addWidget(status_label());
-    heatmap_panel_->hide();
-    probe_table_->hide();
-
-    loader_ = new RepresentationLoader(this);
-    debounce_ = new QTimer(this);
-    debounce_->setSingleShot(true);
-    debounce_->setInterval(600);
-    connect(debounce_, &QTimer::timeout, this, [this] { request_refresh(); });
-    connect(source_, &SourceBox::sourceChanged, this, [this] { wanted_layer_ = -1; });
-    connect(source_, &SourceBox::changed, debounce_, qOverload<>(&QTimer::start));
-    connect(loader_, &RepresentationLoader::loaded, this, &SpectrumView::on_loaded);
-    connect(loader_, &RepresentationLoader::failed, this, &SpectrumView::on_failed);
-    connect(loader_, &RepresentationLoader::progress, this, &SpectrumView::on_progress);
-    connect(compute_button_, &QPushButton::clicked, this, &SpectrumView::compute);
-    connect(cancel_button_, &QPushButton::clicked, this, &SpectrumView::cancel);
-    connect(layer_, &QComboBox::currentIndexChanged, this, [this](int index) {
-        if (index < 0 || !result_) return;
-        wanted_layer_ = index;
-        draw();
-    });
-    connect(&watcher_, &QFutureWatcher<SpectrumResult>::finished, this, [this] {
-        SpectrumResult r = watcher_.result();
-        set_running(false);
-        if (r.cancelled) return;
-        if (!r.error.isEmpty()) {
-            on_failed(r.error);
-            return;
-        }
-        result_ = std::make_shared<const SpectrumResult>(std::move(r));
-        show_info(QString());
-        {
-            const QSignalBlocker block(layer_);
-            layer_->clear();
-            for (int l = 0; l < result_->source->layer_names.size(); ++l)
-                layer_->addItem(QStringLiteral("%1: %2").arg(l).arg(result_->source->layer_names[l]));
-            const int wanted = wanted_layer_ >= 0 ? wanted_layer_ : result_->source->default_layer;
-            layer_->setCurrentIndex(std::clamp(wanted, 0, layer_->count() - 1));
-        }
-        draw();
-        set_busy(false);
-        Q_EMIT finished();
-    });
-    request_refresh();
+    return split;
 }
 
 SpectrumView::~SpectrumView() {
@@ -208,100 +156,6 @@ QCustomPlot* SpectrumView::heatmap_plot() const {
 }
 QCustomPlot* SpectrumView::probe_plot() const {
     return probe_panel_->plot();
-}
-
-void SpectrumView::set_encoder() {
-    source_->set_encoder();
-}
-
-bool SpectrumView::set_run(const QString& name_or_dir) {
-    return source_->set_run(name_or_dir);
-}
-
-QString SpectrumView::run() const {
-    return source_->runs()->run_dir();
-}
-
-QString SpectrumView::source_name() const {
-    return source_->source_name();
-}
-
-void SpectrumView::set_source_name(const QString& name) {
-    source_->set_source_name(name);
-}
-
-void SpectrumView::set_numbers(int count) {
-    source_->set_count(count);
-}
-
-int SpectrumView::numbers() const {
-    return source_->settings().count;
-}
-
-void SpectrumView::set_layer(int layer) {
-    wanted_layer_ = layer;
-    if (result_ && layer >= 0 && layer < layer_->count()) layer_->setCurrentIndex(layer);
-}
-
-int SpectrumView::layer() const {
-    return layer_->currentIndex();
-}
-
-void SpectrumView::set_program(const QString& fone) {
-    loader_->set_program(fone);
-}
-
-void SpectrumView::set_running(bool running) {
-    compute_button_->setEnabled(!running);
-    cancel_button_->setEnabled(running);
-    if (!running) {
-        progress_->setRange(0, 1000);
-        progress_->setValue(progress_->maximum());
-    }
-}
-
-void SpectrumView::compute() {
-    debounce_->stop();
-    if (cancel_) cancel_->store(true);
-    const SourceSettings s = source_->settings();
-    if (source_name() == "run" && s.run_dir.isEmpty()) {
-        show_error("Choose a trained run (or the FoNE encoder as the source).");
-        return;
-    }
-    set_busy(true);
-    set_running(true);
-    const QString note = source_->limit_note();
-    show_info(note);
-    loader_->load(s);
-}
-
-void SpectrumView::cancel() {
-    loader_->cancel();
-    if (cancel_) cancel_->store(true);
-    set_running(false);
-    progress_->setValue(0);
-    progress_->setFormat("cancelled");
-    set_busy(false);
-    show_info("Cancelled.");
-}
-
-void SpectrumView::on_progress(double fraction, const QString& what) {
-    if (fraction < 0) {
-        progress_->setRange(0, 0);  // busy, no fraction known
-    } else {
-        progress_->setRange(0, 1000);
-        progress_->setValue(static_cast<int>(1000 * fraction));
-    }
-    progress_->setFormat(what.isEmpty() ? QStringLiteral("%p%") : what + "  %p%");
-}
-
-void SpectrumView::on_failed(const QString& message) {
-    set_running(false);
-    progress_->setValue(0);
-    progress_->setFormat("failed");
-    show_error(message);
-    set_busy(false);
-    Q_EMIT failed(message);
 }
 
 void SpectrumView::on_loaded(std::shared_ptr<const Representations> source) {
@@ -330,6 +184,22 @@ void SpectrumView::on_loaded(std::shared_ptr<const Representations> source) {
             return r;
         }
     }));
+}
+
+void SpectrumView::on_analysed() {
+    SpectrumResult r = watcher_.result();
+    set_running(false);
+    if (r.cancelled) return;
+    if (!r.error.isEmpty()) {
+        on_failed(r.error);
+        return;
+    }
+    result_ = std::make_shared<const SpectrumResult>(std::move(r));
+    show_info(QString());
+    list_layers(*result_->source);
+    draw();
+    set_busy(false);
+    Q_EMIT finished();
 }
 
 fa::Spectrum SpectrumView::spectrum() const {
@@ -396,6 +266,11 @@ void SpectrumView::draw() {
                       .arg(kMinProbeNumbers) +
                   source_->limit_note());
     }
+    draw_probe_table(src, l);
+}
+
+// Every layer's probe accuracies, the chosen layer in bold (shown when there are layers to compare).
+void SpectrumView::draw_probe_table(const Representations& src, int l) {
     probe_table_->setVisible(src.layers.size() > 1 && !result_->probe_periods.empty());
     probe_table_->clear();
     probe_table_->setRowCount(static_cast<int>(src.layers.size()));

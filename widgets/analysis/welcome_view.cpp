@@ -8,7 +8,6 @@
 #include <QLabel>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTextDocument>
 #include <QVBoxLayout>
 
 #include <qcustomplot.h>
@@ -17,6 +16,7 @@
 #include "job_runner.h"
 #include "plot_panel.h"
 #include "run_catalog.h"
+#include "run_picker.h"
 
 namespace fone::gui {
 
@@ -270,9 +270,7 @@ void WelcomeView::redraw() {
 }
 
 QString WelcomeView::live_summary() const {
-    QTextDocument doc;
-    doc.setHtml(live_label_->text());
-    return doc.toPlainText();
+    return plain_text(live_label_->text());
 }
 
 void WelcomeView::update_summary() {

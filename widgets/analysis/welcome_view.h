@@ -13,7 +13,9 @@
 #include <QStringList>
 #include <QVector>
 
-#include "view_support.h"
+#include <nlohmann/json.hpp>
+
+#include "analysis_view.h"
 
 class QLabel;
 class QPushButton;
@@ -21,6 +23,7 @@ class QPushButton;
 namespace fone::gui {
 
 class HiddenView;
+class RunCatalog;
 class JobRunner;
 class PlotPanel;
 

@@ -33,14 +33,6 @@ Decimal power_of_ten(int exponent) {
     return Decimal::parse("1e" + std::to_string(exponent));
 }
 
-Decimal integer_power(int base, int exponent) {
-    Decimal r = Decimal::from_int(1);
-    const Decimal b = Decimal::from_int(base);
-    for (int i = 0; i < exponent; ++i)
-        r = r * b;
-    return r;
-}
-
 // floor(x) as an integer Decimal.
 Decimal floor_of(const Decimal& x) {
     Decimal whole = Decimal::from_digits(x.negative(), x.int_digits(), "");
@@ -68,9 +60,10 @@ Decimal residue_base10(const Decimal& x, const Period& t) {
     return Decimal::mod(scaled_x, scaled_t) * power_of_ten(-s);
 }
 
-// x mod T for an integer period T = c·b^e (e >= 0) in another base: (floor(x) mod T) + frac(x).
+// x mod T for an integer period T = c·b^e (e >= 0) in another base: (floor(x) mod T) + frac(x). A period
+// below 1 (e < 0) has no finite decimal value in most bases: it is taken as c·b^0 here.
 Decimal residue_integer_period(const Decimal& x, const Period& t) {
-    const Decimal period = Decimal::from_int(t.multiplier) * integer_power(t.base, t.exponent);
+    const Decimal period = Decimal::from_int(t.multiplier) * Decimal::power(t.base, std::max(0, t.exponent));
     const Decimal whole = floor_of(x);
     return Decimal::mod(whole, period) + (x - whole);
 }
@@ -179,14 +172,13 @@ Eigen::Index largest_prime_factor(Eigen::Index n) {
     return std::max(largest, n);
 }
 
-// sum_d |X_d(k)|^2 for k = 0..N/2, one FFT per column.
-Eigen::VectorXd power_by_fft(const Eigen::MatrixXd& rows, bool centre, const Progress& progress) {
-    const Eigen::Index n = rows.rows(), half = n / 2;
-    Eigen::FFT<double> fft;
-    fft.SetFlag(Eigen::FFT<double>::HalfSpectrum);
-    std::vector<std::complex<double>> coefficients(static_cast<std::size_t>(half + 1));
-    Eigen::VectorXd column(n);
-    Eigen::VectorXd power = Eigen::VectorXd::Zero(half + 1);
+// sum_d |X_d(k)|^2 for k = 0..N/2: add_power(column, power) adds one column's |X(k)|^2 to power, for each
+// column in turn (centred if asked), with the progress reported and the cancel flag checked on the way.
+template <class AddPower>
+Eigen::VectorXd power_by_columns(const Eigen::MatrixXd& rows, bool centre, const Progress& progress,
+                                 AddPower add_power) {
+    Eigen::VectorXd column(rows.rows());
+    Eigen::VectorXd power = Eigen::VectorXd::Zero(rows.rows() / 2 + 1);
     for (Eigen::Index d = 0; d < rows.cols(); ++d) {
         if (d % 32 == 0) {
             check_cancel(progress);
@@ -194,11 +186,22 @@ Eigen::VectorXd power_by_fft(const Eigen::MatrixXd& rows, bool centre, const Pro
         }
         column = rows.col(d);
         if (centre) column.array() -= column.mean();
+        add_power(column, power);
+    }
+    return power;
+}
+
+// One FFT per column.
+Eigen::VectorXd power_by_fft(const Eigen::MatrixXd& rows, bool centre, const Progress& progress) {
+    const Eigen::Index n = rows.rows(), half = n / 2;
+    Eigen::FFT<double> fft;
+    fft.SetFlag(Eigen::FFT<double>::HalfSpectrum);
+    std::vector<std::complex<double>> coefficients(static_cast<std::size_t>(half + 1));
+    return power_by_columns(rows, centre, progress, [&](Eigen::VectorXd& column, Eigen::VectorXd& power) {
         fft.fwd(coefficients.data(), column.data(), n);
         for (Eigen::Index k = 0; k <= half; ++k)
             power[k] += std::norm(coefficients[static_cast<std::size_t>(k)]);
-    }
-    return power;
+    });
 }
 
 // The same by Bluestein's identity kn = (k² + n² - (k-n)²)/2: with b_m = exp(iπm²/N),
@@ -221,15 +224,7 @@ Eigen::VectorXd power_by_bluestein(const Eigen::MatrixXd& rows, bool centre, con
         kernel[static_cast<std::size_t>(t)] = kernel[static_cast<std::size_t>(m - t)] =
             chirp[static_cast<std::size_t>(t)];
     fft.fwd(kernel_hat, kernel);
-    Eigen::VectorXd column(n);
-    Eigen::VectorXd power = Eigen::VectorXd::Zero(half + 1);
-    for (Eigen::Index d = 0; d < rows.cols(); ++d) {
-        if (d % 32 == 0) {
-            check_cancel(progress);
-            report(progress, static_cast<double>(d) / static_cast<double>(rows.cols()));
-        }
-        column = rows.col(d);
-        if (centre) column.array() -= column.mean();
+    return power_by_columns(rows, centre, progress, [&](Eigen::VectorXd& column, Eigen::VectorXd& power) {
         std::fill(a.begin(), a.end(), Complex());
         for (Eigen::Index t = 0; t < n; ++t)
             a[static_cast<std::size_t>(t)] = column[t] * std::conj(chirp[static_cast<std::size_t>(t)]);
@@ -239,8 +234,7 @@ Eigen::VectorXd power_by_bluestein(const Eigen::MatrixXd& rows, bool centre, con
         fft.inv(conv, a_hat);
         for (Eigen::Index k = 0; k <= half; ++k)
             power[k] += std::norm(conv[static_cast<std::size_t>(k)]);  // |conj(b_k)| = 1
-    }
-    return power;
+    });
 }
 
 }  // namespace
@@ -526,7 +520,7 @@ std::string period_text(const Period& period) {
     if (period.base == 10 && small_exponent)
         return (Decimal::from_int(period.multiplier) * power_of_ten(period.exponent)).to_string();
     if (period.exponent >= 0 && period.value() <= 1e6)
-        return (Decimal::from_int(period.multiplier) * integer_power(period.base, period.exponent))
+        return (Decimal::from_int(period.multiplier) * Decimal::power(period.base, period.exponent))
             .to_string();
     return period.to_string();
 }

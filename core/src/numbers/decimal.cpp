@@ -260,6 +260,19 @@ Decimal operator*(const Decimal& a, const Decimal& b) {
                               a.frac_digit_count() + b.frac_digit_count());
 }
 
+Decimal Decimal::power(std::int64_t base, int exponent) {
+    if (exponent < 0)
+        throw NumberError("power needs an exponent of at least 0: " + std::to_string(base) + "^" +
+                          std::to_string(exponent));
+    // Square and multiply: exact like repeated multiplication, with log2(exponent) products.
+    Decimal result = from_int(1), square = from_int(base);
+    for (int e = exponent; e > 0; e /= 2) {
+        if (e % 2) result = result * square;
+        if (e > 1) square = square * square;
+    }
+    return result;
+}
+
 Decimal Decimal::mod(const Decimal& a, const Decimal& m) {
     if (a.frac_digit_count() || m.frac_digit_count() || m.negative() || m.is_zero())
         throw NumberError("mod needs integers and a positive modulus: " + a.to_string() + " mod " +

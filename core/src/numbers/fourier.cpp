@@ -54,14 +54,6 @@ Decimal divide_exact(const Decimal& a, int divisor) {
     return Decimal::from_digits(a.negative(), qi, qf);
 }
 
-Decimal power(int base, int exponent) {
-    Decimal p = Decimal::from_int(1);
-    const Decimal b = Decimal::from_int(base);
-    for (int i = 0; i < exponent; ++i)
-        p = p * b;
-    return p;
-}
-
 // N mod D for the integer N = |x|·10^f given by x's digits, with D < 2^64.
 std::uint64_t scaled_mod(const Decimal& x, std::uint64_t d) {
     u128 r = 0;
@@ -281,6 +273,28 @@ void FoneSpec::validate() const {
     if (method == EncodeMethod::chunked && base != 10) bad("the chunked scheme is base 10");
 }
 
+FoneSpec fitted_spec(FoneSpec spec, const std::vector<Decimal>& numbers) {
+    int m = 1, n = 0;
+    for (const Decimal& x : numbers) {
+        if (spec.base == 10) {
+            m = std::max(m, x.int_digit_count());
+            n = std::max(n, x.frac_digit_count());
+            continue;
+        }
+        Decimal limit = Decimal::from_int(spec.base);
+        int digits = 1;
+        while (compare_abs(x, limit) >= 0 && digits < Decimal::kMaxDigits) {
+            limit = limit * Decimal::from_int(spec.base);
+            ++digits;
+        }
+        m = std::max(m, digits);
+    }
+    if (spec.int_digits < 0) spec.int_digits = m;
+    if (spec.frac_digits < 0) spec.frac_digits = n;
+    spec.validate();
+    return spec;
+}
+
 std::vector<Period> FoneSpec::periods() const {
     std::vector<Period> out;
     if (multipliers.empty()) {
@@ -327,10 +341,10 @@ void check_fits(const Decimal& x, const FoneSpec& spec) {
                               " fractional digits that would be lost; the limit is " + limits_of(spec));
         return;
     }
-    if (compare_abs(x, power(spec.base, spec.int_digits)) >= 0)
+    if (compare_abs(x, Decimal::power(spec.base, spec.int_digits)) >= 0)
         throw NumberError(name + " does not fit " + std::to_string(spec.int_digits) + " digits in base " +
                           std::to_string(spec.base) + "; the limit is " + limits_of(spec));
-    const Decimal scaled = x.abs() * power(spec.base, spec.frac_digits);
+    const Decimal scaled = x.abs() * Decimal::power(spec.base, spec.frac_digits);
     if (scaled.frac_digit_count() > 0)
         throw NumberError(name + " has fractional digits that would be lost in base " +
                           std::to_string(spec.base) + " with n=" + std::to_string(spec.frac_digits));
@@ -396,7 +410,7 @@ std::vector<int> label_digits(const Decimal& y, const FoneSpec& spec) {
         return digits;
     }
     if (!spec.plain()) throw NumberError("label digits need plain periods base^i");
-    Decimal n = y.abs() * power(spec.base, spec.frac_digits);
+    Decimal n = y.abs() * Decimal::power(spec.base, spec.frac_digits);
     for (int k = 0; k < slots; ++k)
         n = divmod_small(n, spec.base, digits[k]);
     return digits;

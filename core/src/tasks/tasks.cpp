@@ -1,4 +1,4 @@
-// The task generators, task_spec and the dataset-file reader/writer.
+// The task generators, task_spec and the file task's split.
 //
 // Determinism: every random choice goes through random_below() on one std::mt19937_64 seeded with the
 // caller's seed, so results are the same with every compiler and standard library.
@@ -18,11 +18,10 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <limits>
-#include <sstream>
 #include <unordered_set>
+
+#include "tasks/line_text.h"
 
 namespace fone {
 namespace {
@@ -317,25 +316,6 @@ struct SplitFiller {
     }
 };
 
-std::string quote_text(std::string_view text) {
-    constexpr std::size_t kShown = 60;
-    std::string s(text.substr(0, kShown));
-    if (text.size() > kShown) s += "...";
-    return "'" + s + "'";
-}
-
-bool is_space(char c) {
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-constexpr std::string_view kTimes = "\xC3\x97";             // U+00D7
-constexpr std::string_view kUnicodeMinus = "\xE2\x88\x92";  // U+2212
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
-
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-
 // ---- Stratified draws (mul4, long-add) -----------------------------------------------------------
 // A stratified draw is not uniform, and sampling without replacement from a non-uniform distribution
 // gives the first draws the most likely examples: drawn test-first, the test split would take every
@@ -525,22 +505,6 @@ std::uint64_t random_below(std::mt19937_64& rng, std::uint64_t n) {
     }
 }
 
-// ---- Examples ------------------------------------------------------------------------------------
-
-std::string Example::prompt() const {
-    std::string s;
-    for (std::size_t i = 0; i < operands.size(); ++i) {
-        s += operands[i].to_string();
-        if (i < ops.size()) s += ops[i] == "mod" ? " mod " : ops[i];
-    }
-    s += '=';
-    return s;
-}
-
-std::string Example::line() const {
-    return prompt() + answer.to_string();
-}
-
 // ---- Generators ----------------------------------------------------------------------------------
 
 Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::size_t val_size,
@@ -660,201 +624,7 @@ FoneSpec task_spec(const TaskOptions& task, const std::vector<const std::vector<
     return spec;
 }
 
-// ---- Dataset files -------------------------------------------------------------------------------
-
-namespace {
-
-class LineParser {
-  public:
-    explicit LineParser(std::string_view s) : s_(s) {}
-
-    Example parse() {
-        skip_space();
-        if (i_ == s_.size()) throw DatasetError("empty line");
-        Example e;
-        e.operands.push_back(number("a number"));
-        for (;;) {
-            skip_space();
-            if (i_ == s_.size())
-                throw DatasetError("expected '=' and the answer after " + quote_text(s_.substr(0, i_)));
-            if (s_[i_] == '=') {
-                ++i_;
-                break;
-            }
-            const std::string op = op_here();
-            if (op.empty())
-                throw DatasetError("expected an operator (+ - * × − , mod) or '=' after " +
-                                   quote_text(e.operands.back().to_string()) + ", found " +
-                                   quote_text(s_.substr(i_)));
-            e.ops.push_back(op);
-            skip_space();
-            e.operands.push_back(number("a number after '" + op + "'"));
-        }
-        skip_space();
-        if (i_ == s_.size()) throw DatasetError("expected the answer after '='");
-        e.answer = number("the answer after '='");
-        skip_space();
-        if (i_ != s_.size())
-            throw DatasetError("unexpected text after the answer: " + quote_text(s_.substr(i_)));
-        check_form(e.ops);
-        return e;
-    }
-
-  private:
-    std::string_view s_;
-    std::size_t i_ = 0;
-
-    bool at(std::string_view t) const { return s_.substr(i_, t.size()) == t; }
-
-    void skip_space() {
-        while (i_ < s_.size() && is_space(s_[i_]))
-            ++i_;
-    }
-
-    // The operator at the cursor, normalised, and moves past it; "" if there is none.
-    std::string op_here() {
-        if (i_ >= s_.size()) return "";
-        switch (s_[i_]) {
-            case '+':
-            case '-':
-            case '*':
-            case ',':
-                return std::string(1, s_[i_++]);
-            default:
-                break;
-        }
-        if (at(kTimes)) {
-            i_ += kTimes.size();
-            return "*";
-        }
-        if (at(kUnicodeMinus)) {
-            i_ += kUnicodeMinus.size();
-            return "-";
-        }
-        if (at("mod")) {
-            i_ += 3;
-            return "mod";
-        }
-        return "";
-    }
-
-    // True where a number token ends: space, '=', an operator (a '+' or '-' right after the 'e' of an
-    // exponent belongs to the number).
-    bool token_ends(const std::string& token) const {
-        const char c = s_[i_];
-        if (is_space(c) || c == '=' || c == ',' || c == '*' || at(kTimes) || at("mod")) return true;
-        if (c == '+' || c == '-' || at(kUnicodeMinus)) {
-            const std::size_t n = token.size();
-            const bool exponent_sign = n >= 2 && (token[n - 1] == 'e' || token[n - 1] == 'E') &&
-                                       (is_digit(token[n - 2]) || token[n - 2] == '.');
-            return !exponent_sign;
-        }
-        return false;
-    }
-
-    Decimal number(const std::string& what) {
-        std::string token;
-        // An optional sign right before the digits.
-        if (i_ < s_.size() && (s_[i_] == '-' || s_[i_] == '+')) {
-            token += s_[i_++];
-        } else if (at(kUnicodeMinus)) {
-            token += '-';
-            i_ += kUnicodeMinus.size();
-        }
-        const std::size_t sign_len = token.size();
-        while (i_ < s_.size() && !token_ends(token)) {
-            if (at(kUnicodeMinus)) {  // exponent sign written as U+2212
-                token += '-';
-                i_ += kUnicodeMinus.size();
-            } else {
-                token += s_[i_++];
-            }
-        }
-        if (token.size() == sign_len) {
-            if (i_ == s_.size()) throw DatasetError("expected " + what + " at the end of the line");
-            throw DatasetError("expected " + what + ", found " + quote_text(s_.substr(i_)));
-        }
-        Decimal d;
-        std::string error;
-        if (!Decimal::try_parse(token, d, &error)) throw DatasetError(error);
-        return d;
-    }
-
-    static void check_form(const std::vector<std::string>& ops) {
-        if (ops.empty()) throw DatasetError("expected an operator between two numbers before '='");
-        if (ops.size() == 1 && (ops[0] == "+" || ops[0] == "-" || ops[0] == "*")) return;
-        if (std::all_of(ops.begin(), ops.end(), [](const std::string& op) { return op == ","; })) return;
-        if (ops.size() == 2 && ops[0] == "+" && ops[1] == "mod") return;
-        std::string form = "a";
-        for (const std::string& op : ops)
-            form += (op == "mod" ? " mod " : op) + "a";
-        throw DatasetError("unsupported form '" + form +
-                           "=c': expected a+b, a-b, a*b, a×b, a−b, n1,n2,... or a+b mod p before '='");
-    }
-};
-
-}  // namespace
-
-Example parse_example_line(std::string_view line) {
-    return LineParser(line).parse();
-}
-
-std::vector<Example> read_dataset_file(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw DatasetError(path + ": is a directory, not a dataset file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DatasetError(path + ": cannot open the dataset file");
-    std::vector<Example> examples;
-    std::string line;
-    std::size_t number = 0;
-    while (std::getline(in, line)) {
-        ++number;
-        std::string_view view(line);
-        if (number == 1 && view.substr(0, kBom.size()) == kBom) view.remove_prefix(kBom.size());
-        if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
-        std::size_t first = 0;
-        while (first < view.size() && is_space(view[first]))
-            ++first;
-        if (first == view.size() || view[first] == '#') continue;
-        try {
-            examples.push_back(parse_example_line(view));
-        } catch (const DatasetError& e) {
-            throw DatasetError(path + ":" + std::to_string(number) + ": " + e.what());
-        }
-    }
-    if (in.bad()) throw DatasetError(path + ": read error after line " + std::to_string(number));
-    return examples;
-}
-
-void write_dataset_file(const std::string& path, const std::vector<Example>& examples) {
-    namespace fs = std::filesystem;
-    // A random suffix, so that two writers of the same file never share a temporary.
-    std::random_device rd;
-    std::ostringstream suffix;
-    suffix << ".tmp-" << std::hex << ((static_cast<std::uint64_t>(rd()) << 32) ^ rd());
-    const std::string tmp = path + suffix.str();
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw DatasetError(path + ": cannot create the temporary file " + tmp);
-        for (const Example& e : examples)
-            out << e.line() << '\n';
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw DatasetError(path + ": write error (disk full?)");
-        }
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw DatasetError(path + ": cannot replace the file: " + ec.message());
-    }
-}
+// ---- File task ------------------------------------------------------------------------------------
 
 Splits split_dataset(std::vector<Example> examples, std::size_t train_size, std::size_t val_size,
                      std::size_t test_size, std::uint64_t seed) {

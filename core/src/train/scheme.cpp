@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "fone/numbers/number_parser.h"
+#include "fone/tasks/expression.h"
 #include "train/scheme_parts.h"
 #include "train/timing.h"
 
@@ -18,27 +18,34 @@ namespace {
 
 constexpr int64_t kEvalBatchSize = 4096;  // examples per evaluation batch (generation included)
 
-int64_t op_token(const std::string& op) {
-    if (op == "+") return kPlus;
-    if (op == "-") return kMinus;
-    if (op == "*") return kTimes;
-    if (op == ",") return kComma;
-    if (op == "mod") return kMod;
-    throw std::invalid_argument("no token for the operator '" + op + "'");
+// The vocabulary lists the operators in Op order from kPlus, then "=".
+static_assert(kPlus + static_cast<int64_t>(kOps.size()) == kEquals);
+
+int64_t op_token(Op op) {
+    return kPlus + static_cast<int64_t>(op);
 }
 
 }  // namespace
 
 const std::vector<std::string>& base_vocabulary() {
-    static const std::vector<std::string> names = {"[PAD]", "[BOS]", "[EOS]", "[NUM]", "+",
-                                                   "-",     "*",     ",",     "mod",   "="};
+    static const std::vector<std::string> names = [] {
+        std::vector<std::string> v = {"[PAD]", "[BOS]", "[EOS]", "[NUM]"};
+        for (const Op op : kOps)
+            v.emplace_back(op_name(op));
+        v.emplace_back(kEqualsSign);
+        return v;
+    }();
     return names;
 }
 
 std::vector<PromptItem> example_items(const Example& e) {
     std::vector<PromptItem> items = {{kBos, {}}};
     for (std::size_t i = 0; i < e.operands.size(); ++i) {
-        if (i > 0) items.push_back({op_token(e.ops[i - 1]), {}});
+        if (i > 0) {
+            const auto op = op_named(e.ops[i - 1]);
+            if (!op) throw std::invalid_argument("no token for the operator '" + e.ops[i - 1] + "'");
+            items.push_back({op_token(*op), {}});
+        }
         items.push_back({kNum, e.operands[i]});
     }
     items.push_back({kEquals, {}});
@@ -46,49 +53,19 @@ std::vector<PromptItem> example_items(const Example& e) {
 }
 
 std::vector<PromptItem> prompt_items(const std::string& prompt) {
-    const ParsedText parsed = parse_numbers(prompt);
     std::vector<PromptItem> items = {{kBos, {}}};
-    std::size_t next_number = 0;
-    const std::string& t = parsed.templ;
-    auto known = [] {
-        std::string list;
-        for (const auto& v : base_vocabulary())
-            if (v[0] != '[') list += (list.empty() ? "" : " ") + v;
-        return list + " and numbers";
-    };
-    for (std::size_t i = 0; i < t.size();) {
-        if (std::isspace(static_cast<unsigned char>(t[i]))) {
-            ++i;
-            continue;
-        }
-        if (t.compare(i, kNumPlaceholder.size(), kNumPlaceholder) == 0) {
-            items.push_back({kNum, parsed.numbers[next_number++].value});
-            i += kNumPlaceholder.size();
-            continue;
-        }
-        // Operators, with the Unicode minus (U+2212) and times (U+00D7) as their ASCII forms.
-        static const std::pair<std::string, int64_t> kWords[] = {
-            {"mod", kMod},        {"\xE2\x88\x92", kMinus},
-            {"\xC3\x97", kTimes}, {"+", kPlus},
-            {"-", kMinus},        {"*", kTimes},
-            {",", kComma},        {"=", kEquals}};
-        bool matched = false;
-        for (const auto& [word, id] : kWords)
-            if (t.compare(i, word.size(), word) == 0) {
-                items.push_back({id, {}});
-                i += word.size();
-                matched = true;
+    for (const PromptTerm& t : parse_prompt(prompt))
+        switch (t.kind) {
+            case PromptTerm::Kind::number:
+                items.push_back({kNum, t.number});
                 break;
-            }
-        if (!matched) {
-            std::size_t end = i;
-            while (end < t.size() && !std::isspace(static_cast<unsigned char>(t[end])))
-                ++end;
-            throw std::invalid_argument("the model has no token for '" + t.substr(i, end - i) +
-                                        "' (it knows: " + known() + ")");
+            case PromptTerm::Kind::op:
+                items.push_back({op_token(t.op), {}});
+                break;
+            case PromptTerm::Kind::equals:
+                items.push_back({kEquals, {}});
+                break;
         }
-    }
-    if (next_number == 0) throw std::invalid_argument("the prompt has no number");
     return items;
 }
 

@@ -12,8 +12,9 @@
 
 namespace fone {
 
-// The words of the arithmetic tasks, the first ids of every scheme's vocabulary. Token schemes add their
-// number tokens after kBaseVocab.
+// The words of the arithmetic tasks, the first ids of every scheme's vocabulary: the operators in the
+// order of fone::Op (fone/tasks/expression.h), then "=". Token schemes add their number tokens after
+// kBaseVocab.
 enum Token : int64_t { kPad = 0, kBos, kEos, kNum, kPlus, kMinus, kTimes, kComma, kMod, kEquals, kBaseVocab };
 const std::vector<std::string>& base_vocabulary();
 
@@ -24,9 +25,8 @@ struct PromptItem {
 };
 // [BOS] a op b ... = for an example.
 std::vector<PromptItem> example_items(const Example& e);
-// [BOS] + a user's prompt: numbers found by the number parser, the rest matched against the operators
-// (spaces ignored; the Unicode minus and times are accepted). Throws std::invalid_argument naming an
-// unknown word and listing the known ones, or when there is no number.
+// [BOS] + a user's prompt, word by word as parse_prompt (fone/tasks/expression.h) reads it: its numbers,
+// operators and "=". Throws what parse_prompt throws.
 std::vector<PromptItem> prompt_items(const std::string& prompt);
 
 // Token rows left-padded with kPad to the longest: [N, L] int64.

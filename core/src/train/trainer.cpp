@@ -10,6 +10,7 @@
 #include <random>
 
 #include "fone/build_info.h"
+#include "fone/store/run_policy.h"
 #include "fone/train/device.h"
 #include "fone/train/training.h"
 #include "train/checkpoint_file.h"
@@ -457,21 +458,17 @@ void remove_stale_temporaries(const std::string& run_dir) {
     }
 }
 
-// What resuming does with an existing run (its policy; the run store is to own it): a finished run is
-// refused; a run killed before its first checkpoint has nothing to lose and starts again from its
-// config.json (nullopt); any other continues from its last checkpoint (opened first: a damaged one is
-// the error even when the run has finished).
+// Where a resume starts, as the store's run policy decides (fone/store/run_policy.h, goal resume): a
+// finished run or one training in a live process is refused; a run killed before its first checkpoint has
+// nothing to lose and starts again from its config.json (nullopt); any other continues from its last
+// checkpoint.
 std::optional<Checkpoint> resume_point(const std::string& run_dir) {
-    const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
-    std::optional<Checkpoint> c;
-    if (fs::exists(last)) c = open_checkpoint(last);
-    const std::string status_path = (fs::path(run_dir) / kStatusFile).string();
-    if (fs::exists(status_path)) {
-        const json st = read_json_file(status_path);
-        if (st.is_object() && st.value("status", json()) == json(kStatusFinished))
-            throw RunError(run_dir + " has finished; nothing to resume");
-    }
-    return c;
+    RunWish wish;
+    wish.goal = RunGoal::resume;
+    const RunDecision d = decide_run(run_dir, wish);
+    if (d.action == RunAction::refuse) throw RunError(d.reason);
+    if (d.action == RunAction::restart) return std::nullopt;
+    return open_checkpoint((fs::path(run_dir) / kLastCheckpoint).string());
 }
 
 // A run killed before its first checkpoint, started again in the same directory from its config.json

@@ -62,6 +62,8 @@ class Decimal {
     friend Decimal operator+(const Decimal& a, const Decimal& b);
     friend Decimal operator-(const Decimal& a, const Decimal& b);
     friend Decimal operator*(const Decimal& a, const Decimal& b);
+    // base^exponent, exactly; NumberError for exponent < 0 (most bases have no finite decimal inverse).
+    static Decimal power(std::int64_t base, int exponent);
     // Truncating integer remainder for integers: a mod m with 0 <= result < m (m > 0). Throws
     // NumberError for fractional operands or m <= 0.
     static Decimal mod(const Decimal& a, const Decimal& m);

@@ -57,6 +57,11 @@ struct FoneSpec {
     bool plain() const { return multipliers.empty(); }  // digits readable one per pair
 };
 
+// A spec for a list of numbers: `spec` as given, except that int_digits and frac_digits below 0 become just
+// enough for every number: m integer digits in spec.base (at least 1) and, in base 10, n fractional
+// digits (other bases: 0). Throws NumberError when the result is not valid (FoneSpec::validate).
+FoneSpec fitted_spec(FoneSpec spec, const std::vector<Decimal>& numbers);
+
 // Checks that x fits the spec and throws NumberError naming the number and the limits if not: too many
 // integer digits, fractional digits that would be lost, a negative number without a sign feature.
 void check_fits(const Decimal& x, const FoneSpec& spec);

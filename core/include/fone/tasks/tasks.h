@@ -1,5 +1,6 @@
-// The paper's tasks (section 4.1, appendices B, E, F) as seeded generators with disjoint splits, and
-// plain-text dataset files ("a+b=c", one example per line) so that users bring their own data.
+// The paper's tasks (section 4.1, appendices B, E, F) as seeded generators with disjoint splits, and the
+// file task that splits a user's dataset file. Examples and their written form: expression.h; the files:
+// dataset_file.h.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,8 @@
 
 #include "fone/numbers/decimal.h"
 #include "fone/numbers/fourier.h"
+#include "fone/tasks/dataset_file.h"
+#include "fone/tasks/expression.h"
 
 namespace fone {
 
@@ -56,19 +59,6 @@ int classify_label(std::int64_t n1, std::int64_t n2, std::int64_t n3, int d);
 // same numbers with every standard library (std::uniform_int_distribution does not).
 std::uint64_t random_below(std::mt19937_64& rng, std::uint64_t n);
 
-// One example: operands joined by operators, then "=" and the answer. The operator list has one entry
-// fewer than the operands: "+", "-", "*" or "," (classify); mod-add uses {"+", "mod"} with the modulus as
-// the third operand.
-struct Example {
-    std::vector<Decimal> operands;
-    std::vector<std::string> ops;
-    Decimal answer;
-
-    std::string prompt() const;  // "12.5+3="
-    std::string line() const;    // "12.5+3=15.5"
-    friend bool operator==(const Example&, const Example&) = default;
-};
-
 struct Splits {
     std::vector<Example> train, val, test;
 };
@@ -91,24 +81,6 @@ Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::siz
 // The FoNE digit slots the task needs for every operand and answer: m integer and n fractional digits.
 // For file tasks, computed from the examples given.
 FoneSpec task_spec(const TaskOptions& task, const std::vector<const std::vector<Example>*>& data = {});
-
-// Dataset files: one example per line, "a+b=c" with + - * (also the Unicode − and ×) or "," between
-// operands, optional spaces around tokens, "#" comment lines and blank lines ignored, and numbers in any
-// form Decimal::parse accepts. A malformed line throws DatasetError naming the file, the line number and
-// what is wrong; nothing is skipped silently.
-//   Accepted forms: a+b=c, a-b=c, a*b=c, a×b=c, a−b=c, n1,n2,...=c (two or more numbers) and
-//   a+b mod p=c. A negative number carries a '-' (or '−') right before its digits: "-5+-3=-8", "5--3=8"
-//   (the first '-' after a number is the operator). Operators are stored as "+", "-", "*", "," and
-//   "mod", so line() writes ASCII. A UTF-8 byte-order mark and CRLF line endings are accepted; the
-//   answer is not checked against the operands (a file may hold any labels).
-class DatasetError : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
-Example parse_example_line(std::string_view line);  // throws DatasetError (without file/line context)
-std::vector<Example> read_dataset_file(const std::string& path);
-// Written to a temporary file and renamed, so a crash never leaves half a file.
-void write_dataset_file(const std::string& path, const std::vector<Example>& examples);
 
 // Reads "file" task data: the whole file, split into train/val/test by a seeded shuffle (the test and
 // validation sizes are taken first; train gets the rest, capped at train_size when it is non-zero).

@@ -1,0 +1,34 @@
+#include "command_support.h"
+
+#include <stdexcept>
+
+#include "json_io.h"
+
+namespace fone::cli {
+
+void run_command(const std::string& command, const std::function<void()>& work, int bad_input_status) {
+    try {
+        work();
+    } catch (const CliFailure&) {
+        throw;
+    } catch (const std::invalid_argument& e) {
+        fail(command, e.what(), bad_input_status);
+    } catch (const std::exception& e) {
+        fail(command, e.what(), 1);
+    }
+}
+
+void fail(const std::string& command, const std::string& message, int status) {
+    print_error(command, message);
+    throw CliFailure(message, status);
+}
+
+std::string runs_root(const std::string& runs_dir) {
+    return runs_dir.empty() ? RunStore::default_root() : runs_dir;
+}
+
+RunStore open_store(const std::string& runs_dir, bool create_root) {
+    return RunStore(runs_root(runs_dir), create_root);
+}
+
+}  // namespace fone::cli

@@ -1,0 +1,64 @@
+// The base of the workbench's analysis views (widgets/analysis/*_view.h), and small helpers they share.
+//
+// No LibTorch here: anything that needs a trained model runs `fone` as a child process (fone_call.h) and
+// reads its JSON; long computations run in QtConcurrent workers with the analyses' Progress (fraction done
+// and a cancel flag).
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <functional>
+#include <vector>
+
+#include "fone/numbers/fourier.h"
+
+class QLabel;
+
+namespace fone::gui {
+
+// 10 to a power as people write it: "10³", "10⁻²", "1" for 10⁰.
+QString power_of_ten(int exponent);
+
+// Calls `f` after every resize of `widget` (drawings that keep equal scales redraw at the new size).
+void on_resize(QWidget* widget, std::function<void()> f);
+
+// The encoder's spec for the numbers from the views' slot boxes: m and n (-1, "auto": just enough for the
+// numbers, as `fone analyse` does) and the base. NumberError when they make no valid spec.
+FoneSpec encoder_spec(const std::vector<Decimal>& numbers, int int_digits, int frac_digits, int base);
+
+// The plain text of a label's rich text (what tests and screen readers see).
+QString plain_text(const QString& html);
+
+// Base of the analysis views: a `busy` property (the screenshot waits for it to clear), and work that is
+// asked for while the view is hidden (a tab behind another) waits until it is shown, so opening the
+// window never starts a LibTorch child per view.
+class AnalysisView : public QWidget {
+    Q_OBJECT
+    Q_PROPERTY(bool busy READ busy NOTIFY busyChanged)
+  public:
+    explicit AnalysisView(QWidget* parent = nullptr);
+    bool busy() const { return busy_; }
+    // The message shown in the view's status line (errors in red); "" when none.
+    QString status_text() const;
+
+  Q_SIGNALS:
+    void busyChanged(bool busy);
+
+  protected:
+    void set_busy(bool busy);
+    // Runs refresh() now if the view is visible, else the next time it is shown.
+    void request_refresh();
+    virtual void refresh() {}
+    void showEvent(QShowEvent* event) override;
+    // A status line that views put in their layout.
+    QLabel* status_label();
+    void show_error(const QString& message);
+    void show_info(const QString& message);
+
+  private:
+    bool busy_ = false;
+    bool stale_ = false;
+    QLabel* status_ = nullptr;
+};
+
+}  // namespace fone::gui

@@ -1,0 +1,192 @@
+#include "run_picker.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QSet>
+#include <QToolButton>
+#include <algorithm>
+#include <fstream>
+
+#include "fone/store/run_store.h"
+#include "run_catalog.h"
+#include "view_tips.h"
+
+namespace fone::gui {
+
+using nlohmann::json;
+
+bool run_has_model(const QString& dir) {
+    // Checkpoints are not deleted while the window runs: a run once seen with one is remembered (the pickers
+    // ask for every run of the store when it changes).
+    static QSet<QString> known;
+    if (dir.isEmpty()) return false;
+    if (known.contains(dir)) return true;
+    if (!QFile::exists(dir + "/" + fone::kBestCheckpoint) &&
+        !QFile::exists(dir + "/" + fone::kLastCheckpoint))
+        return false;
+    known.insert(dir);
+    return true;
+}
+
+namespace {
+
+json read_config(const QString& dir) {
+    std::ifstream in((dir + "/" + fone::kConfigFile).toStdString());
+    if (!in) return json::object();
+    const json j = json::parse(in, nullptr, false);
+    return j.is_object() ? j : json::object();
+}
+
+QString percent(double f) {
+    return f < 0 ? QString() : QString::number(100.0 * f, 'f', 1) + "%";
+}
+
+}  // namespace
+
+RunPicker::RunPicker(RunCatalog* catalog, QWidget* parent) : QWidget(parent), catalog_(catalog) {
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(2);
+    combo_ = new QComboBox;
+    combo_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    combo_->setMinimumContentsLength(28);
+    combo_->setToolTip(tips::kRun);
+    browse_ = new QToolButton;
+    browse_->setText("…");
+    browse_->setToolTip("Open a run directory (any folder with config.json and a checkpoint)");
+    layout->addWidget(combo_, 1);
+    layout->addWidget(browse_);
+    rebuild_timer_ = new QTimer(this);
+    rebuild_timer_->setSingleShot(true);
+    rebuild_timer_->setInterval(1500);
+    connect(rebuild_timer_, &QTimer::timeout, this, &RunPicker::rebuild);
+    connect(combo_, &QComboBox::currentIndexChanged, this, &RunPicker::on_index_changed);
+    connect(browse_, &QToolButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, "Run directory", run_dir());
+        if (!dir.isEmpty() && !set_run(dir))
+            combo_->setToolTip(dir + " has no model (checkpoint-best.pt or checkpoint-last.pt)");
+    });
+    if (catalog_) {
+        connect(catalog_, &RunCatalog::loaded, this, &RunPicker::rebuild);
+        connect(catalog_, &RunCatalog::rowsInserted, this, [this] { rebuild_timer_->start(); });
+        connect(catalog_, &RunCatalog::rowChanged, this, [this](int row) {
+            // A run that just finished (or saved its first checkpoint) joins the list.
+            const RunEntry& e = catalog_->at(row);
+            if (e.status != "running" && e.status != "queued" && e.status != "starting")
+                rebuild_timer_->start();
+        });
+    }
+    rebuild();
+}
+
+int RunPicker::count() const {
+    int n = 0;
+    for (int i = 0; i < combo_->count(); ++i)
+        n += !combo_->itemData(i).toString().isEmpty();
+    return n;
+}
+
+QString RunPicker::run_dir() const {
+    return current_;
+}
+
+QString RunPicker::run_name() const {
+    return current_.isEmpty() ? QString() : QFileInfo(current_).fileName();
+}
+
+QString RunPicker::method() const {
+    return QString::fromStdString(config_.value("method", std::string()));
+}
+
+bool RunPicker::set_run(const QString& name_or_dir) {
+    QString dir;
+    if (catalog_) {
+        const int row = catalog_->row_of(name_or_dir);
+        if (row >= 0) dir = catalog_->at(row).dir;
+    }
+    if (dir.isEmpty() && QFileInfo(name_or_dir).isDir()) dir = QFileInfo(name_or_dir).absoluteFilePath();
+    if (dir.isEmpty() || !run_has_model(dir)) return false;
+    dir = QDir::cleanPath(dir);
+    if (!extra_dirs_.contains(dir)) extra_dirs_ << dir;
+    current_ = dir;
+    config_ = read_config(dir);
+    rebuild();
+    Q_EMIT runChanged(current_);
+    return true;
+}
+
+void RunPicker::rebuild() {
+    struct Item {
+        QString dir, text, method;
+        double best = -1;
+        bool finished = false;
+    };
+    std::vector<Item> items;
+    QSet<QString> seen;
+    if (catalog_)
+        for (int r = 0; r < catalog_->size(); ++r) {
+            const RunEntry& e = catalog_->at(r);
+            if (e.dir.isEmpty() || e.status == kRetired || !run_has_model(e.dir)) continue;
+            const QString dir = QDir::cleanPath(e.dir);
+            if (seen.contains(dir)) continue;
+            seen.insert(dir);
+            QString text = e.name + " — " + e.method + " · " + e.task;
+            const double best = std::max(e.best_exact_match, e.exact_match);
+            if (best >= 0) text += " · " + percent(best);
+            if (e.status != "finished") text += " (" + e.status + ")";
+            items.push_back({dir, text, e.method, best, e.status == "finished"});
+        }
+    for (const QString& dir : extra_dirs_) {
+        if (seen.contains(dir)) continue;
+        seen.insert(dir);
+        const json c = read_config(dir);
+        const QString method = QString::fromStdString(c.value("method", std::string("?")));
+        items.push_back({dir,
+                         QFileInfo(dir).fileName() + " — " + method + " · " +
+                             QString::fromStdString(c.value("task", std::string("?"))) + " (" + dir + ")",
+                         method, -1, true});
+    }
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.text < b.text; });
+    QString chosen = current_;
+    if (chosen.isEmpty() && !items.empty()) {
+        // The best finished FoNE run, else the best finished run, else the first.
+        const Item* best = &items.front();
+        auto score = [](const Item& i) {
+            return (i.finished ? 4.0 : 0.0) + (i.method == "fone" ? 2.0 : 0.0) + i.best;
+        };
+        for (const Item& i : items)
+            if (score(i) > score(*best)) best = &i;
+        chosen = best->dir;
+    }
+    {
+        const QSignalBlocker block(combo_);
+        combo_->clear();
+        for (const Item& i : items)
+            combo_->addItem(i.text, i.dir);
+        if (items.empty())
+            combo_->addItem(catalog_ && !catalog_->is_loaded()
+                                ? "(reading the run store…)"
+                                : "(no trained run: train one, or open a run with …)",
+                            QString());
+        const int index = combo_->findData(chosen);
+        combo_->setCurrentIndex(std::max(0, index));
+    }
+    if (chosen != current_) {
+        current_ = chosen;
+        config_ = read_config(chosen);
+        Q_EMIT runChanged(current_);
+    }
+}
+
+void RunPicker::on_index_changed() {
+    const QString dir = combo_->currentData().toString();
+    if (dir == current_) return;
+    current_ = dir;
+    config_ = dir.isEmpty() ? json::object() : read_config(dir);
+    Q_EMIT runChanged(current_);
+}
+
+}  // namespace fone::gui

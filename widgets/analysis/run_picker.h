@@ -1,0 +1,51 @@
+// Choosing a run to look inside: the runs of the catalog that have a model, or any run directory.
+#pragma once
+
+#include <QComboBox>
+#include <QStringList>
+#include <QTimer>
+#include <QWidget>
+
+#include <nlohmann/json.hpp>
+
+class QToolButton;
+
+namespace fone::gui {
+
+class RunCatalog;
+
+// A run directory holds a model when it has checkpoint-best.pt or checkpoint-last.pt.
+bool run_has_model(const QString& dir);
+
+// A run to look inside: a combo over the catalog's runs that have a model (checkpoint) and a "…" button
+// for any run directory (a run outside the store, an exported model). Works without a catalog too.
+class RunPicker : public QWidget {
+    Q_OBJECT
+  public:
+    explicit RunPicker(RunCatalog* catalog, QWidget* parent = nullptr);
+    // A run name of the store or a run directory; false (and nothing changes) when it has no model.
+    bool set_run(const QString& name_or_dir);
+    QString run_dir() const;                           // "" when none
+    QString run_name() const;                          // the directory's name
+    nlohmann::json config() const { return config_; }  // config.json of the chosen run, {} if unreadable
+    QString method() const;                            // "fone", "digit", ... ("" when unknown)
+    int count() const;
+    QComboBox* combo() const { return combo_; }
+
+  Q_SIGNALS:
+    void runChanged(const QString& dir);
+
+  private:
+    void rebuild();
+    void on_index_changed();
+
+    RunCatalog* catalog_;
+    QComboBox* combo_;
+    QToolButton* browse_;
+    QStringList extra_dirs_;  // chosen with set_run or "…", outside the catalog
+    QString current_;
+    nlohmann::json config_;
+    QTimer* rebuild_timer_;
+};
+
+}  // namespace fone::gui
