@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds libFuzzer targets (tests/fuzz/) in their own clang tree and runs each for a while.
 #   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
-#     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_experiment, fuzz_checkpoint; all: the
-#     five, N s each.
+#     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_experiment, fuzz_safetensors,
+#     fuzz_checkpoint; all: the six, N s each.
 #     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's libfone_core.a,
 #     and its seed checkpoint is a tiny run trained by that fone).
 # Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
@@ -16,7 +16,7 @@ build_dir=build-fuzz
 target=fuzz_numbers
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fone="$repo/build/bin/fone"
-usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
+usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) seconds="${2:?--seconds needs a value}"; shift 2 ;;
@@ -32,8 +32,8 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 case "$target" in
-    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_checkpoint) targets=("$target") ;;
-    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_checkpoint) ;;
+    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_checkpoint) targets=("$target") ;;
+    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_checkpoint) ;;
     *) echo "fuzz.sh: unknown --target '$target'" >&2; usage; exit 2 ;;
 esac
 
@@ -109,6 +109,9 @@ make_seeds() {
             seed "$corpus/resume" $'{"event":"progress","step":3}\n{"event":"resume","step":2}\n{"event":"progress","step":3}\n{"event":"eval","step":4,"exact_match":1'
             seed "$corpus/odd" $'\n  \n[1,2]\n{"event":5}\n{"event":"eval","split":7,"exact_match":"x"}\n"text"\n'
             seed "$corpus/blank" $'\r\n\t\n' ;;
+        fuzz_safetensors)
+            cp "$repo/tests/golden/safetensors/reference.safetensors" "$corpus/reference"
+            printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' >"$corpus/empty" ;;
     esac
 }
 
