@@ -97,6 +97,10 @@ class TestTrainConfig : public QObject {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                                  TrainConfig::from_json({{"model", {{"hidden", 1.5}}}}));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, TrainConfig::from_json(json::array()));
+        // Found by fuzz_config: a "model" that is not an object with a size level was a json type_error.
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolve_train_config({{{"model", 2}}}));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 resolve_train_config({{{"size_level", 2}, {"model", "wide"}}}));
     }
 
     void json_round_trip() {

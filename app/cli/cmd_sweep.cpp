@@ -458,7 +458,8 @@ void add_sweep_commands(CLI::App& app) {
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     cmd->callback([o] {
         int code = 0;
-        run_command("sweep", [&] { code = run_sweep(*o); }, 2);
+        run_command(
+            "sweep", [&] { code = run_sweep(*o); }, 2);
         if (code) throw CliFailure("sweep not complete", code);
     });
 }

@@ -1,5 +1,6 @@
 // The run store: atomic files, append-only metrics, and run states read back without trusting any file.
 #include "fone/store/run_store.h"
+#include "store/posix_io.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -25,19 +26,7 @@ std::string errno_text(int err) {
     return std::strerror(err);
 }
 
-// Writes all of data to fd, retrying on EINTR and short writes. Returns 0 or the errno.
-int write_all(int fd, const char* data, std::size_t size) {
-    while (size > 0) {
-        const ssize_t n = ::write(fd, data, size);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return errno;
-        }
-        data += n;
-        size -= static_cast<std::size_t>(n);
-    }
-    return 0;
-}
+using detail::write_all;
 
 enum class ReadResult { ok, missing, error };
 

@@ -1,5 +1,6 @@
 // safetensors reading (bounded, memory-mapped) and writing (atomic). See the header for the rules.
 #include "fone/store/safetensors.h"
+#include "store/posix_io.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -341,18 +342,7 @@ std::string header_block(const std::vector<TensorData>& tensors,
     return block + text;
 }
 
-int write_all(int fd, const char* data, std::size_t size) {
-    while (size > 0) {
-        const ssize_t n = ::write(fd, data, size);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            return errno;
-        }
-        data += n;
-        size -= static_cast<std::size_t>(n);
-    }
-    return 0;
-}
+using detail::write_all;
 
 }  // namespace
 

@@ -358,6 +358,9 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
         all = merge(all, preset_settings(named["preset"].get<std::string>()));
     all = merge(all, named);
 
+    // "model" must be an object before the size level writes into it ("model": 2 is bad input, not a crash).
+    if (all.contains("model") && !all["model"].is_object())
+        throw std::invalid_argument("model: expected a JSON object");
     // A size level sets the shape; shape keys given explicitly after it make the model custom.
     const nlohmann::json& level_value = all["size_level"];
     const long long level = level_value.is_number_integer() ? level_value.get<long long>() : 0;

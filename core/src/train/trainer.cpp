@@ -461,14 +461,17 @@ void remove_stale_temporaries(const std::string& run_dir) {
 // Where a resume starts, as the store's run policy decides (fone/store/run_policy.h, goal resume): a
 // finished run or one training in a live process is refused; a run killed before its first checkpoint has
 // nothing to lose and starts again from its config.json (nullopt); any other continues from its last
-// checkpoint.
+// checkpoint. The checkpoint is opened first: a damaged one is the error even when the run has finished.
 std::optional<Checkpoint> resume_point(const std::string& run_dir) {
+    const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
+    std::optional<Checkpoint> c;
+    if (fs::exists(last)) c = open_checkpoint(last);
     RunWish wish;
     wish.goal = RunGoal::resume;
     const RunDecision d = decide_run(run_dir, wish);
     if (d.action == RunAction::refuse) throw RunError(d.reason);
     if (d.action == RunAction::restart) return std::nullopt;
-    return open_checkpoint((fs::path(run_dir) / kLastCheckpoint).string());
+    return c;
 }
 
 // A run killed before its first checkpoint, started again in the same directory from its config.json
