@@ -11,7 +11,7 @@ FONE_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config git
   libtorch-dev libopenblas0-openmp
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
-  libeigen3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev
+  libeigen3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libicu-dev
   clang-14 libclang-rt-14-dev
   xvfb xauth
 )

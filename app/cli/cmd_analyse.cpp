@@ -11,9 +11,13 @@
 //   fone analyse errors --input preds.csv               differing digits, per position, off-by-5
 //   fone analyse dump --source run --run RUN --numbers 1000 --out out/   the representations themselves,
 //                                                       one CSV per layer (what --source csv reads)
+//   fone analyse spectrum --source model --model DIR --layer 0 --out out/   a downloaded model's
+//                                                       number-token embeddings (Zhou et al.'s spikes)
+//   fone analyse helix | digits ...                     cmd_analyse_numbers.cpp
 //
 // A source is a function from numbers to their N x D matrix (analysis::RepresentationSource): the encoder
-// and CSV files here; a trained run's hidden states join as one more source (`--source run`).
+// and CSV files, a trained run's hidden states (`--source run`) and a pretrained model folder's
+// (`--source model`); analyse_support.h loads them.
 #include <charconv>
 #include <cmath>
 #include <filesystem>
@@ -22,249 +26,16 @@
 #include <memory>
 #include <sstream>
 
+#include "analyse_support.h"
 #include "command_support.h"
 #include "fone/analysis/analysis.h"
 #include "json_io.h"
-#ifdef FONE_WITH_TORCH
-#include "fone/store/run_store.h"
-#include "fone/train/representations.h"
-#endif
-
-// Plain C++ (QCustomPlot only forward-declared); the drawing functions are linked only with FONE_WITH_PLOTS.
-#include "analysis_plots.h"
 
 namespace fone::cli {
 namespace {
 
 namespace fa = fone::analysis;
-using nlohmann::json;
 
-struct SourceOptions {
-    std::string source = "encoder";
-    int int_digits = -1;  // -1: just enough for the numbers
-    int frac_digits = -1;
-    int base = 10;
-    std::string periods;
-    bool no_sign = false;
-    int count = 0;
-    std::string start = "0", step = "1";
-    std::vector<std::string> inputs;
-    int layer = -1;             // -1: the last input
-    std::string run, runs_dir;  // run source
-};
-
-// The numbers and one matrix per layer (one for the encoder, one per --input file).
-struct Loaded {
-    std::vector<Decimal> numbers;
-    std::vector<Eigen::MatrixXd> layers;
-    std::vector<std::string> layer_names;
-    std::size_t chosen = 0;  // the layer analysed when one is needed
-    double step = 1.0;       // spacing of the numbers, for periods in number units
-    std::string description;
-    const Eigen::MatrixXd& rows() const { return layers[chosen]; }
-};
-
-std::vector<int> parse_int_list(const std::string& text, const std::string& option) {
-    std::vector<int> out;
-    std::stringstream list(text);
-    for (std::string cell; std::getline(list, cell, ',');) {
-        std::size_t used = 0;
-        int v = 0;
-        try {
-            v = std::stoi(cell, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (cell.empty() || used != cell.size())
-            throw std::runtime_error(option + " takes integers separated by commas, not '" + text + "'");
-        out.push_back(v);
-    }
-    return out;
-}
-
-void add_spec_options(CLI::App* cmd, SourceOptions& o) {
-    cmd->add_option("-m,--int-digits", o.int_digits,
-                    "FoNE integer digits m (default: just enough for the numbers)");
-    cmd->add_option("-n,--frac-digits", o.frac_digits,
-                    "FoNE fractional digits n (default: just enough for the numbers)");
-    cmd->add_option("--base", o.base, "Period base: T_i = base^i")->capture_default_str();
-    cmd->add_option("--periods", o.periods, "Mixed period multipliers, e.g. 2,5,10 (the paper's ablation)");
-    cmd->add_flag("--no-sign", o.no_sign, "No sign entry after the pairs");
-}
-
-void add_source_options(CLI::App* cmd, SourceOptions& o) {
-    cmd->add_option(
-           "--source", o.source,
-           "Where the representation comes from: encoder (FoNE itself), csv, or run (a trained model: "
-           "hidden states at [NUM] per layer for FoNE/xVal, number-token embeddings for token methods)")
-        ->check(CLI::IsMember({"encoder", "csv", "run"}))
-        ->capture_default_str();
-    cmd->add_option("--run", o.run, "Run name or directory (run source)");
-    cmd->add_option("--runs-dir", o.runs_dir, "Run store (run source)");
-    add_spec_options(cmd, o);
-    cmd->add_option("--numbers", o.count, "How many numbers (encoder): start, start+step, ...");
-    cmd->add_option("--start", o.start, "First number (encoder)")->capture_default_str();
-    cmd->add_option("--step", o.step, "Step between the numbers (encoder; decimals allowed)")
-        ->capture_default_str();
-    cmd->add_option("--input", o.inputs,
-                    "CSV file(s) (csv source): one row per number, first column the number, then the values; "
-                    "several files are several layers");
-    cmd->add_option(
-        "--layer", o.layer,
-        "Which layer is analysed (0-based: an --input file, or for a run 0 = the input embedding, "
-        "L = after block L); default the last");
-}
-
-// The encoder's spec for the numbers: the options given, the smallest m (and n) that fit where not.
-FoneSpec source_spec(const SourceOptions& o, const std::vector<Decimal>& numbers) {
-    FoneSpec spec;
-    spec.base = o.base;
-    spec.multipliers = parse_int_list(o.periods, "--periods");
-    spec.sign_feature = !o.no_sign;
-    spec.int_digits = o.int_digits;
-    spec.frac_digits = o.frac_digits;
-    return fitted_spec(spec, numbers);
-}
-
-// The common step of evenly spaced numbers; throws when they are not.
-double even_step(const std::vector<Decimal>& numbers, const std::string& where) {
-    if (numbers.size() < 2) return 1.0;
-    const Decimal step = numbers[1] - numbers[0];
-    for (std::size_t i = 2; i < numbers.size(); ++i)
-        if (numbers[i] - numbers[i - 1] != step)
-            throw std::runtime_error(where +
-                                     ": the numbers must be evenly spaced and in order for a spectrum (row " +
-                                     std::to_string(i + 1) + ": " + numbers[i].to_string() + ")");
-    if (step.is_zero() || step.negative()) throw std::runtime_error(where + ": the numbers must increase");
-    return step.to_double();
-}
-
-// A trained run's representations of start, start+step, ... (fone/train/representations.h).
-Loaded load_run(const SourceOptions& o) {
-#ifdef FONE_WITH_TORCH
-    if (o.run.empty()) throw std::runtime_error("--source run needs --run RUN");
-    if (!o.inputs.empty()) throw std::runtime_error("--input needs --source csv");
-    if (o.count < 2) throw std::runtime_error("--numbers must be at least 2 for --source run");
-    if (o.count > 100000) throw std::runtime_error("--numbers is limited to 100,000 for --source run");
-    const Decimal step = Decimal::parse(o.step);
-    if (step.is_zero() || step.negative()) throw std::runtime_error("--step must be positive");
-    Loaded out;
-    out.numbers = fa::number_range(Decimal::parse(o.start), step, o.count);
-    out.step = step.to_double();
-    const std::string dir = open_store(o.runs_dir, false).resolve(o.run);
-    const NumberRepresentations r = number_representations(dir, out.numbers);
-    for (std::size_t k = 0; k < r.layers.size(); ++k) {
-        const auto& rows = r.layers[k];
-        Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()),
-                          static_cast<Eigen::Index>(rows.at(0).size()));
-        for (std::size_t i = 0; i < rows.size(); ++i)
-            for (std::size_t j = 0; j < rows[i].size(); ++j)
-                m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
-        out.layers.push_back(std::move(m));
-        out.layer_names.push_back(r.source == "token_embeddings" ? "token embeddings"
-                                  : k == 0                       ? "input (embedding + FoNE)"
-                                                                 : "after block " + std::to_string(k));
-    }
-    if (o.layer >= static_cast<int>(out.layers.size()))
-        throw std::runtime_error("--layer " + std::to_string(o.layer) + " but the run has layers 0.." +
-                                 std::to_string(out.layers.size() - 1));
-    out.chosen = o.layer >= 0 ? static_cast<std::size_t>(o.layer) : out.layers.size() - 1;
-    out.description =
-        "run " + std::filesystem::path(dir).filename().string() + ", " + out.layer_names[out.chosen];
-    return out;
-#else
-    (void)o;
-    throw std::runtime_error("--source run needs a build with LibTorch");
-#endif
-}
-
-Loaded load(const SourceOptions& o, bool need_even_spacing) {
-    Loaded out;
-    if (o.source == "encoder") {
-        if (!o.inputs.empty()) throw std::runtime_error("--input needs --source csv");
-        if (o.count < 2) throw std::runtime_error("--numbers must be at least 2 for --source encoder");
-        if (o.count > 1000000) throw std::runtime_error("--numbers is limited to 1,000,000");
-        const Decimal step = Decimal::parse(o.step);
-        if (step.is_zero() || step.negative()) throw std::runtime_error("--step must be positive");
-        out.numbers = fa::number_range(Decimal::parse(o.start), step, o.count);
-        const FoneSpec spec = source_spec(o, out.numbers);
-        out.layers.push_back(fa::encoder_source(spec)(out.numbers));
-        out.layer_names.push_back("FoNE encoder");
-        out.step = step.to_double();
-        std::ostringstream d;
-        d << "FoNE encoder (m=" << spec.int_digits << ", n=" << spec.frac_digits << ", base " << spec.base
-          << (spec.plain() ? "" : ", periods " + o.periods) << ")";
-        out.description = d.str();
-        return out;
-    }
-    if (o.source == "run") return load_run(o);
-    if (o.inputs.empty()) throw std::runtime_error("--source csv needs --input FILE");
-    if (o.count != 0)
-        throw std::runtime_error("--numbers is for --source encoder; a CSV gives its own numbers");
-    for (const std::string& path : o.inputs) {
-        fa::RepresentationTable t = fa::read_representation_csv(path);
-        if (!out.layers.empty() && (t.numbers != out.numbers))
-            throw std::runtime_error(path + ": its numbers differ from those of " + o.inputs.front());
-        out.numbers = std::move(t.numbers);
-        out.layers.push_back(std::move(t.values));
-        out.layer_names.push_back(std::filesystem::path(path).stem().string());
-    }
-    if (o.layer >= static_cast<int>(out.layers.size()))
-        throw std::runtime_error("--layer " + std::to_string(o.layer) + " but only " +
-                                 std::to_string(out.layers.size()) + " --input file(s)");
-    out.chosen = o.layer >= 0 ? static_cast<std::size_t>(o.layer) : out.layers.size() - 1;
-    if (need_even_spacing) out.step = even_step(out.numbers, o.inputs[out.chosen]);
-    out.description = out.layer_names[out.chosen];
-    return out;
-}
-
-std::string out_path(const std::string& dir, const std::string& name) {
-    std::filesystem::create_directories(dir);
-    return (std::filesystem::path(dir) / name).string();
-}
-
-std::string number_text(double v) {
-    if (std::isinf(v)) return "inf";
-    std::ostringstream s;
-    s.precision(12);
-    s << v;
-    return s.str();
-}
-
-// Draws into a PNG when this build has QCustomPlot; returns the path, or null when there are no plots. A
-// template so that, without plots, the drawing lambda is never instantiated (and never linked).
-template <class Draw>
-json maybe_png(const std::string& path, int width, int height, Draw&& draw, bool wanted) {
-#ifdef FONE_WITH_PLOTS
-    if (!wanted) return nullptr;
-    plots::write_png(path, width, height, std::forward<Draw>(draw));
-    return path;
-#else
-    (void)path, (void)width, (void)height, (void)draw, (void)wanted;
-    return nullptr;
-#endif
-}
-
-// With --out: j as OUT/STEM.json and, unless no_png, the drawing as OUT/STEM.png (size() gives its pixels),
-// both listed in j["files"]. Without --out, j stays as it is.
-template <class Size, class Draw>
-void write_json_and_png(json& j, const std::string& out_dir, const std::string& stem, Size&& size,
-                        Draw&& draw, bool no_png) {
-    if (out_dir.empty()) return;
-    json files;
-    files["json"] = out_path(out_dir, stem + ".json");
-    write_json_atomic(files["json"], j);
-#ifdef FONE_WITH_PLOTS
-    const auto [w, h] = size();
-#else
-    (void)size;
-    const int w = 0, h = 0;
-#endif
-    files["png"] = maybe_png(out_path(out_dir, stem + ".png"), w, h, std::forward<Draw>(draw), !no_png);
-    j["files"] = files;
-}
-
-// The whole of a file.
 std::string read_file(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + path);
@@ -773,7 +544,8 @@ void register_dump(CLI::App* analyse) {
 
 void add_analyse_commands(CLI::App& app) {
     auto* analyse =
-        app.add_subcommand("analyse", "Spectra, PCA, probes, unit circles, token counts, error patterns");
+        app.add_subcommand("analyse", "Spectra, PCA, probes, unit circles, token counts, error patterns, "
+                                      "helix fits and digit probes");
     analyse->require_subcommand(1);
     register_spectrum(analyse);
     register_pca(analyse);
@@ -783,6 +555,7 @@ void add_analyse_commands(CLI::App& app) {
     register_tokens(analyse);
     register_errors(analyse);
     register_dump(analyse);
+    add_number_geometry_commands(analyse);
 }
 
 }  // namespace fone::cli

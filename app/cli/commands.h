@@ -30,6 +30,9 @@ void add_export_commands(CLI::App& app);     // export: a run's model without op
 // `fone sweep` checks every cell with it before it writes its sweep file.
 nlohmann::json check_train_args(const std::vector<std::string>& args);
 
+// model inspect | tokenize | forward: a Hugging Face model folder (cmd_model.cpp; forward needs LibTorch)
+void add_model_commands(CLI::App& app);
+
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);
 

@@ -5,6 +5,7 @@
 //   fone parse "Ana pays $41.40 for 12 pens"  numbers found in text, as JSON
 //   fone tokenize "Ana pays $41.40"           its tokens under the fone, digit and subword schemes
 //   fone generate --run RUN "PROMPT"          text from a text run's model, token by token
+//   fone model inspect DIR                    a downloaded Hugging Face model folder
 //   fone --version
 #include <iostream>
 
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
     fone::cli::add_data_commands(app);
     fone::cli::add_text_commands(app);
     fone::cli::add_analyse_commands(app);
+    fone::cli::add_model_commands(app);
 #ifdef FONE_WITH_TORCH
     fone::cli::add_train_commands(app);
     fone::cli::add_generate_command(app);

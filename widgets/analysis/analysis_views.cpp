@@ -2,6 +2,7 @@
 
 #include "circles_view.h"
 #include "errors_view.h"
+#include "helix_view.h"
 #include "hidden_view.h"
 #include "job_runner.h"
 #include "pca_view.h"
@@ -24,7 +25,7 @@ View* with_program(View* view, const WorkbenchContext& context) {
 }  // namespace
 
 QStringList analysis_view_names() {
-    return {"welcome", "circles", "hidden", "spectrum", "pca", "errors", "playground"};
+    return {"welcome", "circles", "hidden", "spectrum", "pca", "helix", "errors", "playground"};
 }
 
 void register_analysis_views() {
@@ -41,6 +42,8 @@ void register_analysis_views() {
                    [](const WorkbenchContext& c) { return with_program(new SpectrumView(c.catalog), c); }});
     register_view(
         {"pca", "PCA", [](const WorkbenchContext& c) { return with_program(new PcaView(c.catalog), c); }});
+    register_view({"helix", "Helix & digits",
+                   [](const WorkbenchContext& c) { return with_program(new HelixView(c.catalog), c); }});
     register_view({"errors", "Errors",
                    [](const WorkbenchContext& c) { return with_program(new ErrorsView(c.catalog), c); }});
     register_view({"playground", "Playground",

@@ -12,6 +12,7 @@
 #include <cmath>
 
 #include "analysis_plots.h"
+#include "geometry_plots.h"
 #include "plot_panel.h"
 
 namespace fone::gui {
@@ -65,14 +66,7 @@ Eigen::MatrixX2d view_coordinates(const Eigen::MatrixXd& projection, int mode, d
             out.col(0) = column(1);
             out.col(1) = column(2);
             break;
-        case PcaView::kRotate3d: {
-            const Eigen::VectorXd a = column(0), b = column(1), c = column(2);
-            const Eigen::VectorXd u = std::cos(yaw) * a - std::sin(yaw) * b;
-            const Eigen::VectorXd v = std::sin(yaw) * a + std::cos(yaw) * b;
-            out.col(0) = u;
-            out.col(1) = std::cos(pitch) * v - std::sin(pitch) * c;
-            break;
-        }
+        case PcaView::kRotate3d: out = plots::turn_3d(column(0), column(1), column(2), yaw, pitch); break;
         default:
             out.col(0) = column(0);
             out.col(1) = column(1);

@@ -66,17 +66,21 @@ void RepresentationLoader::load(const SourceSettings& settings) {
         QTimer::singleShot(0, this, [this] { Q_EMIT failed("'step' must be a positive number"); });
         return;
     }
-    if (!settings.run_dir.isEmpty()) {
+    if (!settings.run_dir.isEmpty() || !settings.model_dir.isEmpty()) {
         dir_ = std::make_unique<QTemporaryDir>();
         if (!dir_->isValid()) {
             QTimer::singleShot(0, this, [this] { Q_EMIT failed("cannot make a temporary folder"); });
             return;
         }
-        Q_EMIT progress(
-            -1, QStringLiteral("asking fone for the hidden states of %1 numbers…").arg(settings.count));
-        call_->start({"analyse", "dump", "--source", "run", "--run", settings.run_dir, "--numbers",
-                      QString::number(settings.count), "--start", settings.start, "--step", settings.step,
-                      "--out", dir_->path()});
+        const bool model = !settings.model_dir.isEmpty();
+        Q_EMIT progress(-1, QStringLiteral("asking fone for the %1hidden states of %2 numbers…")
+                                .arg(model ? "model's " : "")
+                                .arg(settings.count));
+        const QStringList source = model ? QStringList{"--source", "model", "--model", settings.model_dir}
+                                         : QStringList{"--source", "run", "--run", settings.run_dir};
+        call_->start(QStringList{"analyse", "dump"} + source +
+                     QStringList{"--numbers", QString::number(settings.count), "--start", settings.start, "--step",
+                                 settings.step, "--out", dir_->path()});
         return;
     }
     Q_EMIT progress(0, "encoding the numbers…");

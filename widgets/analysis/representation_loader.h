@@ -1,5 +1,6 @@
-// Representations of a list of numbers, start, start+step, ...: the FoNE encoder's (in-process) or a
-// trained run's, one matrix per layer (through `fone analyse dump`), loaded off the GUI thread.
+// Representations of a list of numbers, start, start+step, ...: the FoNE encoder's (in-process), a
+// trained run's or a pretrained model folder's, one matrix per layer (through `fone analyse dump`), loaded
+// off the GUI thread.
 #pragma once
 
 #include <QFutureWatcher>
@@ -28,9 +29,10 @@ struct Representations {
     QString description;
 };
 
-// Which representations to load: the numbers, and the encoder's slots or a run.
+// Which representations to load: the numbers, and the encoder's slots, a run or a model folder.
 struct SourceSettings {
-    QString run_dir;  // "" : the FoNE encoder
+    QString run_dir;    // "" : the FoNE encoder (or a model folder)
+    QString model_dir;  // a Hugging Face model folder
     int count = 1000;
     QString start = "0", step = "1";
     int int_digits = -1, frac_digits = -1;  // encoder; -1: just enough for the numbers
@@ -44,8 +46,9 @@ struct RepresentationResult {
     QString error;
 };
 
-// Loads representations off the GUI thread: the encoder in a worker; a run through a child
-// `fone analyse dump --source run ...` into a temporary folder, then its CSVs read in a worker. The last
+// Loads representations off the GUI thread: the encoder in a worker; a run or a model folder through a
+// child `fone analyse dump --source run|model ...` into a temporary folder, then its CSVs read in a
+// worker. The last
 // result is kept, so asking again for the same settings answers at once.
 class RepresentationLoader : public QObject {
     Q_OBJECT

@@ -65,6 +65,14 @@ QString RepresentationView::run() const {
     return source_->runs()->run_dir();
 }
 
+void RepresentationView::set_model(const QString& dir) {
+    source_->set_model(dir);
+}
+
+QString RepresentationView::model() const {
+    return source_->model();
+}
+
 QString RepresentationView::source_name() const {
     return source_->source_name();
 }
@@ -119,6 +127,11 @@ void RepresentationView::compute() {
     const SourceSettings s = source_->settings();
     if (source_name() == "run" && s.run_dir.isEmpty()) {
         show_error("Choose a trained run (or the FoNE encoder as the source).");
+        return;
+    }
+    if (source_name() == "model" && s.model_dir.isEmpty()) {
+        show_error("Choose a model folder: a downloaded Hugging Face model (config.json, model.safetensors, "
+                   "tokenizer.json).");
         return;
     }
     set_busy(true);

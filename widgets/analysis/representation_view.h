@@ -1,7 +1,7 @@
 // The base of the views that analyse the representations of a range of numbers (spectrum_view.h,
-// pca_view.h): the source box, the layer to analyse, Compute and Cancel with a progress bar, and the
-// loader that brings the representations (the FoNE encoder's, or a trained run's through `fone analyse
-// dump`). A subclass lays these widgets out with its own, analyses what on_loaded() hands it off the GUI
+// pca_view.h, helix_view.h): the source box, the layer to analyse, Compute and Cancel with a progress
+// bar, and the loader that brings the representations (the FoNE encoder's, or a trained run's or a model
+// folder's through `fone analyse dump`). A subclass lays these widgets out with its own, analyses what on_loaded() hands it off the GUI
 // thread, and shows the result.
 #pragma once
 
@@ -29,13 +29,16 @@ class RepresentationView : public AnalysisView {
     Q_OBJECT
     Q_PROPERTY(QString source READ source_name WRITE set_source_name)
     Q_PROPERTY(QString run READ run WRITE set_run)
+    Q_PROPERTY(QString model READ model WRITE set_model)
     Q_PROPERTY(int numbers READ numbers WRITE set_numbers)
     Q_PROPERTY(int layer READ layer WRITE set_layer)
   public:
     void set_encoder();
     bool set_run(const QString& name_or_dir);  // also switches the source to the run
     QString run() const;
-    QString source_name() const;  // "encoder" or "run"
+    void set_model(const QString& dir);  // a Hugging Face model folder; also switches the source to it
+    QString model() const;
+    QString source_name() const;  // "encoder", "run" or "model"
     void set_source_name(const QString& name);
     void set_numbers(int count);
     int numbers() const;

@@ -16,8 +16,9 @@ const char* const kRun =
     "e.g. a model exported with `fone export`.";
 const char* const kSource =
     "Where the representation of each number comes from: the FoNE encoder itself (no model: the "
-    "reference), or a trained run (its hidden state at the number token for FoNE runs, or the number "
-    "tokens' embedding rows for digit-wise and subword runs).";
+    "reference), a trained run (its hidden state at the number token for FoNE runs, or the number "
+    "tokens' embedding rows for digit-wise and subword runs), or a downloaded model folder (Llama, Qwen2, "
+    "GPT-2, Pythia: the hidden state at the number's last token, layer 0 its embedding).";
 const char* const kSpectrum =
     "The discrete Fourier transform along the number axis: each dimension of the representation as a "
     "signal over the numbers 0, 1, 2, … A spike at frequency k means a pattern repeating every T = N/k "

@@ -22,11 +22,11 @@ namespace {
 constexpr double kTwoPi = 2.0 * std::numbers::pi;
 
 void check_cancel(const Progress& progress) {
-    if (progress.cancel && progress.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    progress.check();
 }
 
 void report(const Progress& progress, double done) {
-    if (progress.report) progress.report(done);
+    progress.tell(done);
 }
 
 Decimal power_of_ten(int exponent) {
@@ -490,6 +490,9 @@ ProbeResult probe(const Eigen::MatrixXd& rows, const std::vector<int>& classes, 
             scores.maxCoeff(&predicted);
         const int truth = classes[static_cast<std::size_t>(row)];
         correct += predicted == truth;
+        r.test_rows.push_back(static_cast<int>(row));
+        r.predicted.push_back(static_cast<int>(predicted));
+        if (circular) r.points.push_back({scores[0], scores[1]});
         ++frequency[static_cast<std::size_t>(truth)];
     }
     r.accuracy = static_cast<double>(correct) / test_count;

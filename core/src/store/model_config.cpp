@@ -1,10 +1,74 @@
 #include "fone/store/model_config.h"
 
+#include <cmath>
+#include <numbers>
 #include <stdexcept>
 
 #include "store/json_fields.h"
 
 namespace fone {
+
+void RopeScaling::validate() const {
+    auto bad = [](const std::string& why) { throw std::invalid_argument("rope_scaling: " + why); };
+    if (type != "default" && type != "linear" && type != "llama3")
+        bad("type \"" + type + "\" is not one of default, linear, llama3");
+    if (!(factor >= 1 && factor < 1e6)) bad("factor must be in [1, 1e6)");
+    if (type == "llama3") {
+        if (!(low_freq_factor > 0 && high_freq_factor > low_freq_factor && high_freq_factor < 1e6))
+            bad("llama3 needs 0 < low_freq_factor < high_freq_factor");
+        if (original_max_positions < 1) bad("original_max_position_embeddings must be at least 1");
+    }
+}
+
+namespace {
+
+constexpr auto rope_fields = [](auto& s, auto&& field) {
+    field("type", s.type);
+    field("factor", s.factor);
+    field("low_freq_factor", s.low_freq_factor);
+    field("high_freq_factor", s.high_freq_factor);
+    field("original_max_positions", s.original_max_positions);
+};
+
+}  // namespace
+
+nlohmann::json RopeScaling::to_json() const {
+    nlohmann::json j = nlohmann::json::object();
+    detail::write_fields(j, *this, rope_fields);
+    return j;
+}
+
+RopeScaling RopeScaling::from_json(const nlohmann::json& j) {
+    RopeScaling s;
+    detail::JsonFields f(j, "model: rope_scaling");
+    detail::read_fields(f, j, s, rope_fields);
+    f.reject_unknown();
+    return s;
+}
+
+std::vector<double> rope_inverse_frequencies(int dims, double theta, const RopeScaling& s) {
+    std::vector<double> inv(static_cast<std::size_t>(dims / 2));
+    for (std::size_t i = 0; i < inv.size(); ++i) {
+        double f = std::pow(theta, -2.0 * static_cast<double>(i) / dims);
+        if (s.type == "linear") {
+            f /= s.factor;
+        } else if (s.type == "llama3") {
+            // transformers' _compute_llama3_parameters, in double precision.
+            const double wavelength = 2 * std::numbers::pi / f;
+            const double low_wavelength = s.original_max_positions / s.low_freq_factor;
+            const double high_wavelength = s.original_max_positions / s.high_freq_factor;
+            if (wavelength > low_wavelength) {
+                f /= s.factor;
+            } else if (wavelength >= high_wavelength) {
+                const double smooth = (s.original_max_positions / wavelength - s.low_freq_factor) /
+                                      (s.high_freq_factor - s.low_freq_factor);
+                f = (1 - smooth) * f / s.factor + smooth * f;
+            }
+        }
+        inv[i] = f;
+    }
+    return inv;
+}
 
 void ModelConfig::validate() const {
     auto bad = [](const std::string& why) { throw std::invalid_argument("model: " + why); };
@@ -22,6 +86,7 @@ void ModelConfig::validate() const {
     if (max_seq < 2 || max_seq > (1 << 16)) bad("max_seq must be in 2..65536");
     if (vocab_size < 0 || vocab_size > (1 << 24)) bad("vocab_size must be in 0..16777216");
     if (!(rope_theta > 1 && rope_theta < 1e12)) bad("rope_theta must be in (1, 1e12)");
+    rope_scaling.validate();
     if (!(norm_eps > 0 && norm_eps < 1)) bad("norm_eps must be in (0, 1)");
     if (fone_input != "pad" && fone_input != "linear") bad("fone_input must be \"pad\" or \"linear\"");
     if (head_norm != "layernorm" && head_norm != "none") bad("head_norm must be \"layernorm\" or \"none\"");
@@ -43,7 +108,10 @@ constexpr auto model_fields = [](auto& c, auto&& field) {
     field("head_dim", c.head_dim);
     field("max_seq", c.max_seq);
     field("rope_theta", c.rope_theta);
+    field("rope_scaling", c.rope_scaling);
     field("norm_eps", c.norm_eps);
+    field("attention_bias", c.attention_bias);
+    field("tie_embeddings", c.tie_embeddings);
     field("fone_input", c.fone_input);
     field("head_norm", c.head_norm);
     field("head_temperature", c.head_temperature);
@@ -84,11 +152,12 @@ ModelConfig size_level(int level) {
 ParamCount count_params(const ModelConfig& c, int fone_width) {
     const std::int64_t d = c.hidden, q = std::int64_t(c.heads) * c.head_dim,
                        kv = std::int64_t(c.kv_heads) * c.head_dim;
-    const std::int64_t attention = d * q + 2 * d * kv + q * d;
+    const std::int64_t attention = d * q + 2 * d * kv + q * d + (c.attention_bias ? q + 2 * kv : 0);
     const std::int64_t mlp = 3 * d * c.intermediate;
     const std::int64_t norms = 2 * d;
     ParamCount p;
     p.embedding = std::int64_t(c.vocab_size) * d;
+    if (!c.tie_embeddings) p.embedding *= 2;  // the LM head's own matrix
     p.total = p.embedding + c.layers * (attention + mlp + norms) + d;  // + final RMSNorm
     if (c.fone_input == "linear") p.total += std::int64_t(fone_width) * d + d;
     if (c.head_norm == "layernorm") p.total += 2 * d;

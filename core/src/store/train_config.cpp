@@ -95,6 +95,11 @@ void TrainConfig::validate() const {
     check(ntl_lambda >= 0 && ntl_lambda <= 100, "ntl_lambda: must be in [0, 100]");
     check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
     check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");
+    if (!init_from.empty()) {
+        check(!is_text(), "init_from: a text task trains its own tokenizer; --init-from takes an arithmetic task");
+        check(method_takes_init_from(method),
+              "init_from: --init-from takes --method fone, digit or subword, not '" + method + "'");
+    }
     if (is_text()) {
         check(is_text_training_task(text_task), "task: unknown text task '" + text_task + "'");
         check(method == "fone" || method == "digit" || method == "subword",
@@ -138,6 +143,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("test_size", c.test_size);
     field("size_level", c.size_level);
     field("model", c.model);
+    field("init_from", c.init_from);
     field("epochs", c.epochs);
     field("lr", c.lr);
     field("batch", c.batch);
@@ -302,6 +308,14 @@ nlohmann::json default_train_settings(const std::string& task, std::size_t train
     return d;
 }
 
+nlohmann::json pretrained_train_settings() {
+    return {{"lr", 5e-5}, {"batch", 200}, {"warmup", 0.2}, {"schedule", "cosine"}, {"swap_operands", false}};
+}
+
+bool method_takes_init_from(const std::string& method) {
+    return method == "fone" || method == "digit" || method == "subword";
+}
+
 std::vector<std::string> preset_names() {
     return {"fast", "paper"};
 }
@@ -352,6 +366,9 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
                       is_text_training_task(named["task"].get<std::string>());
     const std::size_t train_size = sized ? named["train_size"].get<std::size_t>() : text ? 20000 : 51200;
     nlohmann::json all = default_train_settings(task, train_size);
+    if (named.contains("init_from") && named["init_from"].is_string() &&
+        !named["init_from"].get<std::string>().empty())
+        all = merge(all, pretrained_train_settings());
     // "" is what a run's config.json records when no preset was named.
     if (named.contains("preset") && named["preset"].is_string() &&
         !named["preset"].get<std::string>().empty())

@@ -42,7 +42,7 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
 
 AttentionImpl::AttentionImpl(const ModelConfig& c)
     : heads(c.heads), kv_heads(c.kv_heads), head_dim(c.head_dim) {
-    qkv = register_module("qkv", linear(c.hidden, (heads + 2 * kv_heads) * head_dim));
+    qkv = register_module("qkv", linear(c.hidden, (heads + 2 * kv_heads) * head_dim, c.attention_bias));
     o = register_module("o", linear(heads * head_dim, c.hidden));
 }
 
@@ -56,8 +56,10 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
     torch::Tensor q_proj, kv_proj;  // [B, Lq, H hd] and [B, L, 2 KV hd]
     if (last_only) {                // keys and values everywhere, the query only where it is needed
         const auto& w = qkv->weight;
-        q_proj = F::linear(x.narrow(1, new_positions - 1, 1), w.narrow(0, 0, qw));
-        kv_proj = F::linear(x, w.narrow(0, qw, 2 * kvw));
+        const auto& bias = qkv->bias;  // undefined without attention_bias
+        q_proj = F::linear(x.narrow(1, new_positions - 1, 1), w.narrow(0, 0, qw),
+                           bias.defined() ? bias.narrow(0, 0, qw) : bias);
+        kv_proj = F::linear(x, w.narrow(0, qw, 2 * kvw), bias.defined() ? bias.narrow(0, qw, 2 * kvw) : bias);
     } else {
         const auto proj = qkv(x);
         q_proj = proj.narrow(-1, 0, qw);
@@ -160,6 +162,10 @@ FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, const ModelHeads&
     embed = register_module("embed", torch::nn::Embedding(c.vocab_size, c.hidden));
     // Llama-style initialisation: small normal weights (std 0.02) for the embedding and projections.
     torch::nn::init::normal_(embed->weight, 0.0, c.init_std > 0 ? c.init_std : 0.02);
+    if (!c.tie_embeddings) {
+        lm_head = register_module("lm_head", linear(c.hidden, c.vocab_size));
+        torch::nn::init::normal_(lm_head->weight, 0.0, c.init_std > 0 ? c.init_std : 0.02);
+    }
     if (c.fone_input == "linear" && fone_width > 0)
         fone_map = register_module("fone_map", linear(fone_width, c.hidden, true));
     if (h.abacus_positions > 0) {
@@ -198,8 +204,8 @@ FoneTransformerImpl::FoneTransformerImpl(const ModelConfig& c, const ModelHeads&
         }
         prototypes = register_buffer("prototypes", torch::stack(per_c).to(torch::kFloat32));
     }
-    const int64_t half = c.head_dim / 2;
-    auto inv_freq = torch::pow(c.rope_theta, -torch::arange(half, torch::kFloat64) * 2.0 / c.head_dim);
+    const auto inv_freq =
+        torch::tensor(rope_inverse_frequencies(c.head_dim, c.rope_theta, c.rope_scaling), torch::kFloat64);
     auto pos = torch::arange(c.max_seq, torch::kFloat64).unsqueeze(1) * inv_freq.unsqueeze(0);
     rope_cos = register_buffer("rope_cos", pos.cos().to(torch::kFloat32));
     rope_sin = register_buffer("rope_sin", pos.sin().to(torch::kFloat32));
@@ -235,7 +241,7 @@ torch::Tensor FoneTransformerImpl::forward(const ModelInputs& in, bool last_only
 }
 
 torch::Tensor FoneTransformerImpl::lm_logits(const torch::Tensor& h) {
-    return torch::matmul(h, embed->weight.t());
+    return torch::matmul(h, (lm_head ? lm_head->weight : embed->weight).t());
 }
 
 torch::Tensor FoneTransformerImpl::head_features(const torch::Tensor& h) {
@@ -307,7 +313,7 @@ ParamCount param_count(FoneTransformer& model) {
     ParamCount p;
     for (const auto& t : model->parameters())
         p.total += t.numel();
-    p.embedding = model->embed->weight.numel();
+    p.embedding = model->embed->weight.numel() + (model->lm_head ? model->lm_head->weight.numel() : 0);
     return p;
 }
 

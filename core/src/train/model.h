@@ -107,7 +107,7 @@ struct FoneTransformerImpl : torch::nn::Module {
         return forward(ModelInputs{tokens, key_mask, fone, num_mask, {}, {}}, last_only);
     }
 
-    torch::Tensor lm_logits(const torch::Tensor& h);      // [..., vocab], tied to the embedding
+    torch::Tensor lm_logits(const torch::Tensor& h);      // [..., vocab], tied to the embedding unless lm_head
     torch::Tensor head_features(const torch::Tensor& h);  // what the output heads read: h after head_norm
     torch::Tensor digit_logits(const torch::Tensor& h);   // [..., slots, base], temperature included
     torch::Tensor sign_logit(const torch::Tensor& h);     // [...]; undefined without a sign feature
@@ -126,6 +126,7 @@ struct FoneTransformerImpl : torch::nn::Module {
     int64_t pairs_per_slot = 1;  // multipliers, or 1
     bool sign_feature;
     torch::nn::Embedding embed{nullptr};
+    torch::nn::Linear lm_head{nullptr};    // only without tie_embeddings
     torch::nn::Linear fone_map{nullptr};   // only with fone_input == "linear"
     torch::nn::Embedding abacus{nullptr};  // only with abacus_positions
     torch::nn::Linear regression_head{nullptr};

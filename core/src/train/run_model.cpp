@@ -6,6 +6,7 @@
 
 #include "fone/store/run_store.h"
 #include "fone/train/device.h"
+#include "pretrained/init_from.h"
 #include "train/device_setup.h"
 
 namespace fone {
@@ -115,6 +116,7 @@ void fit_sequence_length(RunModel& r) {
 RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData data, Checkpoint* weights) {
     RunModel r;
     r.config = std::move(config);
+    if (!weights && !r.config.init_from.empty()) pretrained::adopt_pretrained_shape(r.config);
     if (r.config.is_text()) {
         open_text(r, run_dir, data, weights == nullptr);
     } else {
@@ -124,7 +126,10 @@ RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData 
     r.config.model.vocab_size = static_cast<int>(r.scheme->vocabulary().size());
     r.config.model.validate();
     r.model = FoneTransformer(r.config.model, r.scheme->heads());
-    if (weights) load_weights(*weights, r.model);
+    if (weights)
+        load_weights(*weights, r.model);
+    else if (!r.config.init_from.empty() && data == RunData::batches)  // a check only reads the folder's shape
+        pretrained::copy_pretrained_weights(r.model, r.scheme->vocabulary(), r.config.init_from);
     return r;
 }
 

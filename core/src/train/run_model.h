@@ -43,6 +43,8 @@ struct RunModel {
 //   weights == nullptr  a new model, initialised from torch's current seed; with batches, max_seq grows to
 //                       the longest one (text runs: twice the longest training sequence, room to generate).
 //                       A new text run trains its tokenizer on its train split and keeps it in run_dir.
+//                       With config.init_from, the model takes the pretrained folder's shape, and with
+//                       batches (a run about to train) its weights (core/src/pretrained/init_from.h).
 //   weights             a trained run's: config is the checkpoint's, the model gets its weights, and a text
 //                       run's tokenizer is the one in run_dir.
 // Throws std::invalid_argument for a config the model or scheme cannot take, NumberError for data that does

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <Eigen/Core>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -34,6 +35,13 @@ class Cancelled : public std::runtime_error {
 struct Progress {
     std::function<void(double)> report;
     const std::atomic<bool>* cancel = nullptr;
+    // Throws Cancelled when the flag is set; passes the fraction done to report.
+    void check() const {
+        if (cancel && cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    }
+    void tell(double done) const {
+        if (report) report(done);
+    }
 };
 
 // ---- Sources: where the N x D matrix comes from ---------------------------------------------------------
@@ -144,6 +152,11 @@ struct ProbeResult {
     double chance = 0.0;      // share of the most frequent class among held-out rows
     int train_count = 0;
     int test_count = 0;
+    // The held-out rows (indices into the rows probed), the class predicted for each, and for the circular
+    // code the predicted point (cos, sin) the class was read from: the numbers on the probe's clock.
+    std::vector<int> test_rows;
+    std::vector<int> predicted;
+    std::vector<std::array<double, 2>> points;
 };
 
 // The class of each number for the probe: floor(x) mod T in 0..T-1 (mathematical mod, so -1 mod 10 is 9);

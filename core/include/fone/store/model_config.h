@@ -4,10 +4,33 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 namespace fone {
+
+// How rotary positions stretch to long contexts: "default" (none), "linear" (every frequency divided by
+// factor) or "llama3" (Llama-3.1/3.2: wavelengths longer than original_max_positions / low_freq_factor
+// divided by factor, those shorter than original_max_positions / high_freq_factor kept, a smooth blend
+// between), as transformers' rope_scaling says.
+struct RopeScaling {
+    std::string type = "default";
+    double factor = 1.0;
+    double low_freq_factor = 1.0;
+    double high_freq_factor = 4.0;
+    int original_max_positions = 8192;
+
+    bool operator==(const RopeScaling&) const = default;
+    // Throws std::invalid_argument naming what is wrong (an unknown type, factors out of range).
+    void validate() const;
+    nlohmann::json to_json() const;
+    static RopeScaling from_json(const nlohmann::json& j);
+};
+
+// The rotary frequencies θ_i = theta^(-2i/dims) for i < dims/2, scaled as `scaling` says (double
+// precision). The one place both the trained transformer and the pretrained models' forward take them from.
+std::vector<double> rope_inverse_frequencies(int dims, double theta, const RopeScaling& scaling);
 
 struct ModelConfig {
     int vocab_size = 0;  // set from the tokenizer of the method
@@ -19,7 +42,13 @@ struct ModelConfig {
     int head_dim = 64;  // the paper's models inherit Llama-3.2's head_dim 64 (attention width heads·64)
     int max_seq = 64;
     double rope_theta = 500000.0;  // Llama-3.2's
+    RopeScaling rope_scaling;      // none for models trained here; a pretrained Llama's (--init-from)
     double norm_eps = 1e-5;
+    // Biases on the query, key and value projections (Qwen2); none in Llama and the models trained here.
+    bool attention_bias = false;
+    // The LM head is the embedding matrix (Llama-3.2, models trained here); false: its own matrix
+    // (Llama-2, Llama-3.1-8B).
+    bool tie_embeddings = true;
     // How FoNE enters at number positions: "pad" (zero-padded to the width) or "linear" (a learned map,
     // applied only at number positions).
     std::string fone_input = "pad";
@@ -48,7 +77,7 @@ ModelConfig size_level(int level);
 
 struct ParamCount {
     std::int64_t total = 0;
-    std::int64_t embedding = 0;  // the token embedding table (tied with the LM head)
+    std::int64_t embedding = 0;  // the token embedding table (and the LM head when it is not tied)
     std::int64_t without_embedding() const { return total - embedding; }
 };
 // Counted from the shapes (the test checks it against the built module).

@@ -33,6 +33,10 @@ struct TrainConfig {
 
     int size_level = 0;  // 1..6 the paper's levels, 0: the custom shape in `model`
     ModelConfig model;
+    // A Hugging Face model folder (Llama or Qwen2) a new run starts from (docs/pretrained.md): the model
+    // takes its shape and weights, each of the method's tokens the embedding row(s) of the text that spells
+    // it; the digit head and [NUM] are new. "" : a model of `model`'s shape from random weights.
+    std::string init_from;
 
     int epochs = 8;
     double lr = 3e-3;
@@ -95,6 +99,12 @@ nlohmann::json config_settings_from_text(const std::string& text, const std::str
 
 // The defaults for a task and training-set size, as a JSON object of TrainConfig keys.
 nlohmann::json default_train_settings(const std::string& task, std::size_t train_size);
+// The defaults a run that starts from a pretrained model (init_from) takes over the task's: the paper's
+// fine-tuned Llama-3.2-1B baseline, lr 5e-5, batch 200, 20% warm-up.
+nlohmann::json pretrained_train_settings();
+// The methods --init-from takes: fone, digit, subword.
+bool method_takes_init_from(const std::string& method);
+
 // Named presets: "paper" (lr 5e-3, batch 512, 100 epochs, 20% warm-up + cosine, clip 1.0, level 4),
 // "fast" (the measured defaults, same as no preset). Throws std::invalid_argument for unknown names.
 nlohmann::json preset_settings(const std::string& preset);

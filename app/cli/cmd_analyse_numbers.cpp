@@ -1,0 +1,220 @@
+// fone analyse helix | digits: where numbers sit in a model, layer by layer (docs/analysis.md).
+//
+//   fone analyse helix --source model --model DIR --numbers 100 --out out/
+//       per layer, the share of the variance a helix (x, cos and sin of 2πx/T for T = 2, 5, 10, 100)
+//       explains against the top principal components of as many dimensions; the helix in 3-D
+//   fone analyse digits --source model --model DIR --numbers 1000 --out out/
+//       per layer and digit place, a circular probe's held-out accuracy; the chosen layer's clocks
+#include <iostream>
+#include <memory>
+
+#include "analyse_support.h"
+#include "command_support.h"
+#include "fone/analysis/digit_probe.h"
+#include "fone/analysis/helix.h"
+#include "geometry_plots.h"
+
+namespace fone::cli {
+
+namespace fa = fone::analysis;
+
+namespace {
+
+std::vector<double> parse_periods(const std::string& text) {
+    std::vector<double> out;
+    for (const int t : parse_int_list(text, "--helix-periods")) {
+        if (t < 1) throw std::runtime_error("--helix-periods must be positive, got " + std::to_string(t));
+        out.push_back(t);
+    }
+    return out;
+}
+
+// Every layer's fit as a CSV and JSON rows.
+std::pair<std::string, json> helix_table(const Loaded& in, const std::vector<fa::HelixFit>& fits) {
+    std::string csv = "layer,name,rank,r2,pca_r2\n";
+    json rows = json::array();
+    for (std::size_t l = 0; l < fits.size(); ++l) {
+        csv += std::to_string(l) + "," + in.layer_names[l] + "," + std::to_string(fits[l].rank) + "," +
+               number_text(fits[l].r2) + "," + number_text(fits[l].pca_r2) + "\n";
+        rows.push_back({{"index", l},
+                        {"name", in.layer_names[l]},
+                        {"rank", fits[l].rank},
+                        {"r2", fits[l].r2},
+                        {"pca_r2", fits[l].pca_r2}});
+    }
+    return {csv, rows};
+}
+
+// The chosen layer's numbers in the helix's coordinates.
+std::string coordinates_csv(const Loaded& in, const fa::HelixFit& fit) {
+    std::string csv = "number";
+    for (const std::string& b : fit.basis)
+        csv += "," + b;
+    csv += "\n";
+    for (Eigen::Index i = 0; i < fit.coordinates.rows(); ++i) {
+        csv += in.numbers[static_cast<std::size_t>(i)].to_string();
+        for (Eigen::Index c = 0; c < fit.coordinates.cols(); ++c)
+            csv += "," + number_text(fit.coordinates(i, c));
+        csv += "\n";
+    }
+    return csv;
+}
+
+// R² per layer: the helix against PCA of as many dimensions.
+plots::LineSeries per_layer(const std::string& name, const std::vector<double>& values) {
+    plots::LineSeries s{name, {}, {}, {}, {}};
+    for (std::size_t l = 0; l < values.size(); ++l) {
+        s.x.push_back(static_cast<double>(l));
+        s.y.push_back(values[l]);
+    }
+    return s;
+}
+
+void register_helix(CLI::App* analyse) {
+    auto o = std::make_shared<SourceOptions>();
+    auto out_dir = std::make_shared<std::string>();
+    auto periods = std::make_shared<std::string>("2,5,10,100");
+    auto no_linear = std::make_shared<bool>(false);
+    auto shown = std::make_shared<int>(10);
+    auto no_png = std::make_shared<bool>(false);
+    auto* cmd = analyse->add_subcommand(
+        "helix", "Helix fit per layer (x, cos and sin of 2πx/T) against PCA of as many dimensions: "
+                 "DIR/helix.csv, DIR/helix_coordinates.csv, DIR/helix_r2.png, DIR/helix.png");
+    add_source_options(cmd, *o);
+    cmd->add_option("--out", *out_dir, "Output folder")->required();
+    cmd->add_option("--helix-periods", *periods, "The periods T of the helix, comma-separated")
+        ->capture_default_str();
+    cmd->add_flag("--no-linear", *no_linear, "No linear term: circles only");
+    cmd->add_option("--circle", *shown, "The period drawn as the helix's circle in helix.png")
+        ->check(CLI::Range(1, 1000000))
+        ->capture_default_str();
+    cmd->add_flag("--no-png", *no_png, "CSV only");
+    cmd->callback([o, out_dir, periods, no_linear, shown, no_png] {
+        const Loaded in = load(*o, false);
+        const fa::HelixOptions options{parse_periods(*periods), !*no_linear};
+        const std::vector<fa::HelixFit> fits = fa::layer_helix_fits(in.layers, in.numbers, options);
+        const fa::HelixFit& chosen = fits[in.chosen];
+        const auto [csv, rows] = helix_table(in, fits);
+        json files;
+        files["csv"] = out_path(*out_dir, "helix.csv");
+        write_file_atomic(files["csv"], csv);
+        files["coordinates_csv"] = out_path(*out_dir, "helix_coordinates.csv");
+        write_file_atomic(files["coordinates_csv"], coordinates_csv(in, chosen));
+        std::vector<double> r2, pca_r2;
+        for (const auto& f : fits) {
+            r2.push_back(f.r2);
+            pca_r2.push_back(f.pca_r2);
+        }
+        files["r2_png"] = maybe_png(
+            out_path(*out_dir, "helix_r2.png"), 820, 480,
+            [&](QCustomPlot& p) {
+                plots::draw_lines(p, {per_layer("helix (" + *periods + ")", r2), per_layer("PCA, as many dims", pca_r2)},
+                                  {.title = "Share of the variance per layer: " + in.description.substr(0, in.description.rfind(',')),
+                                   .x_label = "layer (0: embeddings)",
+                                   .y_label = "R²"});
+            },
+            !*no_png);
+        files["png"] = maybe_png(
+            out_path(*out_dir, "helix.png"), 760, 720,
+            [&](QCustomPlot& p) {
+                plots::draw_helix(p, chosen, in.numbers,
+                                  {.period = static_cast<double>(*shown), .title = "Helix of " + in.description});
+            },
+            !*no_png);
+        print_json_line(std::cout, {{"analysis", "helix"},
+                                    {"source", in.description},
+                                    {"numbers", in.numbers.size()},
+                                    {"periods", options.periods},
+                                    {"linear", options.linear},
+                                    {"basis", chosen.basis},
+                                    {"layers", rows},
+                                    {"chosen_layer", in.chosen},
+                                    {"files", files}});
+    });
+}
+
+void register_digits(CLI::App* analyse) {
+    auto o = std::make_shared<SourceOptions>();
+    auto out_dir = std::make_shared<std::string>();
+    auto places_text = std::make_shared<std::string>();
+    auto options = std::make_shared<fa::ProbeOptions>();
+    auto no_png = std::make_shared<bool>(false);
+    auto* cmd = analyse->add_subcommand(
+        "digits", "Circular probes per digit place per layer (is the digit at 10^p a point on a base-10 "
+                  "circle?): DIR/digits.csv, DIR/digits.png, the chosen layer's DIR/clocks.png");
+    add_source_options(cmd, *o);
+    cmd->add_option("--out", *out_dir, "Output folder")->required();
+    cmd->add_option("--places", *places_text,
+                    "Digit places probed, comma-separated (0 units, 1 tens, -1 tenths); default: all the "
+                    "numbers have");
+    cmd->add_option("--test-fraction", options->test_fraction, "Held-out share of the numbers")
+        ->check(CLI::Range(0.01, 0.99))
+        ->capture_default_str();
+    cmd->add_option("--seed", options->seed, "Seed of the train/test split")->capture_default_str();
+    cmd->add_flag("--no-png", *no_png, "CSV only");
+    cmd->callback([o, out_dir, places_text, options, no_png] {
+        const Loaded in = load(*o, false);
+        const std::vector<int> places =
+            places_text->empty() ? fa::digit_places(in.numbers) : parse_int_list(*places_text, "--places");
+        const fa::DigitProbeTable table = fa::digit_probes(in.layers, in.numbers, places, *options);
+        std::string csv = "layer,name,place,accuracy,chance\n";
+        json layers = json::array();
+        std::vector<plots::LineSeries> lines;
+        for (const int place : places)
+            lines.push_back({fa::place_name(place), {}, {}, {}, {}});
+        for (std::size_t l = 0; l < table.results.size(); ++l) {
+            json accuracy = json::object();
+            for (std::size_t p = 0; p < places.size(); ++p) {
+                const fa::ProbeResult& r = table.results[l][p];
+                csv += std::to_string(l) + "," + in.layer_names[l] + "," + std::to_string(places[p]) + "," +
+                       number_text(r.accuracy) + "," + number_text(r.chance) + "\n";
+                accuracy[fa::place_name(places[p])] = r.accuracy;
+                lines[p].x.push_back(static_cast<double>(l));
+                lines[p].y.push_back(r.accuracy);
+            }
+            layers.push_back({{"index", l}, {"name", in.layer_names[l]}, {"accuracy", accuracy}});
+        }
+        json files;
+        files["csv"] = out_path(*out_dir, "digits.csv");
+        write_file_atomic(files["csv"], csv);
+        const std::string source = in.description.substr(0, in.description.rfind(','));
+        files["png"] = maybe_png(
+            out_path(*out_dir, "digits.png"), 820, 480,
+            [&](QCustomPlot& p) {
+                plots::draw_lines(p, lines,
+                                  {.title = "Circular probe per digit place: " + source,
+                                   .x_label = "layer (0: embeddings)",
+                                   .y_label = "held-out accuracy"});
+            },
+            !*no_png);
+#ifdef FONE_WITH_PLOTS
+        const auto [w, h] = plots::clocks_size(places.size());
+#else
+        const int w = 0, h = 0;
+#endif
+        files["clocks_png"] = maybe_png(
+            out_path(*out_dir, "clocks.png"), w, h,
+            [&](QCustomPlot& p) { plots::draw_clocks(p, table, in.chosen, in.numbers, "Clocks of " + in.description); },
+            !*no_png);
+        json chance = json::object();
+        for (std::size_t p = 0; p < places.size(); ++p)
+            chance[fa::place_name(places[p])] = table.results[in.chosen][p].chance;
+        print_json_line(std::cout, {{"analysis", "digits"},
+                                    {"source", in.description},
+                                    {"numbers", in.numbers.size()},
+                                    {"places", places},
+                                    {"layers", layers},
+                                    {"chosen_layer", in.chosen},
+                                    {"chance", chance},
+                                    {"files", files}});
+    });
+}
+
+}  // namespace
+
+void add_number_geometry_commands(CLI::App* analyse) {
+    register_helix(analyse);
+    register_digits(analyse);
+}
+
+}  // namespace fone::cli
