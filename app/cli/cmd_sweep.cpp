@@ -401,9 +401,7 @@ int run_sweep(const SweepOptions& o) {
 
 void add_sweep_commands(CLI::App& app) {
     auto o = std::make_shared<SweepOptions>();
-    auto* cmd = app.add_subcommand("sweep",
-                                   "Train a grid of runs (train sizes x size levels x methods x seeds), N at "
-                                   "a time; JSON events on stdout");
+    auto* cmd = app.add_subcommand("sweep", torch_command_description("sweep"));
     o->name_opt =
         cmd->add_option("--name", o->name,
                         "Sweep name (default: sweep-YYYYMMDD-HHMMSS); the same command again resumes it")
