@@ -49,8 +49,9 @@ int main(int argc, char** argv) {
     fone::TrainConfig base = fone::resolve_train_config({{{"task", "dec-add"}, {"train_size", 51200}}});
     torch::set_num_threads(fone::available_cores());
     const double peak = sgemm_gflops();
-    std::printf("6-digit decimal addition, default batch %zu, %d threads, sgemm 1024^3 peak %.1f GFLOP/s (%s)\n",
-                base.batch, torch::get_num_threads(), peak, fone::blas_kernel_text().c_str());
+    std::printf(
+        "6-digit decimal addition, default batch %zu, %d threads, sgemm 1024^3 peak %.1f GFLOP/s (%s)\n",
+        base.batch, torch::get_num_threads(), peak, fone::blas_kernel_text().c_str());
     std::printf("%-24s %10s %9s %10s %8s %7s   %6s %6s %6s %6s\n", "model", "params", "ex/s", "MFLOP/ex",
                 "GFLOP/s", "of peak", "batch", "fwd", "bwd", "optim");
     row("default (h64, 2 layers)", fone::measure_training_throughput(base, steps), peak);

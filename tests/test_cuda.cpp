@@ -110,8 +110,8 @@ class TestCuda : public QObject {
     }
 
     void train_to_99_percent_on_cuda() {
-        const auto r = run_fone({"train", "--task", "dec-add", "--train-size", "51200", "--target-acc", "0.99",
-                                 "--device", "cuda", "--runs-dir", runs(), "--name", "gpu99"},
+        const auto r = run_fone({"train", "--task", "dec-add", "--train-size", "51200", "--target-acc",
+                                 "0.99", "--device", "cuda", "--runs-dir", runs(), "--name", "gpu99"},
                                 {}, 1800000);
         QVERIFY2(r.code == 0, r.err.constData());
         QCOMPARE(last_event(r.out, "start")["device"].toString().left(4), QString("cuda"));
@@ -123,12 +123,15 @@ class TestCuda : public QObject {
         const auto gpu = run_fone({"eval", "--run", "gpu99", "--runs-dir", runs()});
         const auto cpu = run_fone({"eval", "--run", "gpu99", "--runs-dir", runs()}, {}, 600000, kNoGpu);
         QVERIFY2(gpu.code == 0 && cpu.code == 0, (gpu.err + cpu.err).constData());
-        const double g = first_line(gpu.out)["exact_match"].toDouble(), c = first_line(cpu.out)["exact_match"].toDouble();
+        const double g = first_line(gpu.out)["exact_match"].toDouble(),
+                     c = first_line(cpu.out)["exact_match"].toDouble();
         QVERIFY2(g >= 0.99 && std::abs(g - c) <= 0.005, qPrintable(QString("cuda %1, cpu %2").arg(g).arg(c)));
-        const QStringList spectrum = {"analyse", "spectrum", "--source", "run", "--run", "gpu99",
-                                      "--runs-dir", runs(), "--numbers", "200", "--out", dir_.path() + "/spec"};
+        const QStringList spectrum = {"analyse",   "spectrum", "--source",   "run",
+                                      "--run",     "gpu99",    "--runs-dir", runs(),
+                                      "--numbers", "200",      "--out",      dir_.path() + "/spec"};
         const auto sg = run_fone(spectrum);
-        const auto sc = run_fone(QStringList(spectrum).replaceInStrings("/spec", "/spec-cpu"), {}, 600000, kNoGpu);
+        const auto sc =
+            run_fone(QStringList(spectrum).replaceInStrings("/spec", "/spec-cpu"), {}, 600000, kNoGpu);
         QVERIFY2(sg.code == 0 && sc.code == 0, (sg.err + sc.err).constData());
         QCOMPARE(json_lines(sg.out).size(), json_lines(sc.out).size());
         const auto p = run_fone({"predict", "--run", "gpu99", "--runs-dir", runs(), "123.456+654.321="});
@@ -138,8 +141,9 @@ class TestCuda : public QObject {
 
     void resume_on_the_gpu_from_a_cpu_checkpoint_and_back() {
         const QString dir = runs() + "/moves";
-        const QStringList args = {"train", "--task", "dec-add", "--train-size", "8192", "--epochs", "6",
-                                  "--checkpoint-every", "8", "--runs-dir", runs(), "--name", "moves"};
+        const QStringList args = {
+            "train", "--task",     "dec-add", "--train-size", "8192", "--epochs", "6", "--checkpoint-every",
+            "8",     "--runs-dir", runs(),    "--name",       "moves"};
         const QByteArray first = train_until_checkpoint(args, kNoGpu, dir);
         QCOMPARE(last_event(first, "start")["device"].toString(), QString("cpu"));
         QCOMPARE(last_event(first, "end")["status"].toString(), QString("stopped"));
@@ -150,7 +154,8 @@ class TestCuda : public QObject {
         p.waitForStarted();
         QElapsedTimer t;
         t.start();
-        while (QFileInfo(dir + "/checkpoint-last.pt").lastModified() == cpu_checkpoint && t.elapsed() < 300000)
+        while (QFileInfo(dir + "/checkpoint-last.pt").lastModified() == cpu_checkpoint &&
+               t.elapsed() < 300000)
             QThread::msleep(20);
         ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
         QVERIFY(p.waitForFinished(120000));

@@ -55,10 +55,14 @@ class TestPlatform : public QObject {
   private Q_SLOTS:
     void fallback_kernel_on_emerald_rapids_becomes_skylakex() {
         // OpenBLAS 0.3.21 does not know model 207 and falls back to Prescott (SSE3): ask for AVX-512.
-        QCOMPARE(fone::better_blas_kernel(emerald_rapids(), "Prescott").value_or("-"), std::string("SkylakeX"));
-        QCOMPARE(fone::better_blas_kernel(emerald_rapids(), "prescott").value_or("-"), std::string("SkylakeX"));
-        QCOMPARE(fone::better_blas_kernel(emerald_rapids(), "Nehalem").value_or("-"), std::string("SkylakeX"));
-        QCOMPARE(fone::better_blas_kernel(emerald_rapids(), "Haswell").value_or("-"), std::string("SkylakeX"));
+        QCOMPARE(fone::better_blas_kernel(emerald_rapids(), "Prescott").value_or("-"),
+                 std::string("SkylakeX"));
+        QCOMPARE(fone::better_blas_kernel(emerald_rapids(), "prescott").value_or("-"),
+                 std::string("SkylakeX"));
+        QCOMPARE(fone::better_blas_kernel(emerald_rapids(), "Nehalem").value_or("-"),
+                 std::string("SkylakeX"));
+        QCOMPARE(fone::better_blas_kernel(emerald_rapids(), "Haswell").value_or("-"),
+                 std::string("SkylakeX"));
         // OpenBLAS's own AVX-512 choices stay.
         for (const char* core : {"SkylakeX", "Cooperlake", "SapphireRapids"})
             QVERIFY(!fone::better_blas_kernel(emerald_rapids(), core));

@@ -256,8 +256,7 @@ void add_train_commands(CLI::App& app) {
     auto runs_dir = std::make_shared<std::string>();
     auto threads = std::make_shared<int>(0);
     auto wrong = std::make_shared<std::size_t>(0);
-    auto* eval =
-        app.add_subcommand("eval", torch_command_description("eval"));
+    auto* eval = app.add_subcommand("eval", torch_command_description("eval"));
     eval->add_option("--run", *run, "Run name or directory")->required();
     eval->add_option("--data", *data,
                      "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
@@ -275,8 +274,7 @@ void add_train_commands(CLI::App& app) {
     auto prompt = std::make_shared<std::string>();
     auto p_run = std::make_shared<std::string>();
     auto p_dir = std::make_shared<std::string>();
-    auto* predict =
-        app.add_subcommand("predict", torch_command_description("predict"));
+    auto* predict = app.add_subcommand("predict", torch_command_description("predict"));
     predict->add_option("--run", *p_run, "Run name or directory")->required();
     predict->add_option("prompt", *prompt, "The prompt")->required();
     predict->add_option("--runs-dir", *p_dir, "Run store");

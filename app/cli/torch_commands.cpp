@@ -28,7 +28,8 @@ const TorchCommands& open_torch_commands() {
         using Entry = const TorchCommands* (*)();
         const auto entry = reinterpret_cast<Entry>(::dlsym(library, "fone_torch_commands"));
         const TorchCommands* commands = entry ? entry() : nullptr;
-        if (commands && commands->abi == TorchCommands::kAbi && std::strcmp(commands->revision, kRevision) == 0)
+        if (commands && commands->abi == TorchCommands::kAbi &&
+            std::strcmp(commands->revision, kRevision) == 0)
             return *commands;
         tried += (tried.empty() ? "" : "; ") + path + ": not the LibTorch commands of this build";
     }
@@ -40,7 +41,8 @@ const TorchCommands& open_torch_commands() {
 
 bool wants_torch_commands(const CLI::App& app, int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
-        if (argv[i][0] == '-') continue;  // `fone`'s own options take no values: the first word is the command
+        if (argv[i][0] == '-')
+            continue;  // `fone`'s own options take no values: the first word is the command
         try {
             app.get_subcommand(argv[i]);
             return false;

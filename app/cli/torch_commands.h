@@ -18,9 +18,9 @@ namespace fone::cli {
 struct TorchCommands {
     static constexpr int kAbi = 1;
     int abi;
-    const char* revision;                    // FONE_VERSION and FONE_GIT_REVISION: the same build only
-    void (*add_commands)(CLI::App& app);     // registers every command of kTorchCommands
-    std::string (*build_text)();             // "LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel"
+    const char* revision;                 // FONE_VERSION and FONE_GIT_REVISION: the same build only
+    void (*add_commands)(CLI::App& app);  // registers every command of kTorchCommands
+    std::string (*build_text)();          // "LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel"
     // fone/train/representations.h's, for `fone analyse --source run`.
     NumberRepresentations (*number_representations)(const std::string& run_dir,
                                                     const std::vector<Decimal>& numbers);

@@ -26,7 +26,8 @@ std::string build_text() {
     const std::string cuda = t["cuda_build"].get<std::string>();
     const int gpus = t["gpus"].get<int>();
     if (t["cuda_available"].get<bool>())
-        v += "CUDA " + cuda + ", CUDA available (" + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + ")";
+        v += "CUDA " + cuda + ", CUDA available (" + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+             ")";
     else if (!cuda.empty())
         v += "CUDA " + cuda + ", no GPU visible: CPU only";
     else

@@ -3,11 +3,11 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <strings.h>
 #include <array>
 #include <cstdlib>
 #include <fstream>
 #include <vector>
-#include <strings.h>
 
 namespace fone {
 
@@ -23,14 +23,14 @@ struct KnownCore {
 };
 // The core names of OpenBLAS's DYNAMIC_ARCH builds (driver/others/dynamic.c) and what their kernels use.
 constexpr KnownCore kCores[] = {
-    {"Unknown", Isa::sse},    {"Katmai", Isa::sse},         {"Coppermine", Isa::sse},
-    {"Northwood", Isa::sse},  {"Prescott", Isa::sse},       {"Banias", Isa::sse},
-    {"Atom", Isa::sse},       {"Core2", Isa::sse},          {"Penryn", Isa::sse},
-    {"Dunnington", Isa::sse}, {"Nehalem", Isa::sse},        {"Athlon", Isa::sse},
-    {"Opteron", Isa::sse},    {"Opteron_SSE3", Isa::sse},   {"Barcelona", Isa::sse},
-    {"Nano", Isa::sse},       {"Bobcat", Isa::sse},         {"Sandybridge", Isa::avx},
-    {"Bulldozer", Isa::avx},  {"Piledriver", Isa::avx},     {"Steamroller", Isa::avx},
-    {"Excavator", Isa::avx},  {"Haswell", Isa::avx2},       {"Zen", Isa::avx2},
+    {"Unknown", Isa::sse},     {"Katmai", Isa::sse},        {"Coppermine", Isa::sse},
+    {"Northwood", Isa::sse},   {"Prescott", Isa::sse},      {"Banias", Isa::sse},
+    {"Atom", Isa::sse},        {"Core2", Isa::sse},         {"Penryn", Isa::sse},
+    {"Dunnington", Isa::sse},  {"Nehalem", Isa::sse},       {"Athlon", Isa::sse},
+    {"Opteron", Isa::sse},     {"Opteron_SSE3", Isa::sse},  {"Barcelona", Isa::sse},
+    {"Nano", Isa::sse},        {"Bobcat", Isa::sse},        {"Sandybridge", Isa::avx},
+    {"Bulldozer", Isa::avx},   {"Piledriver", Isa::avx},    {"Steamroller", Isa::avx},
+    {"Excavator", Isa::avx},   {"Haswell", Isa::avx2},      {"Zen", Isa::avx2},
     {"SkylakeX", Isa::avx512}, {"Cooperlake", Isa::avx512}, {"SapphireRapids", Isa::avx512},
 };
 
@@ -57,13 +57,13 @@ const char* call_string_function(void* library, const char* name) {
 
 BlasInfo torch_blas() {
     BlasInfo info;
-    // RTLD_DEFAULT first: a program linked with LibTorch has its BLAS already.
+    // RTLD_DEFAULT (a null handle) first: a program linked with LibTorch has its BLAS already.
     void* where = RTLD_DEFAULT;
     if (!::dlsym(where, "openblas_get_corename")) {
         if (!*FONE_TORCH_BLAS) return info;
         where = ::dlopen(FONE_TORCH_BLAS, RTLD_NOW | RTLD_GLOBAL);
+        if (!where) return info;
     }
-    if (!where) return info;
     const char* config = call_string_function(where, "openblas_get_config");
     const char* core = call_string_function(where, "openblas_get_corename");
     if (!config || !core) return info;
