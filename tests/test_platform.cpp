@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -117,6 +118,7 @@ class TestPlatform : public QObject {
         const auto paths = fone::own_library_paths("libx.so", "FONE_TEST_LIBRARY");
         QVERIFY(paths.size() >= 3);
         QCOMPARE(paths.front(), std::string("/somewhere/libx.so"));
+        QCOMPARE(std::set<std::string>(paths.begin(), paths.end()).size(), paths.size());  // each once
         const std::string beside = QCoreApplication::applicationDirPath().toStdString() + "/../lib/libx.so";
         QVERIFY(std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
             return QFileInfo(QString::fromStdString(p)).absoluteFilePath() ==
