@@ -9,6 +9,7 @@
 
 #include <torch/torch.h>
 
+#include "fone/platform/blas_kernel.h"
 #include "fone/train/measure.h"
 
 namespace {
@@ -42,13 +43,15 @@ void row(const char* label, const nlohmann::json& m, double peak) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    fone::use_best_blas_kernel();
     const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
     // The defaults for 51,200 examples (the small-set defaults use a wider model).
     fone::TrainConfig base = fone::resolve_train_config({{{"task", "dec-add"}, {"train_size", 51200}}});
-    torch::set_num_threads(static_cast<int>(std::thread::hardware_concurrency()));
+    torch::set_num_threads(fone::available_cores());
     const double peak = sgemm_gflops();
-    std::printf("6-digit decimal addition, default batch %zu, %d threads, sgemm 1024^3 peak %.1f GFLOP/s\n",
-                base.batch, torch::get_num_threads(), peak);
+    std::printf(
+        "6-digit decimal addition, default batch %zu, %d threads, sgemm 1024^3 peak %.1f GFLOP/s (%s)\n",
+        base.batch, torch::get_num_threads(), peak, fone::blas_kernel_text().c_str());
     std::printf("%-24s %10s %9s %10s %8s %7s   %6s %6s %6s %6s\n", "model", "params", "ex/s", "MFLOP/ex",
                 "GFLOP/s", "of peak", "batch", "fwd", "bwd", "optim");
     row("default (h64, 2 layers)", fone::measure_training_throughput(base, steps), peak);

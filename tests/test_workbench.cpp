@@ -19,6 +19,7 @@
 
 #include "comparison_view.h"
 #include "curve_view.h"
+#include "fone/platform/cpu.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
 #include "fone_process.h"
@@ -238,6 +239,7 @@ class TestWorkbench : public QObject {
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
         QVERIFY(loaded.wait(10000));
         fill_tiny_run(w.launch_panel());
+        w.launch_panel()->field("threads")->setText("");  // the queue chooses: its share of the cores
         SweepDesigner* sweep = w.sweep_designer();
         sweep->field("name")->setText("t");
         sweep->field("from")->setText("200");
@@ -250,6 +252,11 @@ class TestWorkbench : public QObject {
                 w.catalog()->at(w.catalog()->row_of("t-n200-fone-s1")).status == "finished" &&
                 w.catalog()->at(w.catalog()->row_of("t-n400-fone-s1")).status == "finished",
             kRunTimeoutMs);
+        // Two at once: each run had half the cores (issue 15: no oversubscription).
+        const QString config = w.catalog()->at(w.catalog()->row_of("t-n200-fone-s1")).dir + "/config.json";
+        QFile cf(config);
+        QVERIFY(cf.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(cf.readAll())["threads"].toInt(), fone::threads_per_run(2));
         // The figure fills in (its refresh is debounced): one series, the two sizes, one seed each.
         QTRY_VERIFY_WITH_TIMEOUT(
             !w.data_size_view()->series().empty() && w.data_size_view()->series()[0].points.size() == 2,

@@ -13,7 +13,7 @@ void add_export_commands(CLI::App& app) {
     auto run = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     auto runs_dir = std::make_shared<std::string>();
-    auto* cmd = app.add_subcommand("export", "Copy a run's model (weights and config, no optimiser state)");
+    auto* cmd = app.add_subcommand("export", torch_command_description("export"));
     cmd->add_option("--run", *run, "Run name or directory")->required();
     cmd->add_option("--out", *out, "New folder for the copy")->required();
     cmd->add_option("--runs-dir", *runs_dir, "Run store");

@@ -242,7 +242,7 @@ TrainConfig resolve_options(TrainOptions& o) {
 
 void add_train_commands(CLI::App& app) {
     auto o = std::make_shared<TrainOptions>();
-    auto* train = app.add_subcommand("train", "Train a model; JSON events on stdout, one per line");
+    auto* train = app.add_subcommand("train", torch_command_description("train"));
     add_train_options(train, *o);
     train->callback([o] {
         int code = 0;
@@ -256,8 +256,7 @@ void add_train_commands(CLI::App& app) {
     auto runs_dir = std::make_shared<std::string>();
     auto threads = std::make_shared<int>(0);
     auto wrong = std::make_shared<std::size_t>(0);
-    auto* eval =
-        app.add_subcommand("eval", "Metrics of a run's model on its test split or a dataset file (JSON)");
+    auto* eval = app.add_subcommand("eval", torch_command_description("eval"));
     eval->add_option("--run", *run, "Run name or directory")->required();
     eval->add_option("--data", *data,
                      "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
@@ -275,8 +274,7 @@ void add_train_commands(CLI::App& app) {
     auto prompt = std::make_shared<std::string>();
     auto p_run = std::make_shared<std::string>();
     auto p_dir = std::make_shared<std::string>();
-    auto* predict =
-        app.add_subcommand("predict", "The model's answer to a prompt such as \"123.456+654.321=\" (JSON)");
+    auto* predict = app.add_subcommand("predict", torch_command_description("predict"));
     predict->add_option("--run", *p_run, "Run name or directory")->required();
     predict->add_option("prompt", *prompt, "The prompt")->required();
     predict->add_option("--runs-dir", *p_dir, "Run store");

@@ -23,6 +23,12 @@ void fail(const std::string& command, const std::string& message, int status) {
     throw CliFailure(message, status);
 }
 
+std::string torch_command_description(std::string_view name) {
+    for (const CommandSummary& c : kTorchCommands)
+        if (name == c.name) return c.description;
+    throw std::out_of_range("not a LibTorch command: " + std::string(name));
+}
+
 std::string runs_root(const std::string& runs_dir) {
     return runs_dir.empty() ? RunStore::default_root() : runs_dir;
 }

@@ -12,6 +12,7 @@
 
 #include <qcustomplot.h>
 
+#include "fone/platform/cpu.h"
 #include "hidden_view.h"
 #include "job_runner.h"
 #include "plot_panel.h"
@@ -74,7 +75,7 @@ QStringList live_run_args(const QString& method, const QString& name) {
                      "--train-size", "51200",
                      "--test-size",  QString::number(kLiveTestSize),
                      "--seed",       "1",
-                     "--threads",    "1",
+                     "--threads",    QString::number(threads_per_run(2)),  // the two share the cores
                      "--eval-every", QString::number(kLiveEvalEvery),
                      "--name",       name};
     if (method == "fone")

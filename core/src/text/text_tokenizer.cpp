@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/numbers/number_parser.h"
+#include "fone/platform/own_library.h"
 #include "fone/store/run_store.h"
 #include "text/spm_bridge.h"
 
@@ -117,20 +118,8 @@ int tail_index(std::string_view token) {
 }
 
 const SpmBridge& open_spm_bridge() {
-    std::vector<std::string> paths;
-    if (const char* env = std::getenv("FONE_SPM_LIBRARY"); env && *env) paths.emplace_back(env);
-    // Next to the program: bin/fone -> lib/libfone_spm.so, in the build tree (CMake puts libraries in
-    // build/lib) and in an installation under any prefix (a package); then the configured prefix.
-    std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        const auto prefix = exe.parent_path().parent_path();
-        paths.push_back((prefix / "lib" / "libfone_spm.so").string());
-        paths.push_back((prefix / FONE_SPM_INSTALL_LIBDIR / "libfone_spm.so").string());
-    }
-    paths.emplace_back(FONE_SPM_INSTALL_PATH);
     std::string tried;
-    for (const std::string& path : paths) {
+    for (const std::string& path : own_library_paths("libfone_spm.so", "FONE_SPM_LIBRARY")) {
         void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
         if (!library) {
             tried += std::string(tried.empty() ? "" : "; ") + dlerror();
