@@ -1,5 +1,6 @@
 #include "run_picker.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
@@ -29,6 +30,20 @@ bool run_has_model(const QString& dir) {
         return false;
     known.insert(dir);
     return true;
+}
+
+QString demo_model_dir() {
+    QStringList candidates;
+    const QString env = qEnvironmentVariable("FONE_DEMO_MODEL");
+    if (!env.isEmpty()) candidates << env;
+    const QString bin = QCoreApplication::applicationDirPath();
+    candidates << QDir(bin).absoluteFilePath("../share/fone-workbench/demo-model");
+#ifdef FONE_SOURCE_DIR
+    candidates << QStringLiteral(FONE_SOURCE_DIR "/resources/demo-model");
+#endif
+    for (const QString& dir : candidates)
+        if (run_has_model(dir)) return QFileInfo(dir).canonicalFilePath();
+    return {};
 }
 
 namespace {
@@ -123,6 +138,7 @@ void RunPicker::rebuild() {
         QString dir, text, method;
         double best = -1;
         bool finished = false;
+        bool demo = false;  // chosen by itself only when the store has no run with a model
     };
     std::vector<Item> items;
     QSet<QString> seen;
@@ -139,6 +155,16 @@ void RunPicker::rebuild() {
             if (e.status != "finished") text += " (" + e.status + ")";
             items.push_back({dir, text, e.method, best, e.status == "finished"});
         }
+    // The demo model that comes with the workbench: always there to look inside.
+    if (const QString demo = demo_model_dir(); !demo.isEmpty() && !seen.contains(demo)) {
+        seen.insert(demo);
+        const json c = read_config(demo);
+        items.push_back({demo,
+                         "demo model — " + QString::fromStdString(c.value("method", std::string("fone"))) + " · " +
+                             QString::fromStdString(c.value("task", std::string("?"))) +
+                             " (comes with the workbench)",
+                         QString::fromStdString(c.value("method", std::string("fone"))), -1, true, true});
+    }
     for (const QString& dir : extra_dirs_) {
         if (seen.contains(dir)) continue;
         seen.insert(dir);
@@ -155,6 +181,7 @@ void RunPicker::rebuild() {
         // The best finished FoNE run, else the best finished run, else the first.
         const Item* best = &items.front();
         auto score = [](const Item& i) {
+            if (i.demo) return -10.0;
             return (i.finished ? 4.0 : 0.0) + (i.method == "fone" ? 2.0 : 0.0) + i.best;
         };
         for (const Item& i : items)
