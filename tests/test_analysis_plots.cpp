@@ -17,6 +17,12 @@ namespace fp = fone::plots;
 
 namespace {
 
+// The colour of the plot's page: the background brush, which QCustomPlot keeps without a getter, read off a
+// small rendering's corner.
+QColor page_colour(QCustomPlot& plot) {
+    return plot.toPixmap(24, 24).toImage().pixelColor(0, 0);
+}
+
 fa::Spectrum encoder_spectrum() {
     fone::FoneSpec spec;
     spec.int_digits = 3;
@@ -134,8 +140,9 @@ class TestAnalysisPlots : public QObject {
     }
 
     void a_negative_number_is_read_clockwise() {
-        // −42.5: FoNE negates every sine, so the T = 100 hand is at 360° − 153° = 207°. The marks are mirrored
-        // too: the carried digit 4 sits at −144° (216°), just behind the hand, and the text says |x| mod T.
+        // −42.5: FoNE negates every sine, so the T = 100 hand is at 360° − 153° = 207°. The marks are
+        // mirrored too: the carried digit 4 sits at −144° (216°), just behind the hand, and the text says |x|
+        // mod T.
         fone::FoneSpec spec;
         spec.int_digits = 2;
         spec.frac_digits = 1;
@@ -149,9 +156,10 @@ class TestAnalysisPlots : public QObject {
         QCOMPARE(tens.digit, 4);
         QVERIFY(std::abs(tens.angle * 180 / M_PI - 207.0) < 1e-9);
         QVERIFY(handles.mirrored);
-        const auto* carried = handles.carried[2]->data()->at(0);
-        const double mark = std::atan2(carried->value - handles.centres[2].second,
-                                       carried->key - handles.centres[2].first) * 180 / M_PI;
+        const auto carried = handles.carried[2]->data()->at(0);
+        const double mark =
+            std::atan2(carried->value - handles.centres[2].second, carried->key - handles.centres[2].first) *
+            180 / M_PI;
         QVERIFY2(std::abs(mark - (-144.0)) < 1e-6, qPrintable(QString::number(mark)));
         const QStringList labels = texts(plot);
         QVERIFY2(labels.contains("|x| mod T = 42.5"), qPrintable(labels.join('|')));
@@ -200,14 +208,14 @@ class TestAnalysisPlots : public QObject {
         plot.resize(500, 400);
         fp::set_paper(plot, {.dark = true});
         fp::draw_circles(plot, c, "t", nullptr, "Read off the circles: 7");
-        QVERIFY(plot.background().color().lightness() < 80);
+        QVERIFY(page_colour(plot).lightness() < 80);
         QString footer;
         for (int i = 0; i < plot.plotLayout()->elementCount(); ++i)
             if (auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->elementAt(i))) footer = t->text();
         QCOMPARE(footer, QString("Read off the circles: 7"));
         fp::set_paper(plot, {});
         fp::draw_circles(plot, c);
-        QCOMPARE(plot.background().color(), QColor(Qt::white));
+        QCOMPARE(page_colour(plot), QColor(Qt::white));
     }
 
     void hidden_state_bars_are_the_probabilities() {
@@ -253,7 +261,8 @@ class TestAnalysisPlots : public QObject {
         QList<std::pair<QString, QRectF>> boxes;
         for (int i = 0; i < plot.itemCount(); ++i)
             if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().size() > 2)
-                boxes.push_back({t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())});
+                boxes.push_back(
+                    {t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())});
         QVERIFY(boxes.size() >= 3 * 4);  // caption, |h|, place and period of each circle
         for (int i = 0; i < boxes.size(); ++i)
             for (int j = i + 1; j < boxes.size(); ++j)

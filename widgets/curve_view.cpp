@@ -14,7 +14,7 @@ namespace fone::gui {
 namespace {
 
 constexpr int kLegendMaxRuns = 12;
-constexpr double kHoverPixels = 40;       // how far (up or down) a curve may be from the mouse to be picked
+constexpr double kHoverPixels = 40;      // how far (up or down) a curve may be from the mouse to be picked
 constexpr int kLegendEntryPixels = 230;  // a legend entry's width: the legend has as many columns as fit
 constexpr int kAntialiasMaxPoints = 4000;
 
@@ -78,6 +78,8 @@ CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), 
     log_x_box_->setToolTip("True logarithmic axis; points at or below 0 are left out (and counted).");
     log_y_box_->setToolTip(log_x_box_->toolTip());
     note_ = new QLabel;
+    // The note takes what room is left: it never widens the row (the dock may be narrow).
+    note_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto* export_button = new QPushButton("Export…");
     export_button->setToolTip("Save the plot as PNG, SVG or PDF, or its data as CSV (Ctrl+E)");
     controls()->addWidget(new QLabel("Show"));
@@ -180,7 +182,8 @@ void CurveView::set_smoothing(double weight) {
 }
 
 QString CurveView::smoothing_text() const {
-    return smoothing_ <= 0 ? QStringLiteral("off") : QString::number(smoothing_, 'f', smoothing_ >= 0.99 ? 3 : 2);
+    return smoothing_ <= 0 ? QStringLiteral("off")
+                           : QString::number(smoothing_, 'f', smoothing_ >= 0.99 ? 3 : 2);
 }
 
 QString CurveView::hover_label() const {
@@ -385,7 +388,8 @@ void CurveView::on_mouse_move(QMouseEvent* event) {
         const bool below = pos.y() - 6 - h < area.top();
         tracer_label_->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) |
                                             (below ? Qt::AlignTop : Qt::AlignBottom));
-        tracer_label_->position->setCoords(left ? pos.x() - 10 : pos.x() + 10, below ? pos.y() + 12 : pos.y() - 6);
+        tracer_label_->position->setCoords(left ? pos.x() - 10 : pos.x() + 10,
+                                           below ? pos.y() + 12 : pos.y() - 6);
     }
     highlight(name);
     Q_EMIT runHovered(name);

@@ -58,7 +58,8 @@ bool save_plot(QCustomPlot* plot, const QString& path, QString* error) {
     const QString tmp = temp_path_for(path);
     plot->deselectAll();
     // The picture on screen: its size (so circles stay round and texts where they are), more pixels.
-    const bool sized = plot->width() >= 50 && plot->height() >= 50 && plot->testAttribute(Qt::WA_WState_Visible);
+    const bool sized =
+        plot->width() >= 50 && plot->height() >= 50 && plot->testAttribute(Qt::WA_WState_Visible);
     const int width = sized ? plot->width() : kExportWidth, height = sized ? plot->height() : kExportHeight;
     bool ok = false;
     if (suffix == "png") {
@@ -92,7 +93,8 @@ bool save_plot(QCustomPlot* plot, const QString& path, QString* error) {
 QString export_base_name(QCustomPlot* plot) {
     QString title;
     for (int i = 0; i < plot->plotLayout()->elementCount() && title.isEmpty(); ++i)
-        if (auto* text = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i))) title = text->text();
+        if (auto* text = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
+            title = text->text();
     QString name = title.toLower().replace(QRegularExpression("[^a-z0-9.]+"), "-");
     name = name.left(60).replace(QRegularExpression("^[-.]+|[-.]+$"), QString());
     return name.isEmpty() ? QStringLiteral("plot") : name;
@@ -123,7 +125,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot),
     layout->addLayout(controls_);
     layout->addWidget(plot_, 1);
     plot_->setNoAntialiasingOnDrag(true);
-    plot_->setMinimumSize(200, 150);
+    plot_->setMinimumSize(200, 110);  // a short dock on a 1280 x 720 screen
     throttle_.setInterval(100);
     throttle_.setSingleShot(true);
     connect(&throttle_, &QTimer::timeout, this, [this] {

@@ -17,11 +17,11 @@
 #include <map>
 #include <optional>
 
+#include "confirm.h"
+#include "fone/store/model_config.h"
 #include "fone/store/run_policy.h"
 #include "fone/store/run_store.h"
 #include "fone/store/sweep.h"
-#include "confirm.h"
-#include "fone/store/model_config.h"
 #include "fone/store/train_config.h"
 #include "launch_panel.h"
 #include "run_catalog.h"
@@ -37,7 +37,8 @@ constexpr std::size_t kSliceCells = 250;  // cells queued per turn of the event 
 std::optional<TrainConfig> resolved(const json& settings) {
     try {
         std::vector<json> layers;
-        if (settings.contains("preset")) layers.push_back(preset_settings(settings["preset"].get<std::string>()));
+        if (settings.contains("preset"))
+            layers.push_back(preset_settings(settings["preset"].get<std::string>()));
         layers.push_back(settings);
         return resolve_train_config(layers);
     } catch (const std::exception&) {
@@ -74,6 +75,8 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     : QWidget(parent), launch_panel_(launch_panel), catalog_(catalog) {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
+    // Narrow docks (a 1280 x 720 screen) put a field under its label rather than widen the window.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     name_ = new QLineEdit("sweep-" + QDateTime::currentDateTime().toString("MMdd-HHmm"));
     name_->setToolTip("Prefix of the run names: NAME-n<size>-l<level>-<method>-s<seed>");
     from_ = new QLineEdit("800");
@@ -87,25 +90,25 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     sizes->addWidget(from_);
     sizes->addWidget(new QLabel("to"));
     sizes->addWidget(to_);
-    form->addRow("Training sizes (doubling)", sizes);
+    form->addRow("Training sizes", sizes);
     auto* level_grid = new QGridLayout;
     for (int level = 0; level <= 6; ++level) {
         auto* box = new QCheckBox(level == 0 ? QStringLiteral("default") : QStringLiteral("%1").arg(level));
         box->setToolTip(level == 0 ? "The default model for the task and size" : "The paper's size level");
         box->setChecked(level == 0);
-        level_grid->addWidget(box, 0, level);
+        level_grid->addWidget(box, level / 4, level % 4);
         levels_.push_back(box);
         connect(box, &QCheckBox::toggled, this, &SweepDesigner::update_summary);
     }
     form->addRow("Size levels", level_grid);
-    // Every method the engine has, four to a row; FoNE alone is ticked (the baselines are one click away).
+    // Every method the engine has, three to a row; FoNE alone is ticked (the baselines are one click away).
     auto* method_grid = new QGridLayout;
     const std::vector<std::string> methods = method_names();
     for (std::size_t i = 0; i < methods.size(); ++i) {
         auto* box = new QCheckBox(QString::fromStdString(methods[i]));
         box->setChecked(methods[i] == "fone");
         box->setToolTip(QString::fromStdString(method_description(methods[i])));
-        method_grid->addWidget(box, static_cast<int>(i / 4), static_cast<int>(i % 4));
+        method_grid->addWidget(box, static_cast<int>(i / 3), static_cast<int>(i % 3));
         methods_.push_back(box);
         connect(box, &QCheckBox::toggled, this, &SweepDesigner::update_summary);
     }
@@ -250,7 +253,8 @@ void SweepDesigner::update_speeds() {
     speeds_stale_ = false;
 }
 
-std::vector<SweepDesigner::Speed> SweepDesigner::speeds_of(const QString& shape, const QString& method) const {
+std::vector<SweepDesigner::Speed> SweepDesigner::speeds_of(const QString& shape,
+                                                           const QString& method) const {
     std::vector<Speed> out;
     for (const auto& [s, m, speed] : speeds_)
         if ((shape.isEmpty() || s == shape) && (method.isEmpty() || m == method)) out.push_back(speed);
@@ -315,22 +319,28 @@ void SweepDesigner::update_summary() {
     estimate_line_.clear();
     if (unknown == 0) {
         estimate_line_ = QStringLiteral("about %1 of training").arg(format_seconds(total));
-        if (at_once > 1) estimate_line_ += QStringLiteral(", about %1 with %2 at once").arg(format_seconds(total / at_once)).arg(at_once);
+        if (at_once > 1)
+            estimate_line_ += QStringLiteral(", about %1 with %2 at once")
+                                  .arg(format_seconds(total / at_once))
+                                  .arg(at_once);
         text += at_once > 1
                     ? QStringLiteral(", about %1 of training; %2 at once: about %3 if the cores keep up")
                           .arg(format_seconds(total))
                           .arg(at_once)
                           .arg(format_seconds(total / at_once))
                     : QStringLiteral(", about %1 one after another").arg(format_seconds(total));
-        text += scaled == 0 ? QStringLiteral(" (every run estimated from finished runs of its model shape and "
-                                             "method)")
-                            : QStringLiteral(" (%1 from finished runs of the same shape and method, %2 scaled "
-                                             "by model size from other finished runs: rough)")
+        text += scaled == 0 ? QStringLiteral(
+                                  " (every run estimated from finished runs of its model shape and "
+                                  "method)")
+                            : QStringLiteral(
+                                  " (%1 from finished runs of the same shape and method, %2 scaled "
+                                  "by model size from other finished runs: rough)")
                                   .arg(format_count(measured))
                                   .arg(format_count(scaled));
     } else {
-        text += QStringLiteral(": no time estimate yet: the store has no finished run to go by (train one, e.g. "
-                               "the Quick look preset, and every cell gets one)");
+        text += QStringLiteral(
+            ": no time estimate yet: the store has no finished run to go by (train one, e.g. "
+            "the Quick look preset, and every cell gets one)");
     }
     summary_->setText(text);
 }
@@ -348,8 +358,9 @@ void SweepDesigner::queue_sweep() {
     if (grid.empty()) return;
     if (grid.size() > static_cast<std::size_t>(kConfirmRuns)) {
         const QString text =
-            QStringLiteral("This sweep trains %1 runs (%2). They wait in the queue and train %3 at a time. Queue "
-                           "them all?")
+            QStringLiteral(
+                "This sweep trains %1 runs (%2). They wait in the queue and train %3 at a time. Queue "
+                "them all?")
                 .arg(format_count(double(grid.size())))
                 .arg(estimate_line_.isEmpty() ? QStringLiteral("no time estimate yet") : estimate_line_)
                 .arg(parallel_->value());
@@ -408,9 +419,9 @@ void SweepDesigner::queue_slice() {
         return;
     }
     update_summary();
-    summary_->setText(summary_->text() + QStringLiteral("<br>Queued %1 runs; %2 already finished or training.")
-                                             .arg(queued_)
-                                             .arg(skipped_));
+    summary_->setText(
+        summary_->text() +
+        QStringLiteral("<br>Queued %1 runs; %2 already finished or training.").arg(queued_).arg(skipped_));
     Q_EMIT sweepQueued(queued_, skipped_);
 }
 
@@ -420,15 +431,19 @@ json SweepDesigner::state() const {
         if (levels_[level]->isChecked()) levels.push_back(level);
     for (QCheckBox* m : methods_)
         if (m->isChecked()) methods.push_back(m->text().toStdString());
-    return {{"name", name_->text().toStdString()}, {"from", from_->text().toStdString()},
-            {"to", to_->text().toStdString()},     {"seeds", seeds_->text().toStdString()},
-            {"levels", levels},                    {"methods", methods},
+    return {{"name", name_->text().toStdString()},
+            {"from", from_->text().toStdString()},
+            {"to", to_->text().toStdString()},
+            {"seeds", seeds_->text().toStdString()},
+            {"levels", levels},
+            {"methods", methods},
             {"threads", threads_->value()}};
 }
 
 void SweepDesigner::set_state(const json& state) {
     auto text = [&](const char* key, QLineEdit* edit) {
-        if (state.contains(key) && state[key].is_string()) edit->setText(QString::fromStdString(state[key].get<std::string>()));
+        if (state.contains(key) && state[key].is_string())
+            edit->setText(QString::fromStdString(state[key].get<std::string>()));
     };
     text("name", name_);
     text("from", from_);
@@ -440,9 +455,10 @@ void SweepDesigner::set_state(const json& state) {
                                        state["levels"].end());
     if (state.contains("methods") && state["methods"].is_array())
         for (QCheckBox* m : methods_)
-            m->setChecked(std::find(state["methods"].begin(), state["methods"].end(), m->text().toStdString()) !=
-                          state["methods"].end());
-    if (state.contains("threads") && state["threads"].is_number_integer()) threads_->setValue(state["threads"].get<int>());
+            m->setChecked(std::find(state["methods"].begin(), state["methods"].end(),
+                                    m->text().toStdString()) != state["methods"].end());
+    if (state.contains("threads") && state["threads"].is_number_integer())
+        threads_->setValue(state["threads"].get<int>());
     update_summary();
 }
 

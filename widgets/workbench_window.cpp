@@ -22,11 +22,13 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShowEvent>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -124,13 +126,8 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
         if (spec.in_front && !front) front = dock;
     }
     docks_["curves"]->raise();
-    (front ? front : docks_["runs"])->raise();
-    resizeDocks({docks_["launch"], docks_["runs"]}, {340, 1060}, Qt::Horizontal);
-    // (resizeDocks takes the dock in front of each tab group)
-    if (front)
-        resizeDocks({front, docks_["curves"]}, {620, 280}, Qt::Vertical);
-    else
-        resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
+    front_dock_ = front ? front : docks_["runs"];
+    front_dock_->raise();
 
     status_label_ = new QLabel;
     status_label_->setMinimumWidth(80);
@@ -183,14 +180,33 @@ void WorkbenchWindow::fit_to_screen() {
          area.top() + (area.height() - size.height() - kFrameHeight) / 2);
 }
 
+void WorkbenchWindow::size_docks() {
+    // In proportion to the window as shown (resizeDocks before the first show works on sizes the window
+    // does not have yet): the forms on the left a quarter or so, the views above the training plots two
+    // thirds of the height. resizeDocks takes the dock in front of each tab group.
+    const int left = std::clamp(width() * 27 / 100, 300, 420);
+    resizeDocks({docks_["launch"], front_dock_}, {left, width() - left}, Qt::Horizontal);
+    const int plots = std::max(230, height() * 32 / 100);
+    resizeDocks({front_dock_, docks_["curves"]}, {height() - plots, plots}, Qt::Vertical);
+}
+
+void WorkbenchWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (!docks_sized_) {
+        docks_sized_ = true;
+        if (!state_restored_) size_docks();
+    }
+}
+
 void WorkbenchWindow::check_store() {
     store_problem_ = store_write_problem(catalog_->root());
     const bool ok = store_problem_.isEmpty();
     store_label_->setVisible(!ok);
     store_label_->setText("Run store " + store_problem_ + " — runs can be looked at, not launched");
     store_label_->setToolTip(catalog_->root());
-    launch_->set_store_problem(ok ? QString() : "The run store " + catalog_->root() + " is " + store_problem_ +
-                                                    ": open a writable one with --runs-dir to launch runs.");
+    launch_->set_store_problem(ok ? QString()
+                                  : "The run store " + catalog_->root() + " is " + store_problem_ +
+                                        ": open a writable one with --runs-dir to launch runs.");
     sweep_->set_store_problem(ok ? QString() : "The run store is " + store_problem_ + ".");
 }
 
@@ -335,7 +351,8 @@ void WorkbenchWindow::make_menus() {
     if (registered_presenter()) {
         QAction* present = view->addAction("Presenter mode", this, [this] { set_presenting(true); });
         present->setShortcut(QKeySequence(Qt::Key_F5));
-        present->setToolTip("The welcome story full screen, in large type: → and ← step through it, Esc returns");
+        present->setToolTip(
+            "The welcome story full screen, in large type: → and ← step through it, Esc returns");
     }
 
     QMenu* help = menuBar()->addMenu("&Help");
@@ -377,7 +394,9 @@ QString WorkbenchWindow::about_text() const {
 
 void WorkbenchWindow::connect_jobs() {
     connect(launch_, &LaunchPanel::launchRequested, jobs_,
-            [this](const QStringList& args, const QString& label) { launched_job_ = jobs_->enqueue(args, label); });
+            [this](const QStringList& args, const QString& label) {
+                launched_job_ = jobs_->enqueue(args, label);
+            });
     connect(sweep_, &SweepDesigner::sweepRequested, this,
             [this](const QList<QStringList>& args, const QStringList& labels) {
                 for (int i = 0; i < args.size(); ++i)
@@ -685,8 +704,8 @@ void WorkbenchWindow::set_theme(const QString& name) {
 bool WorkbenchWindow::set_presenting(bool on) {
     if (!registered_presenter()) return false;
     if (!presenter_ && on) {
-        presenter_ = registered_presenter()(
-            {catalog_, jobs_, [this](const QString& name) { return view(name); }});
+        presenter_ =
+            registered_presenter()({catalog_, jobs_, [this](const QString& name) { return view(name); }});
         presenter_->setParent(this, Qt::Window);
         presenter_->installEventFilter(this);
         if (presenter_->metaObject()->indexOfSignal("closeRequested()") >= 0)
@@ -756,11 +775,12 @@ void WorkbenchWindow::restore_settings() {
     // projector, is sized afresh).
     if (s.contains("geometry") && restoreGeometry(s.value("geometry").toByteArray())) {
         const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
-        if (scr && !scr->availableGeometry().adjusted(-kFrameWidth, -kFrameHeight, kFrameWidth, kFrameHeight)
+        if (scr && !scr->availableGeometry()
+                        .adjusted(-kFrameWidth, -kFrameHeight, kFrameWidth, kFrameHeight)
                         .contains(frameGeometry()))
             fit_to_screen();
     }
-    if (s.contains("state")) restoreState(s.value("state").toByteArray());
+    if (s.contains("state")) state_restored_ = restoreState(s.value("state").toByteArray());
     if (s.contains("columns")) table_->horizontalHeader()->restoreState(s.value("columns").toByteArray());
     if (s.contains("theme")) theme_ = theme_named(s.value("theme").toString());
     const auto launch = nlohmann::json::parse(s.value("launch").toString().toStdString(), nullptr, false);
@@ -772,8 +792,9 @@ void WorkbenchWindow::restore_settings() {
     // The selection comes back once the store is read (the runs are not rows before).
     const QStringList selected = s.value("selection").toStringList();
     if (!selected.isEmpty())
-        connect(catalog_, &RunCatalog::loaded, this, [this, selected] { select_runs(selected); },
-                Qt::SingleShotConnection);
+        connect(
+            catalog_, &RunCatalog::loaded, this, [this, selected] { select_runs(selected); },
+            Qt::SingleShotConnection);
     s.endGroup();
 }
 
@@ -781,8 +802,9 @@ void WorkbenchWindow::closeEvent(QCloseEvent* event) {
     // Quitting stops this window's trainings (each checkpoints and can be resumed): ask first.
     if (const int n = active_trainings(); n > 0 && isVisible()) {
         const QString text =
-            QStringLiteral("%1 training%2 still running or waiting. Quitting stops %3: each saves a checkpoint "
-                           "first, and you can resume %3 later from the Runs table (Resume).")
+            QStringLiteral(
+                "%1 training%2 still running or waiting. Quitting stops %3: each saves a checkpoint "
+                "first, and you can resume %3 later from the Runs table (Resume).")
                 .arg(n)
                 .arg(n == 1 ? " is" : "s are")
                 .arg(n == 1 ? "it" : "them");

@@ -105,6 +105,7 @@ class WorkbenchWindow : public QMainWindow {
 
   protected:
     void closeEvent(class QCloseEvent* event) override;
+    void showEvent(class QShowEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
@@ -125,6 +126,8 @@ class WorkbenchWindow : public QMainWindow {
     void save_settings();
     void restore_settings();
     void check_store();
+    // The docks' first sizes, for the window's size when first shown (not after a restored layout).
+    void size_docks();
 
     WorkbenchOptions options_;
     RunCatalog* catalog_;
@@ -143,6 +146,8 @@ class WorkbenchWindow : public QMainWindow {
     QMap<QString, QDockWidget*> docks_;
     QMap<QString, QWidget*> views_;  // a dock's view (the dock holds it in a scroll area)
     QWidget* presenter_ = nullptr;
+    QDockWidget* front_dock_ = nullptr;  // the view in front above the training plots
+    bool docks_sized_ = false, state_restored_ = false;
     QLabel* store_label_ = nullptr;
     QString store_problem_;
     int launched_job_ = 0;  // the last single launch: its run is selected once it exists

@@ -36,7 +36,8 @@ struct CellGrid {
 
 // The grid with the largest circles for `count` cells, each 2·half_w·r + side_px wide and
 // (units_high)·r + fixed_px high; among equally large layouts, the one with the fullest rows.
-CellGrid best_grid(QSizeF area, int count, double half_w, double side_px, double units_high, double fixed_px) {
+CellGrid best_grid(QSizeF area, int count, double half_w, double side_px, double units_high,
+                   double fixed_px) {
     CellGrid best;
     best.r = -1;
     for (int c = 1; c <= std::max(1, count); ++c) {
@@ -68,7 +69,8 @@ QSizeF axis_rect_pixels(QCustomPlot& plot) {
     plot.axisRect()->setMargins(QMargins(0, 0, 0, 0));
     QCPLayoutGrid* grid = plot.plotLayout();
     grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
-    for (auto phase : {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+    for (auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
         grid->update(phase);
     const QRect rect = plot.axisRect()->rect();
     return QSizeF(std::max(40, rect.width()), std::max(40, rect.height()));
@@ -103,18 +105,29 @@ void add_ring(QCustomPlot& plot, double cx, double cy) {
     ring->setPen(QPen(style::ink().faint, 1.2));
 }
 
-// The two name lines over a circle whose top label ring is at `ring_top` (units).
+// The font made smaller (down to 6 points) until `text` is at most `pixels` wide: names of neighbouring
+// circles never run into each other.
+QFont fitted(QFont f, const QString& text, double pixels) {
+    while (text_width(f, text) > pixels && f.pointSizeF() > 6.0)
+        f.setPointSizeF(f.pointSizeF() - 0.5);
+    return f;
+}
+
+// The two name lines over a circle whose top label ring is at `ring_top` (units), each at most `width`
+// pixels wide (the circle's cell).
 void add_names(QCustomPlot& plot, double cx, double ring_top, const Units& u, const Period& period, int base,
-               const QFont& place_font, const QFont& period_font) {
+               QFont place_font, QFont period_font, double width) {
     const auto [place, t] = circle_names(period, base);
+    place_font = fitted(place_font, place, width);
+    period_font = fitted(period_font, t, width);
     if (t.isEmpty()) {
         add_text(plot, cx, ring_top + u.len(2), place, Qt::AlignBottom | Qt::AlignHCenter, place_font);
         return;
     }
     add_text(plot, cx, ring_top + u.len(2), t, Qt::AlignBottom | Qt::AlignHCenter, period_font,
              style::ink().muted);
-    add_text(plot, cx, ring_top + u.len(2 + line_height(period_font)), place, Qt::AlignBottom | Qt::AlignHCenter,
-             place_font);
+    add_text(plot, cx, ring_top + u.len(2 + line_height(period_font)), place,
+             Qt::AlignBottom | Qt::AlignHCenter, place_font);
 }
 
 // T as an exact decimal where it has one (base 10, or an integer period), to read |x| mod T.
@@ -138,8 +151,9 @@ QString residue_caption(const analysis::CircleReading& c, bool negative) {
 QString digit_caption(const analysis::CircleReading& c, bool negative) {
     const double degrees = c.angle * 180.0 / std::numbers::pi;
     // Mirrored circles are read clockwise: the hand's angle from 0, turning the other way.
-    const QString angle = negative ? QStringLiteral("%1° clockwise").arg(degrees > 0 ? 360.0 - degrees : 0.0, 0, 'f', 1)
-                                   : QStringLiteral("%1°").arg(degrees, 0, 'f', 1);
+    const QString angle =
+        negative ? QStringLiteral("%1° clockwise").arg(degrees > 0 ? 360.0 - degrees : 0.0, 0, 'f', 1)
+                 : QStringLiteral("%1°").arg(degrees, 0, 'f', 1);
     return c.digit >= 0 ? QStringLiteral("digit %1 · %2").arg(c.digit).arg(angle) : angle;
 }
 
@@ -152,7 +166,8 @@ void place_circle(CircleHandles& h, std::size_t i, const analysis::CircleReading
     const double cx = h.centres[i].first, cy = h.centres[i].second, mirror = h.mirrored ? -1.0 : 1.0;
     const QFontMetrics caption(h.residues[i]->font());
     h.hands[i]->end->setCoords(cx + c.x, cy + c.y);
-    h.residues[i]->setText(caption.elidedText(residue_caption(c, h.mirrored), Qt::ElideRight, h.caption_pixels));
+    h.residues[i]->setText(
+        caption.elidedText(residue_caption(c, h.mirrored), Qt::ElideRight, h.caption_pixels));
     h.digits[i]->setText(caption.elidedText(digit_caption(c, h.mirrored), Qt::ElideRight, h.caption_pixels));
     QFont digit_font = h.digits[i]->font();
     digit_font.setBold(c.digit >= 0);
@@ -187,13 +202,15 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
                   CircleHandles* handles, const std::string& footer) {
     const style::Ink& paper = style::begin_drawing(plot);
     const int count = static_cast<int>(circles.circles.size());
-    style::add_title(plot, q(title.empty() ? "FoNE unit circles of " + circles.number.to_string() +
-                                                 (circles.base == 10 ? "" : " (base " + std::to_string(circles.base) + ")")
-                                           : title));
+    style::add_title(
+        plot, q(title.empty() ? "FoNE unit circles of " + circles.number.to_string() +
+                                    (circles.base == 10 ? "" : " (base " + std::to_string(circles.base) + ")")
+                              : title));
     QCPTextElement* footer_element = style::add_footer(plot, q(footer));
     const QSizeF area = axis_rect_pixels(plot);
     // A cell: the place and period, the label ring round the circle, the residue and digit lines.
-    const QFont place_font = font(10, true), period_font = font(8), label_font = font(8), caption_font = font(9);
+    const QFont place_font = font(10, true), period_font = font(8), label_font = font(8),
+                caption_font = font(9);
     const double label_h = line_height(label_font), label_w = text_width(label_font, "0") + 4;
     const double above = 4 + line_height(place_font) + line_height(period_font) + 2;
     const double below = 2 + 2 * line_height(caption_font) + 6;
@@ -246,7 +263,8 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
             add_text(plot, cx + kRing * m.x, cy + kRing * mirror * m.y, QString::number(m.digit, 36),
                      Qt::AlignCenter, label_font, paper.muted);
         }
-        QCPItemText* carried_label = add_text(plot, cx, cy, QString(), Qt::AlignCenter, font(8, true), paper.good);
+        QCPItemText* carried_label =
+            add_text(plot, cx, cy, QString(), Qt::AlignCenter, font(8, true), paper.good);
         carried_label->setBrush(paper.page);  // hides the grey digit under it
         dynamic(carried_label);
         auto* hand = new QCPItemLine(&plot);
@@ -254,10 +272,11 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
         hand->setPen(QPen(paper.accent, 2.0));
         hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
         dynamic(hand);
-        add_names(plot, cx, cy + kRing + u.len(label_h / 2), u, c.period, circles.base, place_font, period_font);
+        add_names(plot, cx, cy + kRing + u.len(label_h / 2), u, c.period, circles.base, place_font,
+                  period_font, grid.cell_w - 6);
         const double caption_top = cy - kRing - u.len(label_h / 2 + 2);
-        QCPItemText* residue =
-            add_text(plot, cx, caption_top, QString(), Qt::AlignTop | Qt::AlignHCenter, caption_font, paper.accent);
+        QCPItemText* residue = add_text(plot, cx, caption_top, QString(), Qt::AlignTop | Qt::AlignHCenter,
+                                        caption_font, paper.accent);
         QCPItemText* digit = add_text(plot, cx, caption_top - u.len(line_height(caption_font)), QString(),
                                       Qt::AlignTop | Qt::AlignHCenter, caption_font);
         dynamic(residue);
@@ -293,12 +312,12 @@ constexpr double kBarsWide = 2.7, kBarsHigh = 1.3;  // the probability bars, in 
 
 // One slot of a hidden state: its circle, markers, hand, names, captions and bars, around (cx, cy).
 struct HiddenCell {
-    double cx, cy;
+    double cx, cy, width;  // width: of the cell, in pixels
     bool compact, tiny;
 };
 
-void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair, const analysis::HiddenCircles& circles,
-                      const HiddenCell& cell, const Units& u) {
+void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair,
+                      const analysis::HiddenCircles& circles, const HiddenCell& cell, const Units& u) {
     const style::Ink& paper = style::ink();
     const double cx = cell.cx, cy = cell.cy;
     const QColor verdict = pair.wrong() ? paper.accent : paper.good;
@@ -317,7 +336,8 @@ void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair, const
         (m.digit == pair.predicted ? predicted : markers)->addData(cx + m.x, cy + m.y);
         if (pair.wrong() && m.digit == pair.truth) truth->addData(cx + m.x, cy + m.y);
         // Ten labels round a small ring crowd it: then only the ones that matter.
-        if (cell.tiny && m.digit != pair.predicted && m.digit != 0 && !(pair.wrong() && m.digit == pair.truth))
+        if (cell.tiny && m.digit != pair.predicted && m.digit != 0 &&
+            !(pair.wrong() && m.digit == pair.truth))
             continue;
         add_text(plot, cx + kRing * m.x, cy + kRing * m.y, QString::number(m.digit), Qt::AlignCenter,
                  font(8, m.digit == pair.predicted), m.digit == pair.predicted ? verdict : paper.muted);
@@ -327,7 +347,8 @@ void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair, const
     hand->end->setCoords(cx + pair.x, cy + pair.y);
     hand->setPen(QPen(paper.palette(0), 2.0));
     hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
-    add_names(plot, cx, cy + kRing + u.len(label_h / 2), u, pair.period, circles.base, font(10, true), font(8));
+    add_names(plot, cx, cy + kRing + u.len(label_h / 2), u, pair.period, circles.base, font(10, true),
+              font(8), cell.width - 6);
     QString caption = QStringLiteral("predicted %1").arg(pair.predicted);
     if (pair.truth >= 0) caption += QStringLiteral(" · true %1").arg(pair.truth);
     if (cell.compact)  // a narrow cell: the words would run into the next circle's
@@ -337,14 +358,15 @@ void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair, const
     double y = cy - kRing - u.len(label_h / 2 + 2);
     add_text(plot, cx, y, caption, Qt::AlignTop | Qt::AlignHCenter, caption_font, verdict);
     y -= u.len(line_height(caption_font));
-    add_text(plot, cx, y, QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2), Qt::AlignTop | Qt::AlignHCenter,
-             label_font, paper.muted);
+    add_text(plot, cx, y, QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2),
+             Qt::AlignTop | Qt::AlignHCenter, label_font, paper.muted);
     // Probability bars: digit j at x = cx - 1.35 + 2.7·(j + 0.5)/base, 1.3 radii high for p = 1.
     const int base = circles.base;
     const double baseline = y - u.len(line_height(label_font) + 4) - kBarsHigh, slot = kBarsWide / base;
     for (int j = 0; j < base; ++j) {
-        const double p =
-            j < static_cast<int>(pair.probabilities.size()) ? pair.probabilities[static_cast<std::size_t>(j)] : 0.0;
+        const double p = j < static_cast<int>(pair.probabilities.size())
+                             ? pair.probabilities[static_cast<std::size_t>(j)]
+                             : 0.0;
         const double x = cx - kBarsWide / 2 + slot * (j + 0.5);
         auto* bar = new QCPItemRect(&plot);
         bar->topLeft->setCoords(x - 0.38 * slot, baseline + kBarsHigh * std::max(p, 0.004));
@@ -377,11 +399,13 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
     const QFont label_font = font(8), caption_font = font(8, true), bar_font = font(7);
     const double label_h = line_height(label_font), label_w = text_width(label_font, "0") + 4;
     const double above = 4 + line_height(font(10, true)) + line_height(font(8)) + 2;
-    const double below = 2 + line_height(caption_font) + line_height(label_font) + 4 + 1 + line_height(bar_font) + 6;
-    const CellGrid grid =
-        best_grid(area, count, kBarsWide / 2, 2 * label_w + 12, 2 * kRing + kBarsHigh, above + label_h + below);
+    const double below =
+        2 + line_height(caption_font) + line_height(label_font) + 4 + 1 + line_height(bar_font) + 6;
+    const CellGrid grid = best_grid(area, count, kBarsWide / 2, 2 * label_w + 12, 2 * kRing + kBarsHigh,
+                                    above + label_h + below);
     const Units u{grid.r};
     HiddenCell cell{};
+    cell.width = grid.cell_w;
     cell.compact = text_width(caption_font, "predicted 0 · true 0") > grid.cell_w - 8;
     cell.tiny = grid.r < 30;
     for (int index = 0; index < count; ++index) {
