@@ -244,7 +244,7 @@ class TestAnalysisViews : public QObject {
         v.set_prompt("hello=");
         v.predict();
         QVERIFY(failed.wait(kChildMs));
-        QVERIFY2(v.status_text().contains("no token for 'hello'"), qPrintable(v.status_text()));
+        QVERIFY2(v.status_text().contains("no token for 'hello"), qPrintable(v.status_text()));
         QVERIFY(!v.busy());
         QVERIFY(!v.circles().has_value());
         QVERIFY(v.answer_line().isEmpty());

@@ -58,7 +58,11 @@ QString view_overflow(WorkbenchWindow& w, const QString& name) {
     QWidget* view = w.view(name);
     auto* area = qobject_cast<QScrollArea*>(view->parentWidget()->parentWidget());
     if (!area) return "no scroll area";
-    const QSize need = view->minimumSizeHint(), have = area->viewport()->size();
+    const QSize have = area->viewport()->size();
+    QSize need = view->minimumSizeHint();
+    // A view of wrapped text needs its height at the width it has.
+    if (view->hasHeightForWidth())
+        need.setHeight(std::max(need.height(), view->heightForWidth(have.width())));
     if (need.width() > have.width() || need.height() > have.height())
         return QStringLiteral("%1 needs %2x%3, has %4x%5")
             .arg(name)

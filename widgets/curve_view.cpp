@@ -190,6 +190,21 @@ QString CurveView::hover_label() const {
     return tracer_label_->visible() ? tracer_label_->text() : QString();
 }
 
+void CurveView::show_legend(bool visible) {
+    // Out of the layout while hidden: an empty legend's row would still take room from the axes.
+    QCustomPlot* p = plot();
+    QCPLayoutGrid* layout = p->plotLayout();
+    const bool placed = layout->rowCount() > 1 && layout->element(1, 0) == p->legend;
+    if (visible && !placed) {
+        layout->addElement(1, 0, p->legend);
+        layout->setRowStretchFactor(1, 0.001);
+    } else if (!visible && placed) {
+        layout->take(p->legend);
+        layout->simplify();
+    }
+    p->legend->setVisible(visible);
+}
+
 void CurveView::update_legend_layout() {
     // As many columns as entries of kLegendEntryPixels fit across.
     const int columns = std::max(1, plot()->width() / kLegendEntryPixels);
@@ -230,7 +245,7 @@ void CurveView::rebuild() {
         append_new_points(s);
         catalog_->ensure_series(s.row);  // the points come with seriesChanged when not loaded yet
     }
-    p->legend->setVisible(!shown_.empty() && shown_.size() <= kLegendMaxRuns);
+    show_legend(!shown_.empty() && shown_.size() <= kLegendMaxRuns);
     update_antialiasing();
     x_name_ = axis_title(x_axis_);
     y_name_ = metric_title(metric_);
@@ -344,7 +359,8 @@ void CurveView::on_mouse_move(QMouseEvent* event) {
     double best = kHoverPixels;
     QCPGraph* nearest = nullptr;
     double key = 0, value = 0;
-    const bool inside = p->axisRect()->rect().contains(pos.toPoint());
+    // (a few pixels round the axes count: the last point sits on the right edge)
+    const bool inside = p->axisRect()->rect().adjusted(-6, -6, 6, 6).contains(pos.toPoint());
     for (const Shown& s : shown_) {
         if (!inside || !s.graph || s.graph->dataCount() == 0) continue;
         const double x = p->xAxis->pixelToCoord(pos.x());

@@ -77,6 +77,7 @@ class CurveView : public PlotPanel {
     void update_axes();
     void update_antialiasing();
     void update_legend_layout();
+    void show_legend(bool visible);
     void style_graph(Shown& shown, int index, bool emphasised);
 
     RunCatalog* catalog_;

@@ -151,7 +151,9 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     problems_ = new QLabel;
     problems_->setWordWrap(true);
     problems_->setStyleSheet("color: #d62728;");
-    problems_->hide();
+    // Room for three lines always (the whole list in the tooltip): the form above never moves or shrinks.
+    problems_->setFixedHeight(3 * problems_->fontMetrics().lineSpacing() + 4);
+    problems_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     auto* button_row = new QVBoxLayout;
     button_row->setContentsMargins(8, 4, 8, 8);
     button_row->addWidget(problems_);
@@ -267,10 +269,11 @@ void LaunchPanel::validate() {
         } else {
             const double v = text.toDouble(&ok);
             ok = ok && std::isfinite(v);
-            if (ok && key == "target_acc" && (v <= 0 || v > 100)) errors[key] = "a percentage above 0, at most 100";
+            if (ok && key == "target_acc" && (v <= 0 || v > 100))
+                errors[key] = "a percentage above 0, at most 100";
         }
         if (!ok && !errors.contains(key))
-            errors[key] = integer ? "must be a whole number"
+            errors[key] = integer               ? "must be a whole number"
                           : key == "target_acc" ? "must be a percentage, e.g. 99"
                                                 : "must be a number, e.g. 3e-3";
         if (ok && key == "threads" && text.toLongLong() > core_count())
@@ -289,21 +292,22 @@ void LaunchPanel::validate() {
                                                          .arg(c.model.hidden)
                                                          .arg(c.model.layers)
                                                          .arg(c.model.heads);
-            // Steps as the trainer counts them: ceil(examples / batch) per epoch, the swapped copies included.
+            // Steps as the trainer counts them: ceil(examples / batch) per epoch, the swapped copies
+            // included.
             const bool swaps = swaps_double(c);
             const double examples = double(c.train_size) * (swaps ? 2 : 1);
-            QString text =
-                QStringLiteral("Will train: %1 with %2, %3 examples%4, %5; lr %6 %7, batch %8, %9 "
+            QString text = QStringLiteral(
+                               "Will train: %1 with %2, %3 examples%4, %5; lr %6 %7, batch %8, %9 "
                                "epochs (%10%11 steps), seed %12")
-                    .arg(QString::fromStdString(task_name(c.task.kind)), QString::fromStdString(c.method),
-                         format_count(double(c.train_size)),
-                         swaps ? QStringLiteral(" and their swaps (b+a for a+b)") : QString(), shape,
-                         QString::number(c.lr, 'g', 3), QString::fromStdString(c.schedule))
-                    .arg(c.batch)
-                    .arg(c.epochs)
-                    .arg(swaps ? QStringLiteral("about ") : QString())
-                    .arg(format_count(double(c.epochs) * std::ceil(examples / c.batch)))
-                    .arg(c.seed);
+                               .arg(QString::fromStdString(task_name(c.task.kind)),
+                                    QString::fromStdString(c.method), format_count(double(c.train_size)),
+                                    swaps ? QStringLiteral(" and their swaps (b+a for a+b)") : QString(),
+                                    shape, QString::number(c.lr, 'g', 3), QString::fromStdString(c.schedule))
+                               .arg(c.batch)
+                               .arg(c.epochs)
+                               .arg(swaps ? QStringLiteral("about ") : QString())
+                               .arg(format_count(double(c.epochs) * std::ceil(examples / c.batch)))
+                               .arg(c.seed);
             if (c.target_acc > 0)
                 text += QStringLiteral("; stops at %1% exact match").arg(100.0 * c.target_acc, 0, 'g', 4);
             resolved_->setText(text);
@@ -349,7 +353,7 @@ void LaunchPanel::show_errors(const QMap<QString, QString>& errors, const QStrin
     if (!general.isEmpty()) lines << general;
     if (!store_problem_.isEmpty()) lines << store_problem_;
     problems_->setText(lines.join('\n'));
-    problems_->setVisible(!lines.isEmpty());
+    problems_->setToolTip(lines.join('\n'));
 }
 
 QString LaunchPanel::problems_text() const {
@@ -377,8 +381,9 @@ void LaunchPanel::update_placeholders() {
             if (d.contains(key)) edits_[key]->setPlaceholderText("default " + json_text(d[key]));
         }
         const double target = d.value("target_acc", 0.0);
-        edits_["target_acc"]->setPlaceholderText(target > 0 ? QStringLiteral("default %1").arg(100 * target, 0, 'g', 4)
-                                                             : QStringLiteral("none: all epochs"));
+        edits_["target_acc"]->setPlaceholderText(
+            target > 0 ? QStringLiteral("default %1").arg(100 * target, 0, 'g', 4)
+                       : QStringLiteral("none: all epochs"));
         if (!d.contains("train_size")) edits_["train_size"]->setPlaceholderText("default 51200");
     } catch (const std::exception&) {
     }
@@ -439,7 +444,7 @@ void LaunchPanel::set_cuda_available(bool available, const QString& reason) {
 
 void LaunchPanel::launch() {
     validate();
-    if (!valid_) return;
+    if (!valid_ || !store_problem_.isEmpty()) return;
     const json s = settings();
     Q_EMIT launchRequested(train_args(s), label_for(s));
 }

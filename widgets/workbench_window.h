@@ -51,6 +51,7 @@ class WorkbenchWindow : public QMainWindow {
     RunCatalog* catalog() const { return catalog_; }
     JobRunner* jobs() const { return jobs_; }
     LaunchPanel* launch_panel() const { return launch_; }
+    QLineEdit* run_filter() const { return filter_; }
     SweepDesigner* sweep_designer() const { return sweep_; }
     CurveView* curves() const { return curves_; }
     ScalingView* data_size_view() const { return data_size_; }

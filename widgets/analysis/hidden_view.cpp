@@ -93,8 +93,9 @@ HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
     layout->addWidget(prompt_row_);
     panel_ = new PlotPanel;
     panel_->layout()->setContentsMargins(0, 0, 0, 0);
-    panel_->controls()->addStretch(1);
-    panel_->add_export_button();
+    // Export… at the end of the prompt row: no row of its own (height is scarce on a small screen).
+    prompt_row_->layout()->addWidget(panel_->add_export_button());
+    panel_->controls()->setContentsMargins(0, 0, 0, 0);
     panel_->plot()->setToolTip(
         "One circle per digit slot of the answer, highest digit first. The blue hand is the model's hidden "
         "pair [h2k, h2k+1] normalised to length 1 (|h| is its length before); the head scores digit j by the "
@@ -245,7 +246,8 @@ void HiddenView::predict() {
     }
     // An arithmetic model writes what follows '=': without it, it would answer something else.
     if (!example_prompt(runs_->config()).isEmpty() && !prompt.endsWith('=')) {
-        clear_answer("End the question with '=', e.g. " + prompt + "=  (the model writes the answer after it)");
+        clear_answer("End the question with '=', e.g. " + prompt +
+                     "=  (the model writes the answer after it)");
         return;
     }
     show_info("Asking the model…");
@@ -319,8 +321,10 @@ void HiddenView::redraw() {
             note = QString::fromStdString(e.what());
         }
     }
-    const QString answer = QStringLiteral("The model answers %1").arg(value.isEmpty() ? "(no number)" : value);
-    answer_line_ = circles_ ? draw_circles(plot, answer) : draw_answer_without_circles(plot, answer, value, truth);
+    const QString answer =
+        QStringLiteral("The model answers %1").arg(value.isEmpty() ? "(no number)" : value);
+    answer_line_ =
+        circles_ ? draw_circles(plot, answer) : draw_answer_without_circles(plot, answer, value, truth);
     QStringList notes;
     if (!tokens.isEmpty()) notes << "prompt tokens: " + tokens.join(" ");
     if (!note.isEmpty()) notes << "<span style='color:#c62828'>" + note.toHtmlEscaped() + "</span>";
@@ -351,8 +355,8 @@ QString HiddenView::draw_circles(QCustomPlot& plot, const QString& answer) {
 }
 
 // Runs without (cos, sin) digit pairs: a token method's tokens, xVal's number or fone-direct's raw slots.
-QString HiddenView::draw_answer_without_circles(QCustomPlot& plot, const QString& answer, const QString& value,
-                                                const std::optional<Decimal>& truth) {
+QString HiddenView::draw_answer_without_circles(QCustomPlot& plot, const QString& answer,
+                                                const QString& value, const std::optional<Decimal>& truth) {
     QString text = answer;
     if (prediction_.contains("generated")) {
         // A token method: the tokens it wrote, each with its probability.

@@ -127,6 +127,7 @@ bool RunPicker::set_run(const QString& name_or_dir) {
     dir = QDir::cleanPath(dir);
     if (!extra_dirs_.contains(dir)) extra_dirs_ << dir;
     current_ = dir;
+    demo_by_itself_ = false;
     config_ = read_config(dir);
     rebuild();
     Q_EMIT runChanged(current_);
@@ -160,8 +161,8 @@ void RunPicker::rebuild() {
         seen.insert(demo);
         const json c = read_config(demo);
         items.push_back({demo,
-                         "demo model — " + QString::fromStdString(c.value("method", std::string("fone"))) + " · " +
-                             QString::fromStdString(c.value("task", std::string("?"))) +
+                         "demo model — " + QString::fromStdString(c.value("method", std::string("fone"))) +
+                             " · " + QString::fromStdString(c.value("task", std::string("?"))) +
                              " (comes with the workbench)",
                          QString::fromStdString(c.value("method", std::string("fone"))), -1, true, true});
     }
@@ -177,7 +178,9 @@ void RunPicker::rebuild() {
     }
     std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.text < b.text; });
     QString chosen = current_;
-    if (chosen.isEmpty() && !items.empty()) {
+    // Chosen afresh: at first, and while the pick is the demo model picked by itself (a store run that
+    // appears later, once the store is read, is the better one to look inside).
+    if ((chosen.isEmpty() || demo_by_itself_) && !items.empty()) {
         // The best finished FoNE run, else the best finished run, else the first.
         const Item* best = &items.front();
         auto score = [](const Item& i) {
@@ -187,6 +190,7 @@ void RunPicker::rebuild() {
         for (const Item& i : items)
             if (score(i) > score(*best)) best = &i;
         chosen = best->dir;
+        demo_by_itself_ = best->demo;
     }
     {
         const QSignalBlocker block(combo_);
@@ -212,6 +216,7 @@ void RunPicker::on_index_changed() {
     const QString dir = combo_->currentData().toString();
     if (dir == current_) return;
     current_ = dir;
+    demo_by_itself_ = false;  // the user's pick stays
     config_ = dir.isEmpty() ? json::object() : read_config(dir);
     Q_EMIT runChanged(current_);
 }

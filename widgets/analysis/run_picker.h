@@ -50,6 +50,7 @@ class RunPicker : public QWidget {
     QToolButton* browse_;
     QStringList extra_dirs_;  // chosen with set_run or "…", outside the catalog
     QString current_;
+    bool demo_by_itself_ = false;  // the demo model is shown because the store had no run to pick
     nlohmann::json config_;
     QTimer* rebuild_timer_;
 };

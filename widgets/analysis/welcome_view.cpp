@@ -123,7 +123,7 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     buttons->addStretch(1);
     right_layout->addLayout(buttons);
     plot_ = new PlotPanel;
-    plot_->setMinimumSize(200, 140);
+    plot_->setMinimumSize(200, 110);
     QCustomPlot* p = plot_->plot();
     for (const char* name : {"FoNE", "digit-wise"}) {
         QCPGraph* graph = p->addGraph();
@@ -146,6 +146,10 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({600, 400});
+    // Its preferred height must not count as needed (a dock's scroll area asks the view for its height at
+    // its width, which adds up preferred heights): what it needs is its minimum, the rest is a bonus.
+    split->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
+    split->setMinimumHeight(split->minimumSizeHint().height());
 
     program_ = program;
     connect(train_button_, &QPushButton::clicked, this, &WelcomeView::train_live);
@@ -216,8 +220,9 @@ QString WelcomeView::verdict() const {
                                        .arg(l.label, percent(l.exact_match));
     };
     if (fone_.ended && fone_.best >= 0.99 && digit_.ended)
-        return QStringLiteral("FoNE learned to add in %1: %2 exactly right. Given twice that time, the "
-                              "digit-wise model reached %3.")
+        return QStringLiteral(
+                   "FoNE learned to add in %1: %2 exactly right. Given twice that time, the "
+                   "digit-wise model reached %3.")
             .arg(seconds(fone_.seconds), percent(fone_.best), percent(digit_.best));
     return where(fone_) + "; " + where(digit_) + (live_running() ? "… still training." : ".");
 }
