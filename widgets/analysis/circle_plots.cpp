@@ -363,6 +363,8 @@ void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair,
     // Probability bars: digit j at x = cx - 1.35 + 2.7·(j + 0.5)/base, 1.3 radii high for p = 1.
     const int base = circles.base;
     const double baseline = y - u.len(line_height(label_font) + 4) - kBarsHigh, slot = kBarsWide / base;
+    // Narrow bars: only the digits that matter are named (ten labels would run together).
+    const bool every_label = slot * u.r >= text_width(font(7), "0") + 2;
     for (int j = 0; j < base; ++j) {
         const double p = j < static_cast<int>(pair.probabilities.size())
                              ? pair.probabilities[static_cast<std::size_t>(j)]
@@ -373,8 +375,9 @@ void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair,
         bar->bottomRight->setCoords(x + 0.38 * slot, baseline);
         bar->setBrush(j == pair.predicted ? verdict : j == pair.truth ? paper.ink : paper.faint);
         bar->setPen(Qt::NoPen);
-        add_text(plot, x, baseline - u.len(1), QString::number(j), Qt::AlignTop | Qt::AlignHCenter, font(7),
-                 paper.muted);
+        if (every_label || j == 0 || j == pair.predicted || j == pair.truth)
+            add_text(plot, x, baseline - u.len(1), QString::number(j), Qt::AlignTop | Qt::AlignHCenter,
+                     font(7), paper.muted);
     }
 }
 

@@ -318,9 +318,17 @@ void ErrorsView::draw_rates(const json& result) {
     std::vector<double> rates;
     double highest = 0.0;
     position_names_.clear();
+    // "10²" over "hundreds": the power, and the place as people say it, where each bar has room for its
+    // name (else the power alone; the name is in the hover text).
+    const QFontMetrics metrics(rates_->plot()->xAxis->tickLabelFont());
+    int widest = 0;
+    for (const auto& [position, rate] : by_position)
+        widest = std::max(widest, metrics.horizontalAdvance(position_name(position)));
+    const int axis_width = rates_->plot()->width() - 70;  // less the value axis and margins
+    const bool named = !by_position.empty() && axis_width / int(by_position.size()) >= widest + 6;
     for (auto it = by_position.rbegin(); it != by_position.rend(); ++it) {
-        // "10²" over "hundreds": the power, and the place as people say it.
-        labels.push_back((power_of_ten(it->first) + "\n" + position_name(it->first)).toStdString());
+        labels.push_back(
+            (power_of_ten(it->first) + (named ? "\n" + position_name(it->first) : QString())).toStdString());
         position_names_ << position_name(it->first);
         rates.push_back(it->second);
         highest = std::max(highest, it->second);
