@@ -552,6 +552,27 @@ class TestWorkbench : public QObject {
         w.jobs()->cancel_all();
     }
 
+    void copied_rows_are_plain_numbers() {
+        // A spreadsheet reads 800000 and 40.5, not the table's "800,000" and "40.5%" (the unit is in the
+        // header).
+        QTemporaryDir dir;
+        write_finished_run(dir.path(), "c", 800, 1, 0.405);
+        RunCatalog catalog;
+        QSignalSpy loaded(&catalog, &RunCatalog::loaded);
+        catalog.open(dir.path());
+        QVERIFY(loaded.wait(10000));
+        RunTableModel model(&catalog);
+        QCOMPARE(model.rowCount(), 1);
+        const QModelIndex params = model.index(0, RunTableModel::kParams),
+                          best = model.index(0, RunTableModel::kBestExactMatch);
+        QCOMPARE(params.data().toString(), QString("800,000"));
+        QCOMPARE(params.data(RunTableModel::kCsvRole).toString(), QString("800000"));
+        QCOMPARE(best.data(RunTableModel::kCsvRole).toString(), QString("40.5"));
+        QVERIFY(model.headerData(RunTableModel::kBestExactMatch, Qt::Horizontal, RunTableModel::kCsvRole)
+                    .toString()
+                    .endsWith(" (%)"));
+    }
+
     void a_finished_run_gives_every_cell_an_estimate() {
         QTemporaryDir dir;
         write_finished_run(dir.path(), "done", 800, 1, 0.5);  // level 1, fone, 2 epochs in 3 s of training
