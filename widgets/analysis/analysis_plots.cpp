@@ -44,10 +44,9 @@ QString superscript(int n) {
 }  // namespace
 
 std::string place_name(int position, int base) {
-    static const char* const kWhole[] = {"units",         "tens",          "hundreds",
-                                         "thousands",     "ten-thousands", "hundred-thousands",
-                                         "millions"};
-    static const char* const kFraction[] = {"tenths",           "hundredths",           "thousandths",
+    static const char* const kWhole[] = {
+        "units", "tens", "hundreds", "thousands", "ten-thousands", "hundred-thousands", "millions"};
+    static const char* const kFraction[] = {"tenths",          "hundredths",          "thousandths",
                                             "ten-thousandths", "hundred-thousandths", "millionths"};
     if (position == 0) return "units";
     if (base == 10 && position > 0 && position <= 6) return kWhole[position];
@@ -248,7 +247,7 @@ void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& res
     plot.xAxis->setRange(-0.6, static_cast<double>(results.size()) - 0.4);
     // Head room above 100% for the value labels, ticks only up to 100%; the legend has a row of its own.
     plot.yAxis->setRange(0, 1.12);
-    plot.yAxis->setLabel(QStringLiteral("accuracy on held-out numbers"));
+    plot.yAxis->setLabel(QStringLiteral("held-out accuracy"));
     QSharedPointer<QCPAxisTickerText> tenths(new QCPAxisTickerText);
     for (int i = 0; i <= 5; ++i)
         tenths->addTick(0.2 * i, QStringLiteral("%1%").arg(20 * i));
@@ -346,13 +345,18 @@ void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const 
     bars->setPen(Qt::NoPen);
     bars->setWidth(0.6);
     QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    // The values over narrow bars in smaller type: neighbours' labels never run together.
+    const double slot = (plot.width() - 80.0) / static_cast<double>(std::max<std::size_t>(1, labels.size()));
+    QFont value_font = font(8, true);
+    while (value_font.pointSizeF() > 6.0 && style::text_width(value_font, "88.8%") > slot - 4)
+        value_font.setPointSizeF(value_font.pointSizeF() - 0.5);
     for (std::size_t i = 0; i < labels.size(); ++i) {
         const double x = static_cast<double>(i);
         bars->addData(x, values[i]);
         ticks->addTick(x, q(labels[i]));
         add_text(plot, x, values[i] + 0.01 * (style.y_max - style.y_min),
                  style.percent ? style::percent_label(values[i]) : QString::number(values[i], 'g', 4),
-                 Qt::AlignBottom | Qt::AlignHCenter, font(8, true));
+                 Qt::AlignBottom | Qt::AlignHCenter, value_font);
     }
     plot.xAxis->setTicker(ticks);
     plot.xAxis->setRange(-0.6, static_cast<double>(labels.size()) - 0.4);
