@@ -45,6 +45,7 @@ class JobRunner : public QObject {
     int running_count() const;
     int queued_count() const { return static_cast<int>(queue_.size()); }
     const QString& cli() const { return cli_; }
+    const QString& runs_dir() const { return runs_dir_; }
 
   Q_SIGNALS:
     void jobQueued(int job_id, const QString& label);

@@ -60,8 +60,10 @@ struct RunEntry {
     bool series_loading = false;  // being read in a worker thread
     qint64 metrics_offset = 0;    // bytes of metrics.jsonl already read
 
-    // Steps done of all steps; before any progress line is read, epochs done (status.json) of all epochs.
+    // Steps done of all steps; before any progress line is read, epochs done (status.json) of all epochs;
+    // -1 for a broken run (its files cannot be trusted to say).
     double progress() const {
+        if (status == "broken") return -1;
         if (total_steps > 0) return step / total_steps;
         if (status == "finished") return 1;
         return epochs > 0 ? std::min(1.0, epoch / epochs) : 0;

@@ -1,11 +1,12 @@
 // fone-workbench: the FoNE Workbench window.
 //
-//   fone-workbench [--runs-dir DIR] [--theme light|dark]
-//   fone-workbench --screenshot FILE.png [--view NAME] [--runs-dir DIR] [--size 1400x900] [--theme dark]
-//                  [--set KEY=VALUE ...]
-//       renders the window (or one named view) offscreen at a fixed size once the store is read and the view
-//       has finished its work (its `busy` property), writes the PNG and exits 0 (the README's pictures come
-//       from this). --set sets a property of the view first: --set run=NAME --set source=run --set layer=2.
+//   fone-workbench [--runs-dir DIR] [--theme light|dark] [--presenter]
+//   fone-workbench --screenshot FILE.png [--view NAME | --presenter] [--runs-dir DIR] [--size 1400x900]
+//                  [--theme dark] [--set KEY=VALUE ...]
+//       renders the window (or one named view, or presenter mode) offscreen at a fixed size once the store is
+//       read and the view has finished its work (its `busy` property), writes the PNG and exits 0 (the
+//       README's pictures come from this). --set sets a property of the view (or of presenter mode) first:
+//       --set run=NAME --set source=run --set layer=2; --presenter --set step=2.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -73,7 +74,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption raise(
         QStringLiteral("raise"),
         "With --screenshot: bring these views to the front of their tabs (e.g. runs)", "NAME");
-    parser.addOptions({runs_dir, screenshot, view, size, theme, set, raise});
+    const QCommandLineOption presenter(
+        QStringLiteral("presenter"),
+        "Open in presenter mode: the welcome story full screen in large type (Right/Left step, Esc returns "
+        "to the workbench); with --screenshot, a picture of it (--set step=1..4)");
+    parser.addOptions({runs_dir, screenshot, view, size, theme, set, raise, presenter});
     parser.process(app);
 
     fone::gui::WorkbenchOptions options;
@@ -88,8 +93,11 @@ int main(int argc, char** argv) {
         if (parser.isSet(raise)) return fail("--raise needs --screenshot FILE.png");
         fone::gui::WorkbenchWindow window(options);
         window.show();
+        if (parser.isSet(presenter) && !window.set_presenting(true))
+            return fail("this build has no presenter mode (it needs the analysis views)");
         return app.exec();
     }
+    if (parser.isSet(presenter) && parser.isSet(view)) return fail("--presenter and --view: choose one");
 
     if (QFileInfo(shot).suffix().toLower() != "png")
         return fail("--screenshot writes a .png file, not '" + shot + "'");
@@ -105,7 +113,13 @@ int main(int argc, char** argv) {
         if (!window.raise_view(name))
             return fail("no view '" + name + "' (views: " + window.view_names().join(", ") + ")");
     QWidget* shown = parser.isSet(view) ? window.view(parser.value(view)) : nullptr;
-    if (parser.isSet(set) && !shown) return fail("--set needs --view NAME");
+    if (parser.isSet(presenter)) {
+        if (!window.set_presenting(true)) return fail("this build has no presenter mode (it needs the analysis views)");
+        shown = window.presenter();
+        shown->showNormal();
+        shown->resize(width, height);
+    }
+    if (parser.isSet(set) && !shown) return fail("--set needs --view NAME (or --presenter)");
     // Properties of the view (Q_PROPERTY), set once the store is read so that run names resolve.
     QList<std::pair<QByteArray, QString>> settings;
     for (const QString& kv : parser.values(set)) {
@@ -113,7 +127,8 @@ int main(int argc, char** argv) {
         if (eq <= 0) return fail("--set takes KEY=VALUE, not '" + kv + "'");
         const QByteArray key = kv.left(eq).toUtf8();
         if (shown->metaObject()->indexOfProperty(key.constData()) < 0)
-            return fail("view '" + parser.value(view) + "' has no setting '" + QString::fromUtf8(key) + "'");
+            return fail((parser.isSet(presenter) ? QString("presenter mode") : "view '" + parser.value(view) + "'") +
+                        " has no setting '" + QString::fromUtf8(key) + "'");
         settings.push_back({key, kv.mid(eq + 1)});
     }
     window.resize(width, height);
@@ -145,7 +160,7 @@ int main(int argc, char** argv) {
             delete clock;
             QTimer::singleShot(
                 !shown || shown->metaObject()->indexOfProperty("busy") >= 0 ? kSettleMs / 2 : 0, &app, [&] {
-                    const QPixmap pixmap = window.grab();
+                    const QPixmap pixmap = parser.isSet(presenter) ? shown->grab() : window.grab();
                     const QString tmp =
                         QFileInfo(shot).absolutePath() + "/." + QFileInfo(shot).fileName() + ".tmp.png";
                     if (pixmap.isNull() || !pixmap.save(tmp, "PNG") ||

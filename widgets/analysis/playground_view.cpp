@@ -135,6 +135,7 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
         "Numbers are found by FoNE's number parser (\"1,234.5\" is one number, \"$3.45\" keeps its "
         "cents); the rest of the text is cut the same way for all three schemes.");
     text_->setMaximumHeight(64);
+    text_->setMinimumHeight(40);
     layout->addWidget(text_);
     auto* bottom = new QSplitter(Qt::Horizontal);
     bottom->addWidget(build_ask_box(catalog));
@@ -142,9 +143,10 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(build_token_columns());
     split->addWidget(bottom);
+    // The token columns get as much height as the run's answer below them.
     split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 3);
-    split->setSizes({230, 690});
+    split->setStretchFactor(1, 1);
+    split->setSizes({400, 400});
     layout->addWidget(split, 1);
     connect(text_, &QPlainTextEdit::textChanged, this, &PlaygroundView::retokenize);
     connect_asking();
@@ -184,7 +186,7 @@ QWidget* PlaygroundView::build_token_columns() {
         counts_[i]->setWordWrap(true);
         columns_[i] = new QTextBrowser;
         columns_[i]->setFrameShape(QFrame::NoFrame);
-        columns_[i]->setMinimumHeight(60);
+        columns_[i]->setMinimumHeight(48);
         columns_[i]->viewport()->setAutoFillBackground(false);
         columns_[i]->setStyleSheet("QTextBrowser { background: transparent; }");
         v->addWidget(counts_[i]);
@@ -234,10 +236,12 @@ QGroupBox* PlaygroundView::build_ask_box(RunCatalog* catalog) {
         "more probable; the model's choice is bold.");
     probabilities_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     probabilities_->verticalHeader()->setDefaultSectionSize(20);
-    probabilities_->horizontalHeader()->setDefaultSectionSize(44);
+    // Every digit's column in the box's width (the numbers are whole percentages: "100" at most).
+    probabilities_->horizontalHeader()->setMinimumSectionSize(
+        probabilities_->fontMetrics().horizontalAdvance("100") + 8);
+    probabilities_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     probabilities_->hide();
-    probabilities_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    probabilities_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    probabilities_->setMinimumHeight(80);
     ask_layout->addWidget(probabilities_);
     ask_layout->addStretch(1);
     ask_layout->addWidget(status_label());

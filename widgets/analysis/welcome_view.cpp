@@ -55,20 +55,6 @@ QString seconds(double s) {
 
 }  // namespace
 
-QString demo_model_dir() {
-    QStringList candidates;
-    const QString env = qEnvironmentVariable("FONE_DEMO_MODEL");
-    if (!env.isEmpty()) candidates << env;
-    const QString bin = QCoreApplication::applicationDirPath();
-    candidates << QDir(bin).absoluteFilePath("../share/fone-workbench/demo-model");
-#ifdef FONE_SOURCE_DIR
-    candidates << QStringLiteral(FONE_SOURCE_DIR "/resources/demo-model");
-#endif
-    for (const QString& dir : candidates)
-        if (run_has_model(dir)) return QFileInfo(dir).canonicalFilePath();
-    return {};
-}
-
 QStringList live_run_args(const QString& method, const QString& name) {
     QStringList args{"--task",       "dec-add",
                      "--method",     method,
@@ -128,8 +114,9 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     auto* buttons = new QHBoxLayout;
     train_button_ = new QPushButton("Train it live");
     train_button_->setToolTip(
-        "Starts two `fone train` runs at once (one CPU thread each): FoNE and digit-wise, 6-digit decimal "
-        "addition, 51,200 examples, the same seed. They appear in the Runs table too.");
+        "Starts two trainings at once (one processor core each): FoNE and digit-wise, 6-digit decimal "
+        "addition, 51,200 examples, the same seed. They are saved in the open run store and appear in the "
+        "Runs table too.");
     stop_button_ = new QPushButton("Stop");
     stop_button_->setEnabled(false);
     buttons->addWidget(train_button_);
@@ -137,7 +124,7 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     buttons->addStretch(1);
     right_layout->addLayout(buttons);
     plot_ = new PlotPanel;
-    plot_->setMinimumSize(300, 200);
+    plot_->setMinimumSize(200, 110);
     QCustomPlot* p = plot_->plot();
     for (const char* name : {"FoNE", "digit-wise"}) {
         QCPGraph* graph = p->addGraph();
@@ -160,11 +147,12 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({600, 400});
+    // Its preferred height must not count as needed (a dock's scroll area asks the view for its height at
+    // its width, which adds up preferred heights): what it needs is its minimum, the rest is a bonus.
+    split->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
+    split->setMinimumHeight(split->minimumSizeHint().height());
 
-    runner_ = new JobRunner(program, catalog ? catalog->root() : QString(), this);
-    runner_->set_max_parallel(2);
-    connect(runner_, &JobRunner::jobEvent, this, &WelcomeView::on_event);
-    connect(runner_, &JobRunner::jobFinished, this, &WelcomeView::on_finished);
+    program_ = program;
     connect(train_button_, &QPushButton::clicked, this, &WelcomeView::train_live);
     connect(stop_button_, &QPushButton::clicked, this, &WelcomeView::stop_live);
     // Busy while the demo model answers or the live runs train (a screenshot waits for both).
@@ -175,6 +163,11 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
 
 WelcomeView::~WelcomeView() {
     delete runner_;  // stops the live runs (they checkpoint) before the views go
+    runner_ = nullptr;
+}
+
+QString WelcomeView::live_store() const {
+    return runner_ ? runner_->runs_dir() : QString();
 }
 
 bool WelcomeView::live_running() const {
@@ -187,6 +180,14 @@ void WelcomeView::train_live() {
         show_error("No run store is open.");
         return;
     }
+    // The live runs go to the store the window has open now (it is opened after the views are made).
+    if (!runner_ || runner_->runs_dir() != catalog_->root()) {
+        delete runner_;
+        runner_ = new JobRunner(program_, catalog_->root(), this);
+        runner_->set_max_parallel(2);
+        connect(runner_, &JobRunner::jobEvent, this, &WelcomeView::on_event);
+        connect(runner_, &JobRunner::jobFinished, this, &WelcomeView::on_finished);
+    }
     const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
     fone_ = Live{};
     fone_.method = "fone", fone_.name = "welcome-" + stamp + "-fone", fone_.label = "FoNE";
@@ -197,7 +198,7 @@ void WelcomeView::train_live() {
     train_button_->setEnabled(false);
     stop_button_->setEnabled(true);
     set_busy(true);
-    show_info("Training… (each run is a `fone train` child process; the window stays free)");
+    show_info("Training… both models learn in the background; the window stays free to use.");
     redraw();
     update_summary();
 }
@@ -205,6 +206,26 @@ void WelcomeView::train_live() {
 void WelcomeView::stop_live() {
     for (Live* live : {&fone_, &digit_})
         if (live->job && !live->ended) runner_->cancel(live->job);
+}
+
+QVector<WelcomeView::LiveCurve> WelcomeView::live_curves() const {
+    return {{fone_.label.isEmpty() ? QStringLiteral("FoNE") : fone_.label, fone_.t, fone_.acc},
+            {digit_.label.isEmpty() ? QStringLiteral("digit-wise") : digit_.label, digit_.t, digit_.acc}};
+}
+
+QString WelcomeView::verdict() const {
+    if (!fone_.job) return {};
+    auto where = [](const Live& l) {
+        return l.exact_match < 0 ? QStringLiteral("%1 has not been tested yet").arg(l.label)
+                                 : QStringLiteral("%1 gets %2 of the unseen problems exactly right")
+                                       .arg(l.label, percent(l.exact_match));
+    };
+    if (fone_.ended && fone_.best >= 0.99 && digit_.ended)
+        return QStringLiteral(
+                   "FoNE learned to add in %1: %2 exactly right. Given twice that time, the "
+                   "digit-wise model reached %3.")
+            .arg(seconds(fone_.seconds), percent(fone_.best), percent(digit_.best));
+    return where(fone_) + "; " + where(digit_) + (live_running() ? "… still training." : ".");
 }
 
 WelcomeView::Live* WelcomeView::live_of_job(int job) {
@@ -224,6 +245,7 @@ void WelcomeView::on_event(int job, const json& event) {
         live->t.push_back(live->seconds);
         live->acc.push_back(100.0 * live->exact_match);
         redraw();
+        Q_EMIT liveChanged();
     } else if (kind == "end") {
         live->seconds = event.value("elapsed_seconds", live->seconds);
         live->best = std::max(live->best, event.value("best_exact_match", -1.0));
@@ -252,6 +274,7 @@ void WelcomeView::on_finished(int job, const QString& status, const QString& mes
         Q_EMIT liveFinished();
     }
     update_summary();
+    Q_EMIT liveChanged();
 }
 
 void WelcomeView::redraw() {
