@@ -228,6 +228,14 @@ void HiddenView::predict() {
                    (default_prompt_.isEmpty() ? QString("12.5+3.25=") : default_prompt_));
         return;
     }
+    if (const QString refused = check_ ? check_(prompt_->text().trimmed()) : QString(); !refused.isEmpty()) {
+        prediction_ = json();
+        circles_.reset();
+        redraw();
+        show_info(refused);
+        Q_EMIT predictionFailed(refused);
+        return;
+    }
     show_info("Asking the model: " + call_->program().section('/', -1) + " predict …");
     set_busy(true);
     cancel_button_->setEnabled(true);

@@ -74,6 +74,7 @@ class WelcomeView : public AnalysisView {
     void on_finished(int job, const QString& status, const QString& message);
     void redraw();
     void update_summary();
+    QLabel* range_label();
 
     RunCatalog* catalog_;
     HiddenView* demo_;

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "fone/store/run_store.h"
+#include "fone/tasks/typed_sums.h"
 #include "store/json_fields.h"
 
 namespace fone {
@@ -89,6 +90,18 @@ void TrainConfig::validate() const {
     check(task.kind != TaskKind::file || !task.data_file.empty(), "data: the file task needs --data FILE");
     check(task.modulus >= 2, "modulus: must be at least 2");
     check(task.long_digits >= 1 && task.long_digits <= 1000, "long_digits: must be in 1..1000");
+    check(task.sampling == "uniform" || task.sampling == "typed", "sampling: must be \"uniform\" or \"typed\"");
+    check(task.sampling != "typed" || (!is_text() && has_typed_sums(task.kind)),
+          "sampling: typed sums are for dec-add, int-add and sub (" + task_label() + " samples uniformly)");
+    if (task.sampling == "typed" && !is_text() && has_typed_sums(task.kind)) {
+        try {
+            validate_shape_weights(task.kind, task.sampling_weights);
+        } catch (const std::invalid_argument& e) {
+            problems.push_back(e.what());
+        }
+    }
+    check(task.sampling == "typed" || task.sampling_weights.empty(),
+          "sampling_weights: go with sampling typed");
     check(period_base >= 2 && period_base <= 36, "period_base: must be in 2..36");
     check(int_digits >= -1 && int_digits <= 1000, "int_digits: must be in 0..1000 (or -1: the task's)");
     check(frac_digits >= -1 && frac_digits <= 1000, "frac_digits: must be in 0..1000 (or -1: the task's)");
@@ -132,6 +145,8 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("classify_d", c.task.classify_d);
     field("long_digits", c.task.long_digits);
     field("data", c.task.data_file);
+    field("sampling", c.task.sampling);
+    field("sampling_weights", c.task.sampling_weights);
     field("method", c.method);
     field("train_size", c.train_size);
     field("val_size", c.val_size);
@@ -290,6 +305,14 @@ nlohmann::json default_train_settings(const std::string& task, std::size_t train
                         // Evaluate four times an epoch on large sets, so a --target-acc run stops soon after.
                         {"eval_every", small ? 0 : std::max<std::size_t>(1, train_size / 256 / 4)}};
     d["epochs"] = train_size >= 25600 ? 5 : train_size >= 12800 ? 40 : 100;
+    // Addition and subtraction train on the sums people type (typed_sums.h); the weights are recorded in
+    // the run's config, so that the run can always draw its data again.
+    const auto arithmetic = task_names();
+    if (std::find(arithmetic.begin(), arithmetic.end(), task) != arithmetic.end() &&
+        has_typed_sums(task_from_name(task))) {
+        d["sampling"] = "typed";
+        d["sampling_weights"] = default_shape_weights(task_from_name(task));
+    }
     if (task == "long-add") {
         // 60-digit operands: 61 digit slots need 123 entries of the hidden state; the paper used 8 layers.
         d["model"]["hidden"] = 256;
@@ -321,6 +344,7 @@ nlohmann::json preset_settings(const std::string& preset) {
                 {"schedule", "cosine"},
                 {"weight_decay", 0.01},
                 {"swap_operands", false},
+                {"sampling", "uniform"},
                 {"eval_every", 0},
                 {"model",
                  {{"init_std", 0.02},
@@ -357,6 +381,9 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
         !named["preset"].get<std::string>().empty())
         all = merge(all, preset_settings(named["preset"].get<std::string>()));
     all = merge(all, named);
+    // The default mixture's weights go with typed sampling only.
+    if (all.value("sampling", std::string("uniform")) != "typed" && !named.contains("sampling_weights"))
+        all.erase("sampling_weights");
 
     // "model" must be an object before the size level writes into it ("model": 2 is bad input, not a crash).
     if (all.contains("model") && !all["model"].is_object())
