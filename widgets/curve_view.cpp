@@ -43,10 +43,10 @@ const QVector<double>& values_of(const RunSeries& s, CurveMetric metric) {
 }
 
 QString metric_title(CurveMetric m) {
-    return m == CurveMetric::loss             ? "loss"
-           : m == CurveMetric::exact_match    ? "exact match"
-           : m == CurveMetric::typed_lowest   ? "typed sums (lowest shape)"
-                                              : "digit accuracy";
+    return m == CurveMetric::loss           ? "loss"
+           : m == CurveMetric::exact_match  ? "exact match"
+           : m == CurveMetric::typed_lowest ? "typed sums (lowest shape)"
+                                            : "digit accuracy";
 }
 
 QString axis_title(CurveAxis a) {

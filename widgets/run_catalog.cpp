@@ -173,7 +173,9 @@ void apply_event(RunEntry& e, const json& ev) {
             double lowest = NAN;
             if (ev.contains("typed") && ev["typed"].is_object())
                 for (const auto& [shape, value] : ev["typed"].items())
-                    if (value.is_number()) lowest = std::isnan(lowest) ? value.get<double>() : std::min(lowest, value.get<double>());
+                    if (value.is_number())
+                        lowest =
+                            std::isnan(lowest) ? value.get<double>() : std::min(lowest, value.get<double>());
             e.series.typed_lowest.push_back(lowest);
         }
     } else if (kind == "start") {

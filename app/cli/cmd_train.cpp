@@ -273,13 +273,15 @@ void add_train_commands(CLI::App& app) {
                      "test split)");
     eval->add_option("--runs-dir", *runs_dir, "Run store");
     eval->add_option("--threads", *threads, "CPU threads (0: every core)")->check(CLI::Range(0, 1024));
-    eval->add_option("--mispredictions", *wrong, "Also list the first N wrong answers (per shape with --suite typed)");
+    eval->add_option("--mispredictions", *wrong,
+                     "Also list the first N wrong answers (per shape with --suite typed)");
     auto suite = std::make_shared<std::string>("test");
     auto per_shape = std::make_shared<std::size_t>(kTypedSuitePerShape);
     auto suite_seed = std::make_shared<std::uint64_t>(kTypedSuiteSeed);
-    eval->add_option("--suite", *suite,
-                     "test (the run's test split, or --data) or typed: exact match per shape of the sums people "
-                     "type (dec-add, int-add, sub; docs/training.md)")
+    eval->add_option(
+            "--suite", *suite,
+            "test (the run's test split, or --data) or typed: exact match per shape of the sums people "
+            "type (dec-add, int-add, sub; docs/training.md)")
         ->check(CLI::IsMember({"test", "typed"}))
         ->capture_default_str();
     eval->add_option("--per-shape", *per_shape, "--suite typed: examples per shape")
@@ -294,9 +296,9 @@ void add_train_commands(CLI::App& app) {
             if (*suite == "typed" && !data->empty())
                 throw std::invalid_argument("--suite typed brings its own examples; drop --data");
             const std::string dir = open_store(*runs_dir, true).resolve(*run);
-            print_json_line(std::cout, *suite == "typed"
-                                           ? evaluate_typed_suite(dir, *threads, *per_shape, *suite_seed, *wrong)
-                                           : evaluate_run(dir, *data, *threads, *wrong));
+            print_json_line(std::cout, *suite == "typed" ? evaluate_typed_suite(dir, *threads, *per_shape,
+                                                                                *suite_seed, *wrong)
+                                                         : evaluate_run(dir, *data, *threads, *wrong));
         });
     });
 

@@ -90,7 +90,8 @@ void TrainConfig::validate() const {
     check(task.kind != TaskKind::file || !task.data_file.empty(), "data: the file task needs --data FILE");
     check(task.modulus >= 2, "modulus: must be at least 2");
     check(task.long_digits >= 1 && task.long_digits <= 1000, "long_digits: must be in 1..1000");
-    check(task.sampling == "uniform" || task.sampling == "typed", "sampling: must be \"uniform\" or \"typed\"");
+    check(task.sampling == "uniform" || task.sampling == "typed",
+          "sampling: must be \"uniform\" or \"typed\"");
     check(task.sampling != "typed" || (!is_text() && has_typed_sums(task.kind)),
           "sampling: typed sums are for dec-add, int-add and sub (" + task_label() + " samples uniformly)");
     if (task.sampling == "typed" && !is_text() && has_typed_sums(task.kind)) {

@@ -107,15 +107,16 @@ std::int64_t draw_between(std::mt19937_64& rng, std::int64_t lo, std::int64_t hi
 
 // A number of exactly `int_len` integer digits (1: 0..9) and `decimals` decimals (the last one not 0).
 std::int64_t draw_with_lengths(const SumTask& t, std::mt19937_64& rng, int int_len, int decimals) {
-    const std::int64_t whole = int_len == 1 ? draw_between(rng, 0, 9)
-                                            : draw_between(rng, pow10(int_len - 1), pow10(int_len) - 1);
+    const std::int64_t whole =
+        int_len == 1 ? draw_between(rng, 0, 9) : draw_between(rng, pow10(int_len - 1), pow10(int_len) - 1);
     std::int64_t frac = 0;
     if (decimals > 0) frac = draw_between(rng, 0, pow10(decimals - 1) - 1) * 10 + draw_between(rng, 1, 9);
     return whole * pow10(t.scale) + frac * pow10(t.scale - decimals);
 }
 
 std::pair<int, int> draw_lengths(const SumTask& t, std::mt19937_64& rng) {
-    return {static_cast<int>(draw_between(rng, 1, t.int_digits)), static_cast<int>(draw_between(rng, 0, t.scale))};
+    return {static_cast<int>(draw_between(rng, 1, t.int_digits)),
+            static_cast<int>(draw_between(rng, 0, t.scale))};
 }
 
 // The draws of one task: its value lists and the operand and pair generators of every shape.
@@ -162,7 +163,8 @@ class ShapeDraws {
         return values[random_below(rng, values.size())];
     }
     // Subtraction: the larger first. Addition: a coin decides the order.
-    std::pair<std::int64_t, std::int64_t> arrange(std::int64_t x, std::int64_t y, std::mt19937_64& rng) const {
+    std::pair<std::int64_t, std::int64_t> arrange(std::int64_t x, std::int64_t y,
+                                                  std::mt19937_64& rng) const {
         if (t_.subtract) return {std::max(x, y), std::min(x, y)};
         return random_below(rng, 2) ? std::pair{y, x} : std::pair{x, y};
     }
@@ -204,7 +206,8 @@ class ShapeDraws {
             const int q = static_cast<int>(draw_between(rng, 0, place - 1));
             const std::int64_t u_max = (z - 1) / pow10(q);
             const int len = static_cast<int>(draw_between(rng, 1, digit_count(u_max)));
-            const std::int64_t u = len == 1 ? draw_between(rng, 1, 9) : draw_between(rng, pow10(len - 1), pow10(len) - 1);
+            const std::int64_t u =
+                len == 1 ? draw_between(rng, 1, 9) : draw_between(rng, pow10(len - 1), pow10(len) - 1);
             if (u > u_max || u % 10 == 0) continue;
             const std::int64_t x = u * pow10(q), y = z - x;
             if (t_.subtract) return {z, x};
@@ -219,7 +222,8 @@ class ShapeDraws {
 
 // x·10^scale of a number with at most `scale` decimals in [0, max]; nullopt for any other.
 std::optional<std::int64_t> scaled(const SumTask& t, const Decimal& x) {
-    if (x.negative() || x.frac_digit_count() > t.scale || x.int_digit_count() > t.int_digits) return std::nullopt;
+    if (x.negative() || x.frac_digit_count() > t.scale || x.int_digit_count() > t.int_digits)
+        return std::nullopt;
     std::string frac = x.frac_digits();
     frac.resize(static_cast<std::size_t>(t.scale), '0');
     const std::string digits = x.int_digits() + frac;
@@ -251,7 +255,8 @@ std::uint64_t pair_id(std::int64_t x, std::int64_t y) {
 
 std::string spelled(int n) {
     static constexpr std::array<const char*, 4> kWords{"no", "one", "two", "three"};
-    return n >= 0 && n < static_cast<int>(kWords.size()) ? kWords[static_cast<std::size_t>(n)] : std::to_string(n);
+    return n >= 0 && n < static_cast<int>(kWords.size()) ? kWords[static_cast<std::size_t>(n)]
+                                                         : std::to_string(n);
 }
 
 }  // namespace
@@ -283,8 +288,7 @@ std::vector<SumShape> task_shapes(TaskKind task) {
 std::string task_range_text(TaskKind task) {
     const SumTask t = sum_task(task);
     const std::string largest = Decimal::from_scaled(t.max, t.scale).to_string();
-    if (t.scale > 0)
-        return "numbers from 0 to " + largest + ", with up to " + spelled(t.scale) + " decimals";
+    if (t.scale > 0) return "numbers from 0 to " + largest + ", with up to " + spelled(t.scale) + " decimals";
     return "whole numbers from 0 to " + largest;
 }
 
@@ -294,7 +298,9 @@ std::string outside_task_range(TaskKind task, std::string_view prompt) {
     const std::string largest = Decimal::from_scaled(t.max, t.scale).to_string();
     const std::string ask = "This model " + std::string(t.subtract ? "subtracts" : "adds") + " " +
                             task_range_text(task) + ": type a sum such as " +
-                            (t.subtract ? "1000-1=" : t.scale > 0 ? "0.5+0.25=" : "500+500=");
+                            (t.subtract    ? "1000-1="
+                             : t.scale > 0 ? "0.5+0.25="
+                                           : "500+500=");
     std::vector<PromptTerm> terms;
     try {
         terms = parse_prompt(prompt);
@@ -303,7 +309,8 @@ std::string outside_task_range(TaskKind task, std::string_view prompt) {
     }
     if (!terms.empty() && terms.back().kind == PromptTerm::Kind::equals) terms.pop_back();
     const bool sum_shaped = terms.size() == 3 && terms[0].kind == PromptTerm::Kind::number &&
-                            terms[1].kind == PromptTerm::Kind::op && terms[2].kind == PromptTerm::Kind::number;
+                            terms[1].kind == PromptTerm::Kind::op &&
+                            terms[2].kind == PromptTerm::Kind::number;
     if (!sum_shaped || op_name(terms[1].op) != op) return ask + ".";
     for (const std::size_t i : {std::size_t{0}, std::size_t{2}}) {
         const Decimal& x = terms[i].number;
@@ -315,8 +322,7 @@ std::string outside_task_range(TaskKind task, std::string_view prompt) {
                                       spelled(t.scale) + ". " + ask + ".";
         if (!scaled(t, x)) return shown + " is larger than " + largest + ". " + ask + ".";
     }
-    if (t.subtract && terms[0].number < terms[2].number)
-        return "The answer would be below 0. " + ask + ".";
+    if (t.subtract && terms[0].number < terms[2].number) return "The answer would be below 0. " + ask + ".";
     return "";
 }
 
@@ -340,9 +346,11 @@ std::map<std::string, double> parse_shape_weights(std::string_view text) {
         } catch (const std::exception&) {
             used = 0;
         }
-        if (eq == std::string::npos || used == 0 || used != part.size() - eq - 1)
-            throw std::invalid_argument("sampling weights are SHAPE=WEIGHT separated by commas "
-                                        "(round=0.2,uniform=0.5), not '" + part + "'");
+        if (eq == std::string::npos || eq == 0 || used == 0 || used != part.size() - eq - 1)
+            throw std::invalid_argument(
+                "sampling weights are SHAPE=WEIGHT separated by commas "
+                "(round=0.2,uniform=0.5), not '" +
+                part + "'");
         out[part.substr(0, eq)] = w;
     }
     if (out.empty()) throw std::invalid_argument("sampling weights: none given");
@@ -359,8 +367,8 @@ void validate_shape_weights(TaskKind task, const std::map<std::string, double>& 
     for (const auto& [name, w] : weights) {
         const auto s = shape_named(name);
         if (!s || std::find(shapes.begin(), shapes.end(), *s) == shapes.end())
-            throw std::invalid_argument("sampling_weights: task " + task_name(task) + " has no shape '" + name +
-                                        "' (its shapes: " + known + ")");
+            throw std::invalid_argument("sampling_weights: task " + task_name(task) + " has no shape '" +
+                                        name + "' (its shapes: " + known + ")");
         if (!std::isfinite(w) || w < 0)
             throw std::invalid_argument("sampling_weights: the weight of " + name + " must be a number >= 0");
         total += w;
@@ -406,7 +414,9 @@ Example draw_shape(TaskKind task, SumShape shape, std::mt19937_64& rng) {
 
 std::uint64_t sum_id(TaskKind task, const Example& example) {
     const auto xy = operands_of(sum_task(task), example);
-    if (!xy) throw std::invalid_argument("sum_id: '" + example.line() + "' is not a sum of task " + task_name(task));
+    if (!xy)
+        throw std::invalid_argument("sum_id: '" + example.line() + "' is not a sum of task " +
+                                    task_name(task));
     return pair_id(xy->first, xy->second);
 }
 
@@ -422,8 +432,8 @@ TypedSuite typed_suite(TaskKind task, std::size_t per_shape, std::uint64_t seed)
         for (std::size_t drawn = 0; examples.size() < per_shape; ++drawn) {
             if (drawn == max_draws)
                 throw std::invalid_argument("the typed suite of " + task_name(task) + " found only " +
-                                            std::to_string(examples.size()) + " distinct '" + shape_name(shape) +
-                                            "' sums, not " + std::to_string(per_shape));
+                                            std::to_string(examples.size()) + " distinct '" +
+                                            shape_name(shape) + "' sums, not " + std::to_string(per_shape));
             const auto [x, y] = draws.draw(shape, rng);
             if (seen.insert(pair_id(x, y)).second) examples.push_back(make_sum(draws.task(), x, y));
         }
@@ -435,7 +445,8 @@ TypedSuite typed_suite(TaskKind task, std::size_t per_shape, std::uint64_t seed)
 std::vector<Example> draw_typed_training(const TaskOptions& task, std::size_t count, std::mt19937_64& rng,
                                          std::unordered_set<std::uint64_t>& used) {
     const ShapeDraws draws(task.kind);
-    const auto weights = task.sampling_weights.empty() ? default_shape_weights(task.kind) : task.sampling_weights;
+    const auto weights =
+        task.sampling_weights.empty() ? default_shape_weights(task.kind) : task.sampling_weights;
     validate_shape_weights(task.kind, weights);
     std::vector<SumShape> shapes;
     std::vector<double> w;
@@ -458,9 +469,11 @@ std::vector<Example> draw_typed_training(const TaskOptions& task, std::size_t co
         for (const double x : w)
             total += x;
         if (!(total > 0))
-            throw std::invalid_argument("task " + task_name(task.kind) + ": the typed mixture ran out of distinct "
-                                        "examples after " + std::to_string(out.size()) + " of " +
-                                        std::to_string(count) + " (give the uniform shape a weight)");
+            throw std::invalid_argument("task " + task_name(task.kind) +
+                                        ": the typed mixture ran out of distinct "
+                                        "examples after " +
+                                        std::to_string(out.size()) + " of " + std::to_string(count) +
+                                        " (give the uniform shape a weight)");
         // A shape with probability proportional to its weight: a 53-bit uniform from the raw engine.
         const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53 * total;
         std::size_t k = 0;

@@ -150,7 +150,8 @@ json evaluate_typed_suite(const std::string& run_dir, int threads, std::size_t p
     for (const Example& e : r.splits.train)
         trained.insert(sum_id(task, e));
     json shapes = json::object(), typed = json::object(), lowest;
-    double right = 0, n = 0;
+    double right = 0;
+    std::size_t n = 0;
     for (std::size_t i = 0; i < suite.shapes.size(); ++i) {
         const std::string name = shape_name(suite.shapes[i]);
         json m = r.scheme->evaluate(r.model, suite.batches[i], a.device, max_mispredictions);
@@ -158,8 +159,9 @@ json evaluate_typed_suite(const std::string& run_dir, int threads, std::size_t p
         json shown = json::array();
         for (std::size_t k = 0; k < std::min<std::size_t>(3, examples.size()); ++k)
             shown.push_back(examples[k].line());
-        const auto in_train = std::count_if(examples.begin(), examples.end(),
-                                            [&](const Example& e) { return trained.count(sum_id(task, e)) > 0; });
+        const auto in_train = std::count_if(examples.begin(), examples.end(), [&](const Example& e) {
+            return trained.count(sum_id(task, e)) > 0;
+        });
         json shape = {{"exact_match", m["exact_match"]},
                       {"digit_accuracy", m["digit_accuracy"]},
                       {"n", examples.size()},
@@ -171,14 +173,14 @@ json evaluate_typed_suite(const std::string& run_dir, int threads, std::size_t p
         if (lowest.is_null() || m["exact_match"].get<double>() < lowest["exact_match"].get<double>())
             lowest = {{"shape", name}, {"exact_match", m["exact_match"]}};
         right += m["exact_match"].get<double>() * static_cast<double>(examples.size());
-        n += static_cast<double>(examples.size());
+        n += examples.size();
     }
     return {{"suite", "typed"},
             {"task", r.config.task_label()},
             {"seed", seed},
             {"per_shape", per_shape},
             {"n", n},
-            {"exact_match", n > 0 ? right / n : 0.0},
+            {"exact_match", n > 0 ? right / static_cast<double>(n) : 0.0},
             {"lowest", lowest},
             {"typed", typed},
             {"shapes", shapes},

@@ -479,9 +479,6 @@ namespace {
 struct ForcedScores {
     double text_nll = 0, all_nll = 0;
     int64_t text_tokens = 0, all_tokens = 0, numbers = 0, numbers_right = 0;
-    // Where the numbers go wrong: the LM head writes a number there ([NUM], or a digit or chunk token),
-    // and (fone) the digit head reads the right value there, whatever the LM head writes.
-    int64_t placed = 0, values_right = 0;
 };
 
 // Adds one batch's numbers to `into`: at each position where the target begins a number (number_start),
@@ -510,10 +507,8 @@ void count_forced_numbers(const TextLmScheme& scheme, FoneTransformer& model, co
         for (int64_t t = 0; t < l; ++t) {
             if (!st[i * l + t]) continue;
             ++into.numbers;
-            into.placed += is_number(am[i * l + t]);
             bool right;
             if (scheme.fone()) {
-                into.values_right += vr[i * l + t];
                 right = am[i * l + t] == tt::kNum && vr[i * l + t];
             } else {
                 int64_t u = t;
@@ -549,21 +544,19 @@ ForcedScores forced_scores(const TextLmScheme& scheme, FoneTransformer& model, c
 // Scores of answers generated freely from their prompts, against the references.
 struct GeneratedScores {
     int64_t generated = 0, exact = 0, answer_exact = 0, malformed = 0, ref_numbers = 0, numbers_right = 0,
-            digits_right = 0, words_right = 0;
+            digits_right = 0;
     std::vector<double> relative_errors;  // |generated - reference| / |reference|, per reference number
     json wrong = json::array();
 
     void add(const FoneSpec& spec, const Generation& g, const std::string& text, const std::string& prompt,
              const std::string& reference, std::size_t max_wrong) {
         std::vector<Decimal> want, got;
-        const ParsedText ref = parse_numbers(reference), gen = parse_numbers(text);
-        for (const ParsedNumber& x : ref.numbers)
+        for (const ParsedNumber& x : parse_numbers(reference).numbers)
             want.push_back(x.value);
-        for (const ParsedNumber& x : gen.numbers)
+        for (const ParsedNumber& x : parse_numbers(text).numbers)
             got.push_back(x.value);
         ++generated;
         malformed += !g.ended;
-        words_right += g.ended && gen.templ == ref.templ;  // the sentence, numbers aside
         const bool all_right = g.ended && want == got;
         exact += all_right;
         answer_exact += g.ended && text == write_numbers(reference);
@@ -649,11 +642,9 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         {"number_within_1_percent", ratio(within_1_percent, static_cast<double>(g.relative_errors.size()))},
         {"number_relative_error_median", g.median_relative_error()},
         {"answer_exact_match", ratio(g.answer_exact, g.generated)},
-        {"answer_words_match", ratio(g.words_right, g.generated)},
         {"digit_accuracy", ratio(g.digits_right, static_cast<double>(g.ref_numbers) * slots)},
         {"malformed", g.malformed},
         {"next_number_exact_match", forced},
-        {"next_number_placed", ratio(static_cast<double>(f.placed), static_cast<double>(f.numbers))},
         {"text_perplexity", std::exp(ratio(f.text_nll, f.text_tokens))},
         {"text_tokens", f.text_tokens},
         {"loss", ratio(f.all_nll, f.all_tokens)},
@@ -663,7 +654,6 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         {"numbers", counts.numbers},
         {"eval_seconds", secs},
         {"eval_examples_per_second", ratio(static_cast<double>(data.n), secs)}};
-    if (fone()) out["next_number_value_right"] = ratio(static_cast<double>(f.values_right), static_cast<double>(f.numbers));
     if (max_wrong > 0) out["mispredictions"] = g.wrong;
     return out;
 }

@@ -185,7 +185,9 @@ void Trainer::open(Checkpoint* resume_from) {
                       {"text_loss", cfg().text_loss}};
     } else {
         tokens_per_number_ = tokens_per_number(*run_.scheme, run_.splits.test);
-        typed_ = encode_typed_suite(*run_.scheme, cfg().task.kind);
+        // Runs on the typed mixture are scored on the typed suite at every evaluation; uniform runs (the
+        // paper's reproductions) keep their evaluation cost: `fone eval --suite typed` scores them.
+        if (cfg().task.sampling == "typed") typed_ = encode_typed_suite(*run_.scheme, cfg().task.kind);
     }
     opt_ = std::make_unique<torch::optim::AdamW>(run_.model->parameters(),
                                                  torch::optim::AdamWOptions(cfg().lr)

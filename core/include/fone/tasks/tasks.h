@@ -79,11 +79,11 @@ struct Splits {
 // validation examples of the same seed. dec-add, int-add, sub, mul3, mod-add and classify draw uniformly
 // from their distinct examples without replacement; with task.sampling "typed", dec-add, int-add and sub
 // draw test and val so (the same examples as "uniform") and train from the typed mixture
-// (draw_typed_training in typed_sums.h: no example of test, val or the typed suite). mul4 draws the product's digit count uniformly (see
-// tasks.cpp) and long-add each operand's length; there a seeded hash gives every example of the domain
-// to one split (20% test, 8% val, 72% train), so that the splits stay identically distributed when a
-// small stratum runs out, and a split holds at most its share of a small domain. For the file task this
-// reads task.data_file and calls split_dataset.
+// (draw_typed_training in typed_sums.h: no example of test, val or the typed suite). mul4 draws the product's
+// digit count uniformly (see tasks.cpp) and long-add each operand's length; there a seeded hash gives every
+// example of the domain to one split (20% test, 8% val, 72% train), so that the splits stay identically
+// distributed when a small stratum runs out, and a split holds at most its share of a small domain. For the
+// file task this reads task.data_file and calls split_dataset.
 Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::size_t val_size,
                        std::size_t test_size, std::uint64_t seed);
 

@@ -11,7 +11,8 @@
 //                        machine steadier than wall time; epoch_* are per whole epoch, scaled up when the
 //                        evaluation comes mid-epoch),
 //                        "examples_per_second", "val_exact_match", "elapsed_seconds",
-//                        "typed" (dec-add, int-add, sub: exact match per shape of the typed suite,
+//                        "typed" (runs with --sampling typed, the default of dec-add, int-add and sub:
+//                        exact match per shape of the typed suite,
 //                        {"round": ..., ...}; fone/tasks/typed_sums.h)}
 //   The best checkpoint and --target-acc go by the test exact match; a run trained on typed sums by the
 //   lowest of it and the typed shapes' (summary.json's best_exact_match is that one).
