@@ -195,6 +195,14 @@ QLabel* WelcomeView::range_label() {
     return label;
 }
 
+QString WelcomeView::prompt() const {
+    return demo_->prompt();
+}
+
+void WelcomeView::set_prompt(const QString& prompt) {
+    demo_->set_prompt(prompt);
+}
+
 WelcomeView::~WelcomeView() {
     delete runner_;  // stops the live runs (they checkpoint) before the views go
 }
