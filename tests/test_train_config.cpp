@@ -39,6 +39,8 @@ class TestTrainConfig : public QObject {
         QCOMPARE(typed.task.sampling_weights.size(), std::size_t{8});
         const TrainConfig sub = resolve_train_config({{{"task", "sub"}}});
         QCOMPARE(sub.task.sampling_weights.at("uniform"), 6.0);  // no one_decimal shape
+        // Small sets: three quarters uniform.
+        QCOMPARE(resolve_train_config({{{"train_size", 6400}}}).task.sampling_weights.at("uniform"), 21.0);
         const TrainConfig uniform = resolve_train_config({{{"sampling", "uniform"}}});
         QCOMPARE(uniform.task.sampling, std::string("uniform"));
         QVERIFY(uniform.task.sampling_weights.empty());

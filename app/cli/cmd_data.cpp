@@ -55,7 +55,7 @@ void write_data(const DataOptions& o) {
     task.sampling = !o.sampling.empty() ? o.sampling : has_typed_sums(task.kind) ? "typed" : "uniform";
     if (!o.weights.empty()) task.sampling_weights = parse_shape_weights(o.weights);
     if (task.sampling == "typed" && task.sampling_weights.empty())
-        task.sampling_weights = default_shape_weights(task.kind);
+        task.sampling_weights = default_shape_weights(task.kind, o.train_size);
     const Splits s = generate_splits(task, o.train_size, o.val_size, o.test_size, o.seed);
     const auto files = write_splits(o.out, s, ".txt", write_dataset_file);
     print_json_line(std::cout, {{"task", o.task}, {"seed", o.seed}, {"files", files}});

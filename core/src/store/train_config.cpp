@@ -327,7 +327,7 @@ nlohmann::json default_train_settings(const std::string& task, std::size_t train
     // the run's config, so that the run can always draw its data again.
     if (has_typed_sums_name(task)) {
         d["sampling"] = "typed";
-        d["sampling_weights"] = default_shape_weights(task_from_name(task));
+        d["sampling_weights"] = default_shape_weights(task_from_name(task), train_size);
     }
     if (task == "long-add") {
         // 60-digit operands: 61 digit slots need 123 entries of the hidden state; the paper used 8 layers.

@@ -59,8 +59,10 @@ std::string task_range_text(TaskKind task);
 // number below 0 or above the task's largest operand, more decimals than the task has.
 std::string outside_task_range(TaskKind task, std::string_view prompt);
 
-// The default training mixture of a task, shape name -> weight (docs/training.md says how it was chosen).
-std::map<std::string, double> default_shape_weights(TaskKind task);
+// The default training mixture of a task for a training split of train_size examples, shape name -> weight:
+// uniform sums half of it from 25,600 examples, three quarters below, the other shapes sharing the rest
+// equally (docs/training.md, "Typed sums", says how it was chosen).
+std::map<std::string, double> default_shape_weights(TaskKind task, std::size_t train_size);
 // "round=0.2,short=0.1" -> {round: 0.2, short: 0.1}. Throws std::invalid_argument naming the bad part.
 std::map<std::string, double> parse_shape_weights(std::string_view text);
 // Throws std::invalid_argument for a shape the task does not have, a weight that is negative or not
