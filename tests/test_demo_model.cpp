@@ -1,5 +1,6 @@
 // The bundled demo model (resources/demo-model, made by scripts/make-demo-model.sh) still loads with this
-// build and still answers: 123.456+654.321 = 777.777, and at least 99% exact match on its test split.
+// build and still answers: 123.456+654.321 = 777.777, the sums people type (500+500, 0.5+0.25, ...), and at
+// least 99% exact match on its test split.
 // The installed copy (share/fone-workbench/demo-model) is checked by scripts/package.sh --install-check.
 #include <QDir>
 #include <QJsonArray>
@@ -40,6 +41,18 @@ class TestDemoModel : public QObject {
             for (const auto& q : d.toObject()["probabilities"].toArray())
                 total += q.toDouble();
             QVERIFY(std::abs(total - 1.0) < 1e-4);
+        }
+    }
+
+    // The sums a visitor types (issue 14): round numbers, short ones, carries to a round number.
+    void answers_the_sums_people_type() {
+        const std::pair<const char*, const char*> sums[] = {
+            {"500+500=", "1000"},  {"250+250=", "500"},        {"100+23=", "123"},
+            {"0.5+0.25=", "0.75"}, {"999.999+0.001=", "1000"}, {"123.4+5=", "128.4"}};
+        for (const auto& [prompt, answer] : sums) {
+            const Result r = run_fone({"predict", "--run", model_, "--runs-dir", store_.path(), prompt});
+            QVERIFY2(r.code == 0, r.err.constData());
+            QCOMPARE(first_line(r.out)["value"].toString(), QString(answer));
         }
     }
 

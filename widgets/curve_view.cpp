@@ -36,13 +36,18 @@ const QVector<double>& values_of(const RunSeries& s, CurveMetric metric) {
             return s.loss;
         case CurveMetric::digit_accuracy:
             return s.digit_accuracy;
+        case CurveMetric::typed_lowest:
+            return s.typed_lowest;
         default:
             return s.exact_match;
     }
 }
 
 QString metric_title(CurveMetric m) {
-    return m == CurveMetric::loss ? "loss" : m == CurveMetric::exact_match ? "exact match" : "digit accuracy";
+    return m == CurveMetric::loss           ? "loss"
+           : m == CurveMetric::exact_match  ? "exact match"
+           : m == CurveMetric::typed_lowest ? "typed sums (lowest shape)"
+                                            : "digit accuracy";
 }
 
 QString axis_title(CurveAxis a) {
@@ -60,10 +65,12 @@ double EmaSmoother::next(double x) {
 
 CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), catalog_(catalog) {
     metric_box_ = new QComboBox;
-    metric_box_->addItems({"Exact match", "Digit accuracy", "Loss"});
+    metric_box_->addItems({"Exact match", "Digit accuracy", "Loss", "Typed sums"});
     metric_box_->setToolTip(
         "Exact match: the whole answer right. Digit accuracy: the share of right answer "
-        "digits. Loss: the training loss (cross-entropy of the digits).");
+        "digits. Loss: the training loss (cross-entropy of the digits). Typed sums: exact match on the "
+        "shape of the typed suite that the model gets least right (round numbers, short ones, carries "
+        "to a round number, ...; addition and subtraction runs).");
     x_box_ = new QComboBox;
     x_box_->addItems({"Step", "Epoch", "Wall time"});
     smoothing_slider_ = new QSlider(Qt::Horizontal);
@@ -97,7 +104,8 @@ CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), 
     connect(metric_box_, &QComboBox::currentIndexChanged, this, [this](int i) {
         set_metric(i == 0   ? CurveMetric::exact_match
                    : i == 1 ? CurveMetric::digit_accuracy
-                            : CurveMetric::loss);
+                   : i == 2 ? CurveMetric::loss
+                            : CurveMetric::typed_lowest);
     });
     connect(x_box_, &QComboBox::currentIndexChanged, this,
             [this](int i) { set_x_axis(static_cast<CurveAxis>(i)); });
@@ -160,7 +168,10 @@ void CurveView::set_runs(const QList<int>& rows) {
 
 void CurveView::set_metric(CurveMetric metric) {
     metric_ = metric;
-    const int index = metric == CurveMetric::exact_match ? 0 : metric == CurveMetric::digit_accuracy ? 1 : 2;
+    const int index = metric == CurveMetric::exact_match      ? 0
+                      : metric == CurveMetric::digit_accuracy ? 1
+                      : metric == CurveMetric::loss           ? 2
+                                                              : 3;
     if (metric_box_->currentIndex() != index) metric_box_->setCurrentIndex(index);
     auto_range_ = true;
     rebuild();

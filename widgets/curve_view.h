@@ -21,7 +21,7 @@ class QCPItemText;
 
 namespace fone::gui {
 
-enum class CurveMetric { loss, exact_match, digit_accuracy };
+enum class CurveMetric { loss, exact_match, digit_accuracy, typed_lowest };
 enum class CurveAxis { step, epoch, wall_time };
 
 // Debiased exponential moving average (as TensorBoard's): s_t = w·s_{t-1} + (1-w)·x_t, shown as

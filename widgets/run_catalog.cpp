@@ -170,6 +170,13 @@ void apply_event(RunEntry& e, const json& ev) {
             e.series.eval_time.push_back(time);
             e.series.exact_match.push_back(e.exact_match);
             e.series.digit_accuracy.push_back(e.digit_accuracy);
+            double lowest = NAN;
+            if (ev.contains("typed") && ev["typed"].is_object())
+                for (const auto& [shape, value] : ev["typed"].items())
+                    if (value.is_number())
+                        lowest =
+                            std::isnan(lowest) ? value.get<double>() : std::min(lowest, value.get<double>());
+            e.series.typed_lowest.push_back(lowest);
         }
     } else if (kind == "start") {
         e.params = number_or(ev, "params", e.params);

@@ -31,6 +31,8 @@ struct RunSeries {
     QVector<double> loss_step, loss_epoch, loss_time, loss;
     // eval events of the test split
     QVector<double> eval_step, eval_epoch, eval_time, exact_match, digit_accuracy;
+    // The typed suite's lowest shape (fone/tasks/typed_sums.h); NaN for events without one.
+    QVector<double> typed_lowest;
     void clear() { *this = RunSeries(); }
 };
 

@@ -250,6 +250,13 @@ void HiddenView::predict() {
                      "=  (the model writes the answer after it)");
         return;
     }
+    // A sum outside what the model learned gets a sentence instead of a confident wrong answer.
+    if (const QString refused = check_ ? check_(prompt) : QString(); !refused.isEmpty()) {
+        clear_answer(refused);
+        show_info(refused);
+        Q_EMIT predictionFailed(refused);
+        return;
+    }
     show_info("Asking the model…");
     set_busy(true);
     cancel_button_->setEnabled(true);

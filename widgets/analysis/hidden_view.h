@@ -8,6 +8,7 @@
 // their probabilities instead. Reusable: set_run(dir) takes any run directory (a bundled demo model).
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include "analysis_view.h"
@@ -57,6 +58,9 @@ class HiddenView : public AnalysisView {
     QString truth() const;
     void set_program(const QString& fone);  // the `fone` to run (default: next to the program, or $FONE_CLI)
 
+    // A look at the prompt before the model is asked: a sentence saying why it is refused, "" to ask. The
+    // welcome view refuses sums outside what its demo model has learned.
+    void set_prompt_check(std::function<QString(const QString&)> check) { check_ = std::move(check); }
     // Runs `fone predict` now (the view also does it by itself when the run or the prompt changes and it
     // is visible).
     void predict();
@@ -104,6 +108,7 @@ class HiddenView : public AnalysisView {
     std::optional<analysis::HiddenCircles> circles_;
     QString default_prompt_;
     QString answer_line_;
+    std::function<QString(const QString&)> check_;
 };
 
 }  // namespace fone::gui

@@ -9,10 +9,13 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include <qcustomplot.h>
 
 #include "fone/platform/cpu.h"
+#include "fone/tasks/tasks.h"
+#include "fone/tasks/typed_sums.h"
 #include "hidden_view.h"
 #include "job_runner.h"
 #include "plot_panel.h"
@@ -94,6 +97,7 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     auto* left = new QWidget;
     auto* left_layout = new QVBoxLayout(left);
     left_layout->setContentsMargins(0, 0, 4, 0);
+    if (note_.isEmpty()) left_layout->addWidget(range_label());
     left_layout->addWidget(demo_, 1);
     if (!note_.isEmpty()) {
         auto* missing = new QLabel(note_);
@@ -159,6 +163,33 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     connect(demo_, &AnalysisView::busyChanged, this, [this] { set_busy(demo_->busy() || live_running()); });
     redraw();
     update_summary();
+}
+
+// What the demo model has learned, in plain words; the clocks refuse other sums with a friendly sentence.
+QLabel* WelcomeView::range_label() {
+    auto* label = new QLabel;
+    label->setWordWrap(true);
+    const std::string task = demo_->runs()->config().value("task", std::string());
+    const auto tasks = task_names();
+    if (std::find(tasks.begin(), tasks.end(), task) == tasks.end() || !has_typed_sums(task_from_name(task)))
+        return label;
+    const TaskKind kind = task_from_name(task);
+    const bool adds = kind != TaskKind::sub;
+    label->setText(QString("<b>What it knows:</b> this model %1 %2. Try %3.")
+                       .arg(adds ? "adds" : "subtracts", QString::fromStdString(task_range_text(kind)),
+                            adds ? "500+500=, 0.5+0.25= or 999.999+0.001=" : "1000-1="));
+    demo_->set_prompt_check([kind](const QString& prompt) {
+        return QString::fromStdString(outside_task_range(kind, prompt.toStdString()));
+    });
+    return label;
+}
+
+QString WelcomeView::prompt() const {
+    return demo_->prompt();
+}
+
+void WelcomeView::set_prompt(const QString& prompt) {
+    demo_->set_prompt(prompt);
 }
 
 WelcomeView::~WelcomeView() {

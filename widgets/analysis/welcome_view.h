@@ -34,11 +34,15 @@ class WelcomeView : public AnalysisView {
     Q_OBJECT
     // `fone-workbench --screenshot F --view welcome --set live=true` races the two runs before the picture.
     Q_PROPERTY(bool live READ live_running WRITE set_live)
+    // The demo model's prompt (--set prompt=500+500=; a sum outside its range shows the refusal).
+    Q_PROPERTY(QString prompt READ prompt WRITE set_prompt)
   public:
     WelcomeView(RunCatalog* catalog, const QString& program, QWidget* parent = nullptr);
     ~WelcomeView() override;
 
     HiddenView* demo() const { return demo_; }
+    QString prompt() const;
+    void set_prompt(const QString& prompt);
     // Exact match on the unseen problems against seconds of training, one line per live run.
     PlotPanel* live_plot() const { return plot_; }
     // Starts the two live runs (nothing when they are already training). Their names: welcome-<time>-fone
@@ -80,6 +84,7 @@ class WelcomeView : public AnalysisView {
     void on_finished(int job, const QString& status, const QString& message);
     void redraw();
     void update_summary();
+    QLabel* range_label();
 
     RunCatalog* catalog_;
     HiddenView* demo_;

@@ -5,10 +5,13 @@
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
 #include "train/run_model.h"
+#include "train/timing.h"
+#include "train/typed_eval.h"
 
 namespace fone {
 namespace {
@@ -130,6 +133,60 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     m["checkpoint"] = a.checkpoint;
     m["data"] = data_file.empty() ? "test split" : data_file;
     return m;
+}
+
+json evaluate_typed_suite(const std::string& run_dir, int threads, std::size_t per_shape, std::uint64_t seed,
+                          std::size_t max_mispredictions) {
+    if (per_shape < 1 || per_shape > 100000) throw std::invalid_argument("--per-shape must be in 1..100000");
+    AnsweringRun a = open_for_answers(run_dir, threads, RunData::splits);
+    RunModel& r = a.run;
+    if (r.text || !has_typed_sums(r.config.task.kind))
+        throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a " + r.config.task_label() +
+                                    " run: the typed suite is for dec-add, int-add and sub");
+    const TaskKind task = r.config.task.kind;
+    const auto t0 = Clock::now();
+    const TypedSuiteBatches suite = encode_typed_suite(*r.scheme, task, per_shape, seed);
+    std::unordered_set<std::uint64_t> trained;
+    for (const Example& e : r.splits.train)
+        trained.insert(sum_id(task, e));
+    json shapes = json::object(), typed = json::object(), lowest;
+    double right = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < suite.shapes.size(); ++i) {
+        const std::string name = shape_name(suite.shapes[i]);
+        json m = r.scheme->evaluate(r.model, suite.batches[i], a.device, max_mispredictions);
+        const auto& examples = suite.examples[i];
+        json shown = json::array();
+        for (std::size_t k = 0; k < std::min<std::size_t>(3, examples.size()); ++k)
+            shown.push_back(examples[k].line());
+        const auto in_train = std::count_if(examples.begin(), examples.end(), [&](const Example& e) {
+            return trained.count(sum_id(task, e)) > 0;
+        });
+        json shape = {{"exact_match", m["exact_match"]},
+                      {"digit_accuracy", m["digit_accuracy"]},
+                      {"n", examples.size()},
+                      {"in_train", in_train},
+                      {"examples", shown}};
+        if (max_mispredictions > 0) shape["mispredictions"] = m["mispredictions"];
+        shapes[name] = shape;
+        typed[name] = m["exact_match"];
+        if (lowest.is_null() || m["exact_match"].get<double>() < lowest["exact_match"].get<double>())
+            lowest = {{"shape", name}, {"exact_match", m["exact_match"]}};
+        right += m["exact_match"].get<double>() * static_cast<double>(examples.size());
+        n += examples.size();
+    }
+    return {{"suite", "typed"},
+            {"task", r.config.task_label()},
+            {"seed", seed},
+            {"per_shape", per_shape},
+            {"n", n},
+            {"exact_match", n > 0 ? right / static_cast<double>(n) : 0.0},
+            {"lowest", lowest},
+            {"typed", typed},
+            {"shapes", shapes},
+            {"method", r.config.method},
+            {"checkpoint", a.checkpoint},
+            {"eval_seconds", seconds_since(t0)}};
 }
 
 json predict_run(const std::string& run_dir, const std::string& prompt, int threads) {
