@@ -34,10 +34,12 @@ bool run_has_model(const QString& dir) {
 namespace {
 
 json read_config(const QString& dir) {
-    std::ifstream in((dir + "/" + fone::kConfigFile).toStdString());
-    if (!in) return json::object();
-    const json j = json::parse(in, nullptr, false);
-    return j.is_object() ? j : json::object();
+    try {  // bounded and regular files only: a config.json that is a FIFO must not hang the window
+        const json j = fone::read_json_file((dir + "/" + fone::kConfigFile).toStdString());
+        return j.is_object() ? j : json::object();
+    } catch (const std::exception&) {
+        return json::object();
+    }
 }
 
 QString percent(double f) {

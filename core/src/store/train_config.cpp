@@ -132,6 +132,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("classify_d", c.task.classify_d);
     field("long_digits", c.task.long_digits);
     field("data", c.task.data_file);
+    field("data_digest", c.data_digest);
     field("method", c.method);
     field("train_size", c.train_size);
     field("val_size", c.val_size);

@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "fone/store/file_read.h"
 #include "tasks/line_text.h"
 
 namespace fone {
@@ -16,17 +17,15 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 }  // namespace
 
 std::vector<Example> read_dataset_file(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw DatasetError(path + ": is a directory, not a dataset file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DatasetError(path + ": cannot open the dataset file");
+    const FileRead file = read_regular_file(path, kMaxDataFileBytes);
+    if (!file.ok()) throw DatasetError(file.error);
     std::vector<Example> examples;
-    std::string line;
     std::size_t number = 0;
-    while (std::getline(in, line)) {
+    for (std::size_t pos = 0; pos < file.text.size();) {
         ++number;
-        std::string_view view(line);
+        const std::size_t nl = std::min(file.text.find('\n', pos), file.text.size());
+        std::string_view view(file.text.data() + pos, nl - pos);
+        pos = nl + 1;
         if (number == 1 && view.substr(0, kBom.size()) == kBom) view.remove_prefix(kBom.size());
         if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
         std::size_t first = 0;
@@ -39,7 +38,6 @@ std::vector<Example> read_dataset_file(const std::string& path) {
             throw DatasetError(path + ":" + std::to_string(number) + ": " + e.what());
         }
     }
-    if (in.bad()) throw DatasetError(path + ": read error after line " + std::to_string(number));
     return examples;
 }
 
