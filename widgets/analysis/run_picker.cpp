@@ -69,7 +69,8 @@ RunPicker::RunPicker(RunCatalog* catalog, QWidget* parent) : QWidget(parent), ca
     connect(browse_, &QToolButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, "Run directory", run_dir());
         if (!dir.isEmpty() && !set_run(dir))
-            combo_->setToolTip(dir + " has no model (checkpoint-best.pt or checkpoint-last.pt)");
+            combo_->setToolTip(dir +
+                               " has no model (checkpoint-best.safetensors or checkpoint-last.safetensors)");
     });
     if (catalog_) {
         connect(catalog_, &RunCatalog::loaded, this, &RunPicker::rebuild);

@@ -14,7 +14,7 @@ namespace fone::gui {
 
 class RunCatalog;
 
-// A run directory holds a model when it has checkpoint-best.pt or checkpoint-last.pt.
+// A run directory holds a model when it has checkpoint-best.safetensors or checkpoint-last.safetensors.
 bool run_has_model(const QString& dir);
 
 // A run to look inside: a combo over the catalog's runs that have a model (checkpoint) and a "…" button

@@ -49,7 +49,8 @@ FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes) {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         const bool dir = S_ISDIR(st.st_mode);
-        r.error = path + (dir ? ": is a directory" : ": not a regular file (" + std::string(file_kind(st.st_mode)) + ")");
+        r.error = path + (dir ? ": is a directory"
+                              : ": not a regular file (" + std::string(file_kind(st.st_mode)) + ")");
         ::close(fd);
         return r;
     }
@@ -89,7 +90,9 @@ std::string file_digest(const std::string& path, std::string* error) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         const int err = errno;
-        return failed(path + (err == ENOENT || err == ENOTDIR ? ": missing" : ": cannot read: " + std::string(std::strerror(err))));
+        return failed(path + (err == ENOENT || err == ENOTDIR
+                                  ? ": missing"
+                                  : ": cannot read: " + std::string(std::strerror(err))));
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -101,7 +101,8 @@ ParamCount count_params(const ModelConfig& c, int fone_width) {
 }
 
 std::uint64_t model_memory_bytes(const ModelConfig& c, int fone_width, bool training) {
-    const auto params = static_cast<std::uint64_t>(std::max<std::int64_t>(0, count_params(c, fone_width).total));
+    const auto params =
+        static_cast<std::uint64_t>(std::max<std::int64_t>(0, count_params(c, fone_width).total));
     return params * (training ? 16u : 4u);  // params <= ~10^14 here: no overflow
 }
 
@@ -131,12 +132,10 @@ void check_model_memory(const ModelConfig& c, int fone_width, bool training) {
     const std::uint64_t need = model_memory_bytes(c, fone_width, training);
     const std::uint64_t have = physical_memory_bytes();
     if (have > 0 && need > have)
-        throw std::invalid_argument(std::string("model: ") + count + " need " +
-                                    gigabytes(static_cast<double>(need)) +
-                                    (training ? " to train (weights, gradients, AdamW state)"
-                                              : " for the weights alone") +
-                                    ", more than this machine's " + gigabytes(static_cast<double>(have)) +
-                                    " of memory");
+        throw std::invalid_argument(
+            std::string("model: ") + count + " need " + gigabytes(static_cast<double>(need)) +
+            (training ? " to train (weights, gradients, AdamW state)" : " for the weights alone") +
+            ", more than this machine's " + gigabytes(static_cast<double>(have)) + " of memory");
 }
 
 double train_flops_per_example(const ModelConfig& c, int seq_len, int last_layer_positions) {

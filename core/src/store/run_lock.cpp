@@ -109,8 +109,9 @@ RunLock RunLock::acquire(const std::string& run_dir) {
     }
     // Who holds it, for the message another trainer gets. Best effort: a full disk must not stop the run
     // here (the lock itself is held either way).
-    const std::string who = json{{"pid", static_cast<int>(::getpid())}, {"host", host_name()},
-                                 {"since", utc_now_iso()}}.dump() + "\n";
+    const std::string who =
+        json{{"pid", static_cast<int>(::getpid())}, {"host", host_name()}, {"since", utc_now_iso()}}.dump() +
+        "\n";
     if (::ftruncate(fd, 0) == 0) (void)::pwrite(fd, who.data(), who.size(), 0);
     return RunLock(fd);
 }

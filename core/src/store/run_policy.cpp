@@ -142,7 +142,8 @@ std::string settings_difference(const json& stored, const TrainConfig& wanted) {
     for (auto it = want.begin(); it != want.end(); ++it) {
         if (it.key() == "name" || it.key() == "threads") continue;  // threads change speed, not results
         if (it.key() == "data_digest" && it->get<std::string>().empty()) continue;  // recorded at the start
-        if (it.key() == "data" && stored.is_object() && stored.contains("data") && stored["data"].is_string() &&
+        if (it.key() == "data" && stored.is_object() && stored.contains("data") &&
+            stored["data"].is_string() &&
             same_file_name(stored["data"].get<std::string>(), it->get<std::string>()))
             continue;
         const bool has = stored.is_object() && stored.contains(it.key());

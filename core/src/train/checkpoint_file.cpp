@@ -117,7 +117,8 @@ int64_t whole_field(const Checkpoint& c, const json& j, const char* key) {
 
 double number_field(const Checkpoint& c, const json& j, const char* key) {
     const auto it = j.find(key);
-    if (it == j.end() || !it->is_number()) corrupt(c.path, std::string("times '") + key + "' is not a number");
+    if (it == j.end() || !it->is_number())
+        corrupt(c.path, std::string("times '") + key + "' is not a number");
     return it->get<double>();
 }
 
@@ -163,11 +164,14 @@ void read_meta(Checkpoint& c) {
 const st::TensorInfo& expect_tensor(const Checkpoint& c, const std::string& name, torch::ScalarType dtype,
                                     const std::vector<int64_t>& shape) {
     const st::TensorInfo* t = c.file->find(name);
-    if (!t) throw RunError(c.path + ": the weights do not match the model of its config (" + name + " is missing)");
+    if (!t)
+        throw RunError(c.path + ": the weights do not match the model of its config (" + name +
+                       " is missing)");
     if (t->dtype != file_dtype(dtype) || t->shape != shape)
         throw RunError(c.path + ": the weights do not match the model of its config (" + name + " is " +
-                       std::string(st::dtype_name(t->dtype)) + " " + shape_text(t->shape) + ", the config makes " +
-                       std::string(st::dtype_name(file_dtype(dtype))) + " " + shape_text(shape) + ")");
+                       std::string(st::dtype_name(t->dtype)) + " " + shape_text(t->shape) +
+                       ", the config makes " + std::string(st::dtype_name(file_dtype(dtype))) + " " +
+                       shape_text(shape) + ")");
     return *t;
 }
 
@@ -257,7 +261,8 @@ void load_weights(const Checkpoint& c, FoneTransformer& model) {
 }
 
 void load_optimizer(const Checkpoint& c, FoneTransformer& model, torch::optim::AdamW& opt) {
-    if (!c.has_optimizer) throw RunError(c.path + ": holds no optimiser state (an exported model): it cannot be resumed");
+    if (!c.has_optimizer)
+        throw RunError(c.path + ": holds no optimiser state (an exported model): it cannot be resumed");
     struct Found {
         torch::Tensor param;
         const st::TensorInfo *avg, *avg_sq, *step;
@@ -297,9 +302,11 @@ void load_optimizer(const Checkpoint& c, FoneTransformer& model, torch::optim::A
 
 RunError legacy_checkpoint_error(const std::string& path) {
     const fs::path p(path);
-    return RunError(path + ": a checkpoint of an older fone (a LibTorch archive, which can run code when it is opened): "
-                    "not opened. If you trust where it came from, convert the run once: fone runs convert " +
-                    p.parent_path().string() + " --trust");
+    return RunError(
+        path +
+        ": a checkpoint of an older fone (a LibTorch archive, which can run code when it is opened): "
+        "not opened. If you trust where it came from, convert the run once: fone runs convert " +
+        p.parent_path().string() + " --trust");
 }
 
 std::string model_checkpoint(const std::string& run_dir) {

@@ -40,8 +40,8 @@ struct Checkpoint {
     std::string path;
     TrainConfig config;
     Position pos;
-    std::string identity;        // the run it belongs to (run_identity)
-    bool has_optimizer = false;  // AdamW's state is in it (a training checkpoint)
+    std::string identity;                   // the run it belongs to (run_identity)
+    bool has_optimizer = false;             // AdamW's state is in it (a training checkpoint)
     std::optional<safetensors::File> file;  // the tensors, memory-mapped (always set by open_checkpoint)
 };
 

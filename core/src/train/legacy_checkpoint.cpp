@@ -20,7 +20,8 @@ using nlohmann::json;
 
 std::string tensor_string(const torch::Tensor& t) {
     auto c = t.contiguous().to(torch::kCPU);
-    return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()), static_cast<std::size_t>(c.numel()));
+    return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()),
+                       static_cast<std::size_t>(c.numel()));
 }
 
 // What the archive's meta tensors say (the format of checkpoint files before safetensors: format 1).
@@ -37,8 +38,9 @@ LegacyMeta read_legacy_meta(torch::serialize::InputArchive& archive, const std::
     archive.read("meta.config", config);
     archive.read("meta.position", position);
     archive.read("meta.times", times);
-    if (config.scalar_type() != torch::kUInt8 || config.dim() != 1 || position.scalar_type() != torch::kInt64 ||
-        position.numel() != 3 || times.scalar_type() != torch::kFloat64 || times.numel() != 4)
+    if (config.scalar_type() != torch::kUInt8 || config.dim() != 1 ||
+        position.scalar_type() != torch::kInt64 || position.numel() != 3 ||
+        times.scalar_type() != torch::kFloat64 || times.numel() != 4)
         throw RunError(path + ": corrupt checkpoint (its meta tensors have the wrong type or length)");
     LegacyMeta m;
     m.config = TrainConfig::from_json(json::parse(tensor_string(config)));
@@ -71,7 +73,10 @@ json convert_one(const std::string& run_dir, const std::string& from, const std:
             opt->load(opt_archive);
         }
         save_checkpoint(to, r.model, opt.get(), r.config, m.pos, identity);
-        return {{"from", from}, {"to", to}, {"step", m.pos.step}, {"optimizer", opt != nullptr},
+        return {{"from", from},
+                {"to", to},
+                {"step", m.pos.step},
+                {"optimizer", opt != nullptr},
                 {"weights_digest", weights_digest(r.model)}};
     } catch (const RunError&) {
         throw;

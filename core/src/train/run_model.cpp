@@ -151,7 +151,8 @@ RunModel open_model(TrainConfig config, const std::string& run_dir, RunData data
 
 }  // namespace
 
-RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData data, const Checkpoint* weights) {
+RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData data,
+                        const Checkpoint* weights) {
     RunModel r = open_model(std::move(config), run_dir, data, weights != nullptr);
     if (weights) load_weights(*weights, r.model);
     return r;

@@ -37,7 +37,7 @@ struct RunModel {
     std::unique_ptr<NumberScheme> scheme;
     const TextLmScheme* text = nullptr;  // the scheme of a text run; nullptr for an arithmetic run
     FoneTransformer model{nullptr};      // on the CPU
-    std::string data_note;  // "" or why the run's data file is not the one it was trained on
+    std::string data_note;               // "" or why the run's data file is not the one it was trained on
 };
 
 // A run's model from its config:

@@ -233,9 +233,11 @@ void Trainer::announce(bool resumed) {
     write_status(dir_, kStatusRunning, resumed ? "resumed" : "",
                  {{"step", pos_.step}, {"epoch", pos_.epoch}});
     if (resumed) {
-        // A last line cut short (a power cut, a full disk) is removed first: new lines start lines of their own.
+        // A last line cut short (a power cut, a full disk) is removed first: new lines start lines of their
+        // own.
         json record = {{"event", "resume"}, {"step", pos_.step}};
-        if (const std::size_t cut = repair_jsonl_tail(path(kMetricsFile)); cut > 0) record["repaired_tail_bytes"] = cut;
+        if (const std::size_t cut = repair_jsonl_tail(path(kMetricsFile)); cut > 0)
+            record["repaired_tail_bytes"] = cut;
         append_jsonl(path(kMetricsFile), record);
     }
     emit(start_event(resumed), false);

@@ -10,10 +10,10 @@
 namespace fone {
 
 // The largest file of each kind that is read.
-inline constexpr std::uint64_t kMaxJsonFileBytes = 64ull << 20;      // config.json, status.json, config files
-inline constexpr std::uint64_t kMaxMetricsFileBytes = 1ull << 30;    // metrics.jsonl
-inline constexpr std::uint64_t kMaxDataFileBytes = 2ull << 30;       // dataset files, text corpora
-inline constexpr std::uint64_t kMaxSmallFileBytes = 1ull << 20;      // a lock file, /proc entries
+inline constexpr std::uint64_t kMaxJsonFileBytes = 64ull << 20;    // config.json, status.json, config files
+inline constexpr std::uint64_t kMaxMetricsFileBytes = 1ull << 30;  // metrics.jsonl
+inline constexpr std::uint64_t kMaxDataFileBytes = 2ull << 30;     // dataset files, text corpora
+inline constexpr std::uint64_t kMaxSmallFileBytes = 1ull << 20;    // a lock file, /proc entries
 
 // What read_regular_file found: the bytes, or why not (one line that names the file).
 struct FileRead {

@@ -13,7 +13,7 @@ namespace fone {
 struct LockHolder {
     int pid = 0;
     std::string host;
-    std::string since;  // UTC, ISO 8601
+    std::string since;         // UTC, ISO 8601
     std::string text() const;  // "process 1234 on host vm since 2026-11-22T04:15:02Z"
 };
 

@@ -106,7 +106,8 @@ struct TensorData {
 // Writes a file atomically: to path.tmp-<pid> in the same folder, fsync, rename. The header is padded with
 // spaces to a multiple of 8 bytes (aligned data). A write that fails (a full disk) removes the temporary
 // file and throws Error naming the file, the reason and the free space left on its filesystem
-// (fone::free_space_text); the file at `path`, if any, is untouched. Names must be unique and not "__metadata__"; nbytes must match the shape.
+// (fone::free_space_text); the file at `path`, if any, is untouched. Names must be unique and not
+// "__metadata__"; nbytes must match the shape.
 void write(const std::string& path, const std::vector<TensorData>& tensors,
            const std::map<std::string, std::string>& metadata = {});
 
