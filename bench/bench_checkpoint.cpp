@@ -1,7 +1,12 @@
-// Checkpoint save and load times and file sizes: a training checkpoint (weights + AdamW state after one
-// step) of the default model and of the paper's level 4, written and read back as a resume does.
+// Checkpoint save and load times and file sizes, before and after issue 13, in one process: a training
+// checkpoint (weights + AdamW state after one step) of the default model and of the paper's levels 2 and 4,
+// written and read back as a resume does, as the LibTorch archive of older builds (CRC check + archive
+// reader, the code path before issue 13) and as the safetensors file of this build.
 //   build/bin/bench_checkpoint [repeats] [dir]
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +18,7 @@
 #include "fone/store/train_config.h"
 #include "train/checkpoint_file.h"
 #include "train/model.h"
+#include "train/zip_integrity.h"
 
 namespace {
 
@@ -32,27 +38,56 @@ void bench(const char* label, fone::TrainConfig c, int repeats, const std::strin
     opt.step();
     fone::Position pos;
     pos.step = 1;
-    const std::string path = dir + "/bench-checkpoint";
-    double save = 1e9, load = 1e9;
+    const std::string path = dir + "/bench-checkpoint.safetensors", legacy = dir + "/bench-checkpoint.pt";
+    double save = 1e9, load = 1e9, old_save = 1e9, old_load = 1e9;
     for (int k = 0; k < repeats; ++k) {
+        // Before: the LibTorch archive (as save_checkpoint wrote it: tmp, fsync, rename).
         auto t0 = Clock::now();
-        fone::save_checkpoint(path, model, &opt, c, pos);
+        {
+            torch::serialize::OutputArchive archive, opt_archive;
+            model->save(archive);
+            opt.save(opt_archive);
+            archive.write("optimizer", opt_archive);
+            archive.save_to(legacy + ".tmp");
+            const int fd = ::open((legacy + ".tmp").c_str(), O_RDONLY);
+            ::fsync(fd);
+            ::close(fd);
+            std::filesystem::rename(legacy + ".tmp", legacy);
+        }
+        old_save = std::min(old_save, since(t0));
+        {
+            fone::FoneTransformer other(c.model, fone::ModelHeads{});
+            torch::optim::AdamW opt2(other->parameters(), torch::optim::AdamWOptions(1e-3));
+            t0 = Clock::now();
+            if (!fone::detail::zip_problem(legacy).empty()) std::abort();
+            torch::serialize::InputArchive archive, opt_archive;
+            archive.load_from(legacy);
+            other->load(archive);
+            archive.read("optimizer", opt_archive);
+            opt2.load(opt_archive);
+            old_load = std::min(old_load, since(t0));
+        }
+        // After: safetensors.
+        t0 = Clock::now();
+        fone::save_checkpoint(path, model, &opt, c, pos, "0123456789abcdef");
         save = std::min(save, since(t0));
         fone::FoneTransformer other(c.model, fone::ModelHeads{});
         torch::optim::AdamW opt2(other->parameters(), torch::optim::AdamWOptions(1e-3));
         t0 = Clock::now();
-        fone::Checkpoint ck = fone::open_checkpoint(path);
+        const fone::Checkpoint ck = fone::open_checkpoint(path);
         fone::load_weights(ck, other);
-        torch::serialize::InputArchive oa;
-        ck.archive.read("optimizer", oa);
-        opt2.load(oa);
+        fone::load_optimizer(ck, other, opt2);
         load = std::min(load, since(t0));
+        if (fone::weights_digest(other) != fone::weights_digest(model)) std::abort();
     }
-    const auto bytes = std::filesystem::file_size(path);
-    std::printf("%-22s %10lld params  file %9.1f KB  save %7.1f ms  load %7.1f ms (best of %d)\n", label,
-                static_cast<long long>(fone::param_count(model).total), bytes / 1024.0, 1e3 * save,
-                1e3 * load, repeats);
+    const auto bytes = std::filesystem::file_size(path), old_bytes = std::filesystem::file_size(legacy);
+    std::printf(
+        "%-24s %9lld params | .pt %9.1f KB save %7.1f ms load %7.1f ms | .safetensors %9.1f KB save "
+        "%7.1f ms load %7.1f ms (best of %d)\n",
+        label, static_cast<long long>(fone::param_count(model).total), old_bytes / 1024.0, 1e3 * old_save,
+        1e3 * old_load, bytes / 1024.0, 1e3 * save, 1e3 * load, repeats);
     std::filesystem::remove(path);
+    std::filesystem::remove(legacy);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 //     refused at once; `fone train | head -1` trains to the end; eval/predict create no store
 //   ctest --test-dir build -R test_safe_runs --output-on-failure
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <QDir>
@@ -161,8 +162,8 @@ class TestSafeRuns : public QObject {
         QVERIFY(copy_dir(good_, stale));
         QFile::remove(stale + "/" + fone::kSummaryFile);
         write_file(stale + "/" + fone::kStatusFile,
-                   QByteArray(R"({"status": "running", "pid": 1, "host": ")") +
-                       QByteArray::fromStdString(fone::host_name()) + R"(", "step": 4, "epoch": 1})");
+                   QByteArray("{\"status\": \"running\", \"pid\": 1, \"host\": \"") +
+                       QByteArray::fromStdString(fone::host_name()) + "\", \"step\": 4, \"epoch\": 1}");
         QVERIFY(QFile::exists(stale + "/" + fone::kLockFile));
         const Result r = run_fone({"runs", "show", "stale", "--runs-dir", runs_});
         QVERIFY2(r.code == 0, r.err.constData());
@@ -207,7 +208,7 @@ class TestSafeRuns : public QObject {
         const Result zero =
             run_fone({"train", "--task", "file", "--data", "/dev/zero", "--runs-dir", runs_}, {}, 20000);
         QVERIFY2(zero.code != 0 && zero.err.contains("not a regular file"), zero.err.constData());
-        const Result huge = run_fone({"train", "--task", "dec-add", "--hidden", "65536", "--layers", "1024",
+        const Result huge = run_fone({"train", "--task", "dec-add", "--hidden", "65536", "--layers", "256",
                                       "--intermediate", "1048576", "--heads", "64", "--kv-heads", "64",
                                       "--head-dim", "1024", "--runs-dir", runs_, "--name", "huge"},
                                      {}, 60000);
@@ -235,13 +236,36 @@ class TestSafeRuns : public QObject {
             QVERIFY(r.code != 0);
         }
         QVERIFY(!QDir(dir_.path() + "/no").exists());
-        for (const QString& name : {QString("x.tmp-5"), QString::fromLatin1("bad\xff")}) {
-            QStringList args = tiny_args(runs_, "n");
-            args[args.indexOf("n")] = name;
-            const Result r = run_fone(args);
-            QCOMPARE(r.code, 2);
-            QVERIFY2(r.err.count('\n') == 1 && r.err.contains("run name"), r.err.constData());
-        }
+        // (Invalid UTF-8, which a QProcess argument cannot carry, is checked in test_run_store.)
+        QStringList args = tiny_args(runs_, "n");
+        args[args.indexOf("n")] = "x.tmp-5";
+        const Result r = run_fone(args);
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.count('\n') == 1 && r.err.contains("run name"), r.err.constData());
+        QVERIFY(!QDir(runs_).entryList().join(' ').contains("x.tmp"));
+    }
+
+    // A data file is stored as an absolute path with its digest: eval says when it changed since.
+    void data_file_absolute_with_digest() {
+        QVERIFY(QDir::setCurrent(dir_.path()));
+        QByteArray lines;
+        for (int i = 0; i < 200; ++i)
+            lines += QByteArray::number(i) + "+" + QByteArray::number(i * 7 % 100) + "=" +
+                     QByteArray::number(i + i * 7 % 100) + "\n";
+        write_file(dir_.path() + "/sums.txt", lines);
+        QStringList args = tiny_args(runs_, "filed");
+        args[args.indexOf("dec-add")] = "file";
+        args << "--data"
+             << "sums.txt";
+        const Result r = run_fone(args);
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject config = read_json(runs_ + "/filed/" + fone::kConfigFile);
+        QCOMPARE(config["data"].toString(), QDir(dir_.path()).absoluteFilePath("sums.txt"));
+        QCOMPARE(config["data_digest"].toString().size(), 16);
+        write_file(dir_.path() + "/sums.txt", lines + "1+1=2\n");
+        const Result e = run_fone({"eval", "--run", runs_ + "/filed", "--threads", "1"});
+        QVERIFY2(e.code == 0, e.err.constData());
+        QVERIFY2(first_line(e.out)["data_note"].toString().contains("changed"), e.out.constData());
     }
 
     // A real full disk: a tmpfs filled so that N bytes are free, for several N across the run's writes.
@@ -253,8 +277,9 @@ class TestSafeRuns : public QObject {
             QSKIP("cannot mount a tmpfs here");
         const auto unmount = qScopeGuard([&] { ::umount(mnt.toLocal8Bit().constData()); });
         int stopped = 0, resumed = 0;
+        QStringList outcomes;  // per fill level, for docs/reliability.md
         // From nothing free to enough for a few checkpoints: each level stops the run at another write.
-        for (const int free_kb : {0, 8, 24, 40, 56, 72, 100, 140, 200, 300}) {
+        for (const int free_kb : {0, 8, 24, 40, 56, 72, 88, 100, 112, 124, 140, 200}) {
             const QString runs = mnt + "/runs", filler = mnt + "/filler";
             QDir(runs).removeRecursively();
             QFile::remove(filler);
@@ -273,11 +298,15 @@ class TestSafeRuns : public QObject {
             const QString run = runs + "/v";
             if (r.code == 0) {  // enough space
                 QCOMPARE(last_digest(r.out), digest_);
+                outcomes << QString("%1 KB: finished").arg(free_kb);
                 continue;
             }
             QVERIFY2(r.code == 1 || r.code == 2, r.err.constData());
             QVERIFY2(r.err.count('\n') == 1 && r.err.contains("No space left"), r.err.constData());
-            if (!QFile::exists(run + "/" + fone::kConfigFile)) continue;  // not even the run could be made
+            if (!QFile::exists(run + "/" + fone::kConfigFile)) {  // not even the run could be made
+                outcomes << QString("%1 KB: refused at start").arg(free_kb);
+                continue;
+            }
             ++stopped;
             QVERIFY2(temporaries(run).isEmpty(), qPrintable(temporaries(run).join(' ')));
             const Result show = run_fone({"runs", "show", "v", "--runs-dir", runs});
@@ -289,11 +318,16 @@ class TestSafeRuns : public QObject {
                 const Result e = run_fone({"eval", "--run", run, "--threads", "1"});
                 QVERIFY2(e.code == 0, e.err.constData());  // the checkpoint left is whole
             }
+            const bool had_checkpoint = QFile::exists(run + "/" + fone::kLastCheckpoint);
             const Result again = run_fone({"train", "--resume", run, "--threads", "1"});
             QVERIFY2(again.code == 0, again.err.constData());
             QCOMPARE(last_digest(again.out), digest_);
             ++resumed;
+            outcomes << QString("%1 KB: stopped (%2, %3), resumed to the digest")
+                            .arg(free_kb)
+                            .arg(status, had_checkpoint ? "a checkpoint left" : "no checkpoint yet");
         }
+        qInfo("%s", qPrintable(outcomes.join("; ")));
         qInfo("full disk: %d fill levels stopped the run cleanly, %d resumed to the uninterrupted digest",
               stopped, resumed);
         QVERIFY(stopped >= 3);

@@ -8,6 +8,7 @@
 
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
+#include "fone/tasks/expression.h"
 #include "train/run_model.h"
 
 namespace fone {
@@ -129,6 +130,8 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     m["method"] = a.run.config.method;
     m["checkpoint"] = a.checkpoint;
     m["data"] = data_file.empty() ? "test split" : data_file;
+    // The test split of a file task comes from the run's data file: say when it is not the one trained on.
+    if (data_file.empty() && !a.run.data_note.empty()) m["data_note"] = a.run.data_note;
     return m;
 }
 
@@ -138,6 +141,7 @@ json predict_run(const std::string& run_dir, const std::string& prompt, int thre
     if (r.text)
         throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a text run (task " +
                                     r.config.text_task + "): ask it with fone generate --run RUN \"PROMPT\"");
+    parse_prompt(prompt);  // a whole question ("1+2", "5" and "1+2=3=4+5" are not): refused with why
     const Batch b = r.scheme->encode_prompt(prompt);
     json out = r.scheme->explain(r.model, to_device(b, a.device));
     json tokens = json::array();
