@@ -245,6 +245,26 @@ class TestSafeRuns : public QObject {
         QVERIFY(!QDir(runs_).entryList().join(' ').contains("x.tmp"));
     }
 
+    // What an error echoes of the user's input is cut and escaped, and a bad data line is named file:line.
+    void echoed_input_is_cut_and_escaped() {
+        const QString esc = dir_.path() + "/esc.txt";
+        write_file(esc, "1+2=3\n\x1b[31mred+1=2\n");
+        const Result e = run_fone({"eval", "--run", good_, "--data", esc});
+        QVERIFY(e.code != 0);
+        QVERIFY2(e.err.contains("esc.txt:2:") && e.err.contains("\\x1b[31m") && !e.err.contains('\x1b'),
+                 e.err.constData());
+        write_file(dir_.path() + "/big.txt", "1+2=3\n# a comment\n99999999+1=100000000\n");
+        const Result big = run_fone({"eval", "--run", good_, "--data", dir_.path() + "/big.txt"});
+        QVERIFY2(big.code != 0 && big.err.contains("big.txt:3: number 99999999"), big.err.constData());
+        const Result p = run_fone({"predict", "--run", good_, "1+" + QString(100000, 'x') + "="});
+        QVERIFY(p.code != 0);
+        QVERIFY2(p.err.size() < 400 && p.err.count('\n') == 1, p.err.left(400).constData());
+        for (const QString& prompt : {QString("1+2"), QString("5"), QString("1+2=3=4+5")}) {
+            const Result q = run_fone({"predict", "--run", good_, prompt});
+            QVERIFY2(q.code != 0 && q.out.isEmpty(), qPrintable(prompt));
+        }
+    }
+
     // A data file is stored as an absolute path with its digest: eval says when it changed since.
     void data_file_absolute_with_digest() {
         QVERIFY(QDir::setCurrent(dir_.path()));

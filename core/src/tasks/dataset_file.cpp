@@ -16,7 +16,7 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 }  // namespace
 
-std::vector<Example> read_dataset_file(const std::string& path) {
+std::vector<Example> read_dataset_file(const std::string& path, std::vector<std::size_t>* line_numbers) {
     const FileRead file = read_regular_file(path, kMaxDataFileBytes);
     if (!file.ok()) throw DatasetError(file.error);
     std::vector<Example> examples;
@@ -34,6 +34,7 @@ std::vector<Example> read_dataset_file(const std::string& path) {
         if (first == view.size() || view[first] == '#') continue;
         try {
             examples.push_back(parse_example_line(view));
+            if (line_numbers) line_numbers->push_back(number);
         } catch (const DatasetError& e) {
             throw DatasetError(path + ":" + std::to_string(number) + ": " + e.what());
         }

@@ -47,9 +47,25 @@ json evaluate_text(AnsweringRun& a, const std::string& data_file, std::size_t ma
 json evaluate_arithmetic(AnsweringRun& a, const std::string& run_dir, const std::string& data_file,
                          std::size_t max_mispredictions) {
     RunModel& r = a.run;
-    const std::vector<Example> examples = data_file.empty() ? r.splits.test : read_dataset_file(data_file);
+    std::vector<std::size_t> lines;
+    const std::vector<Example> examples =
+        data_file.empty() ? r.splits.test : read_dataset_file(data_file, &lines);
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
-    json m = r.scheme->evaluate(r.model, r.scheme->encode(examples), a.device, max_mispredictions);
+    Batch batch;
+    try {
+        batch = r.scheme->encode(examples);
+    } catch (const NumberError& e) {
+        if (data_file.empty()) throw;
+        // A line read well whose numbers the model cannot take (more digits than its slots): name it.
+        for (std::size_t i = 0; i < examples.size(); ++i)
+            try {
+                r.scheme->encode({examples[i]});
+            } catch (const NumberError& one) {
+                throw NumberError(data_file + ":" + std::to_string(lines[i]) + ": " + one.what());
+            }
+        throw;
+    }
+    json m = r.scheme->evaluate(r.model, batch, a.device, max_mispredictions);
     m["tokens_per_number"] = tokens_per_number(*r.scheme, examples);
     m["epoch_seconds"] = recorded_eval_field(run_dir, "epoch_seconds");
     m["epoch_cpu_seconds"] = recorded_eval_field(run_dir, "epoch_cpu_seconds");
