@@ -72,7 +72,8 @@ void write_file(const std::string& bytes) {
 
 // The seed's data section behind a new header (the length prefix is little-endian u64).
 std::string with_header(const json& header) {
-    const std::string text = header.dump();
+    // Invalid UTF-8 from the fuzzer in a metadata value: replaced (raw mode feeds arbitrary header bytes).
+    const std::string text = header.dump(-1, ' ', false, json::error_handler_t::replace);
     std::uint64_t n = 0;
     std::memcpy(&n, g_seed_bytes.data(), 8);
     std::string out(8, '\0');
