@@ -148,9 +148,13 @@ class TestSafeRuns : public QObject {
 
     // One trainer per run: a second is refused naming the holder.
     void second_trainer_refused() {
-        const fone::RunLock lock = fone::RunLock::acquire(good_.toStdString());
+        const QString run = runs_ + "/locked";
+        QVERIFY(copy_dir(good_, run));
+        QFile::remove(run + "/" + fone::kSummaryFile);
+        write_file(run + "/" + fone::kStatusFile, R"({"status": "interrupted", "pid": 0})");
+        const fone::RunLock lock = fone::RunLock::acquire(run.toStdString());
         QVERIFY(lock.held());
-        const Result r = run_fone({"train", "--resume", good_});
+        const Result r = run_fone({"train", "--resume", run});
         QVERIFY2(r.code != 0, r.out.constData());
         QVERIFY2(r.err.contains("process " + QByteArray::number(::getpid())), r.err.constData());
     }

@@ -504,8 +504,9 @@ void remove_stale_temporaries(const std::string& run_dir) {
 // finished run or one training in a live process is refused; a run killed before its first checkpoint has
 // nothing to lose and starts again from its config.json (nullopt); any other continues from its last
 // checkpoint. The checkpoint is opened first: a damaged one is the error even when the run has finished.
-// The caller holds the run's lock, so a "running" status.json is a dead process's.
-std::optional<Checkpoint> resume_point(const std::string& run_dir) {
+// holding_lock: the caller holds the run's lock, so a "running" status.json is a dead process's; without it
+// a "running" run is not refused here (the lock decides, and names the holder).
+std::optional<Checkpoint> resume_point(const std::string& run_dir, bool holding_lock) {
     const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
     const std::string legacy = (fs::path(run_dir) / kLegacyLastCheckpoint).string();
     std::optional<Checkpoint> c;
@@ -516,9 +517,10 @@ std::optional<Checkpoint> resume_point(const std::string& run_dir) {
     }
     RunWish wish;
     wish.goal = RunGoal::resume;
-    wish.holding_lock = true;
+    wish.holding_lock = holding_lock;
     const RunDecision d = decide_run(run_dir, wish);
-    if (d.action == RunAction::refuse) throw RunError(d.reason);
+    if (d.action == RunAction::refuse && (holding_lock || d.status != kStatusRunning))
+        throw RunError(d.reason);
     if (d.action == RunAction::restart) return std::nullopt;
     return c;
 }
@@ -563,10 +565,13 @@ TrainOutcome train_new(const TrainConfig& wanted, RunStore& store, const EventSi
 }
 
 TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads) {
+    // Refusals that need no lock (a finished run, a damaged or older checkpoint) come first: a refused
+    // command writes nothing, not even the lock file.
+    (void)resume_point(run_dir, false);
     // One process trains a run: a second one is refused here, naming the first.
     const RunLock lock = RunLock::acquire(run_dir);
     remove_stale_temporaries(run_dir);
-    std::optional<Checkpoint> c = resume_point(run_dir);
+    std::optional<Checkpoint> c = resume_point(run_dir, true);
     if (!c) return restart_from_config(run_dir, sink, threads);
     if (threads >= 0) c->config.threads = threads;
     return train_in(c->config, run_dir, sink, &*c);
