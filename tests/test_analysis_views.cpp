@@ -261,7 +261,7 @@ class TestAnalysisViews : public QObject {
 
     void hidden_view_survives_a_broken_run_and_no_program() {
         QTemporaryDir broken;
-        QFile f(broken.path() + "/checkpoint-best.pt");
+        QFile f(broken.path() + "/checkpoint-best.safetensors");
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("not a checkpoint");
         f.close();

@@ -75,7 +75,7 @@ QByteArray train_until_checkpoint(const QStringList& args, const QStringList& en
     p.waitForStarted();
     QElapsedTimer t;
     t.start();
-    while (!QFile::exists(run_dir + "/checkpoint-last.pt") && t.elapsed() < 300000)
+    while (!QFile::exists(run_dir + "/checkpoint-last.safetensors") && t.elapsed() < 300000)
         QThread::msleep(20);
     ::kill(static_cast<pid_t>(p.processId()), SIGTERM);
     p.waitForFinished(120000);
@@ -147,14 +147,14 @@ class TestCuda : public QObject {
         const QByteArray first = train_until_checkpoint(args, kNoGpu, dir);
         QCOMPARE(last_event(first, "start")["device"].toString(), QString("cpu"));
         QCOMPARE(last_event(first, "end")["status"].toString(), QString("stopped"));
-        const QDateTime cpu_checkpoint = QFileInfo(dir + "/checkpoint-last.pt").lastModified();
+        const QDateTime cpu_checkpoint = QFileInfo(dir + "/checkpoint-last.safetensors").lastModified();
         // On the GPU (device auto), until it has written a checkpoint of its own.
         QProcess p;
         p.start(QStringLiteral(FONE_BIN_DIR "/fone"), {"train", "--resume", dir});
         p.waitForStarted();
         QElapsedTimer t;
         t.start();
-        while (QFileInfo(dir + "/checkpoint-last.pt").lastModified() == cpu_checkpoint &&
+        while (QFileInfo(dir + "/checkpoint-last.safetensors").lastModified() == cpu_checkpoint &&
                t.elapsed() < 300000)
             QThread::msleep(20);
         ::kill(static_cast<pid_t>(p.processId()), SIGTERM);

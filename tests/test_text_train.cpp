@@ -401,8 +401,9 @@ class TestTextTrain : public QObject {
         QVERIFY(progress >= 1);
         reference_digest_ = ev.last()["weights_digest"].toString();
         const QString run_dir = runs() + "/wp";
-        for (const char* f : {"config.json", "status.json", "metrics.jsonl", "summary.json",
-                              "checkpoint-last.pt", "checkpoint-best.pt", "tokenizer.model"})
+        for (const char* f :
+             {"config.json", "status.json", "metrics.jsonl", "summary.json", "checkpoint-last.safetensors",
+              "checkpoint-best.safetensors", "tokenizer.model"})
             QVERIFY2(QFile::exists(run_dir + "/" + f), f);
         QCOMPARE(read_json(run_dir + "/config.json")["task"].toString(), QString("word-problems"));
         QCOMPARE(read_json(run_dir + "/status.json")["status"].toString(), QString("finished"));
@@ -437,7 +438,7 @@ class TestTextTrain : public QObject {
         // The checkpoint of the run above, opened with the run's tokenizer: the weights the run ended on.
         const QString run_dir = runs() + "/wp";
         const QJsonObject summary = read_json(run_dir + "/summary.json");
-        const nlohmann::json j = inspect_checkpoint((run_dir + "/checkpoint-last.pt").toStdString());
+        const nlohmann::json j = inspect_checkpoint((run_dir + "/checkpoint-last.safetensors").toStdString());
         QCOMPARE(QString::fromStdString(j["config"]["task"].get<std::string>()), QString("word-problems"));
         QCOMPARE(j["step"].get<int64_t>(), static_cast<int64_t>(summary["step"].toInteger()));
         QCOMPARE(j["params"].get<int64_t>(), static_cast<int64_t>(summary["params"].toInteger()));
@@ -447,9 +448,10 @@ class TestTextTrain : public QObject {
         // file.
         const QString alone = dir_.path() + "/alone";
         QVERIFY(QDir().mkpath(alone));
-        QVERIFY(QFile::copy(run_dir + "/checkpoint-last.pt", alone + "/checkpoint-last.pt"));
+        QVERIFY(
+            QFile::copy(run_dir + "/checkpoint-last.safetensors", alone + "/checkpoint-last.safetensors"));
         try {
-            inspect_checkpoint((alone + "/checkpoint-last.pt").toStdString());
+            inspect_checkpoint((alone + "/checkpoint-last.safetensors").toStdString());
             QFAIL("no error");
         } catch (const RunError& e) {
             QVERIFY2(QString(e.what()).contains("tokenizer.model: missing"), e.what());
@@ -519,7 +521,7 @@ class TestTextTrain : public QObject {
         QVERIFY(p->waitForStarted());
         QElapsedTimer t;
         t.start();
-        while (!QFile::exists(run_dir + "/checkpoint-last.pt") && t.elapsed() < 120000)
+        while (!QFile::exists(run_dir + "/checkpoint-last.safetensors") && t.elapsed() < 120000)
             QThread::msleep(20);
         p->kill();  // SIGKILL
         QVERIFY(p->waitForFinished(10000));

@@ -24,6 +24,7 @@
 
 #include "command_support.h"
 #include "fone/analysis/analysis.h"
+#include "fone/store/file_read.h"
 #include "json_io.h"
 #ifdef FONE_WITH_TORCH
 #include "fone/store/run_store.h"
@@ -267,11 +268,9 @@ void write_json_and_png(json& j, const std::string& out_dir, const std::string& 
 
 // The whole of a file.
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    FileRead file = read_regular_file(path, kMaxDataFileBytes);
+    if (!file.ok()) throw std::runtime_error(file.error);
+    return std::move(file.text);
 }
 
 // The whole of a file, or of standard input for "-".

@@ -33,9 +33,10 @@
 // (--dry-run shows the action each cell would get):
 //   finished                 skip
 //   absent                   start (also a cell whose process failed before making its run: a bad option)
-//   stopped / interrupted    resume: `fone train --resume RUN`; without checkpoint-last.pt (killed before
+//   stopped / interrupted    resume: `fone train --resume RUN`; without checkpoint-last.safetensors (killed
+//   before
 //                            its first checkpoint), restart: the directory is deleted and the cell started
-//   broken                   restart without checkpoint-last.pt, else as failed
+//   broken                   restart without checkpoint-last.safetensors, else as failed
 //   failed                   leave: reported, not run; with --retry-failed, retry: the run directory is
 //                            renamed RUN.failed-<k> (kept, not deleted) and the cell started again
 //   running, alive, here     wait: it holds a slot until it ends, then is handled by the state it ends in

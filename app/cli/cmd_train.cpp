@@ -171,6 +171,9 @@ int run_train(TrainOptions& o) {
         f();
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
+    // `fone train ... | head -1`: a reader that goes away must not kill the run. Writes to the closed pipe
+    // then fail (std::cout stops printing) and training goes on to its end.
+    std::signal(SIGPIPE, SIG_IGN);
     const EventSink sink = make_sink();
     TrainOutcome out;
     if (!o.resume.empty()) {
@@ -188,7 +191,7 @@ int run_train(TrainOptions& o) {
                 "drop the other options (" +
                 (keys.empty() ? std::string("--config/--periods") : keys) + ")");
         }
-        out = train_resume(open_store(o.runs_dir, true).resolve(o.resume), sink, threads);
+        out = train_resume(open_store(o.runs_dir, false).resolve(o.resume), sink, threads);
     } else {
         const TrainConfig config = resolve_options(o);
         RunStore store = open_store(o.runs_dir, true);
@@ -294,7 +297,8 @@ void add_train_commands(CLI::App& app) {
         run_command("eval", [&] {
             if (*suite == "typed" && !data->empty())
                 throw std::invalid_argument("--suite typed brings its own examples; drop --data");
-            const std::string dir = open_store(*runs_dir, true).resolve(*run);
+            const std::string dir =
+                open_store(*runs_dir, false).resolve(*run);  // reads only: creates nothing
             print_json_line(std::cout, *suite == "typed" ? evaluate_typed_suite(dir, *threads, *per_shape,
                                                                                 *suite_seed, *wrong)
                                                          : evaluate_run(dir, *data, *threads, *wrong));
@@ -310,7 +314,7 @@ void add_train_commands(CLI::App& app) {
     predict->add_option("--runs-dir", *p_dir, "Run store");
     predict->callback([prompt, p_run, p_dir] {
         run_command("predict", [&] {
-            print_json_line(std::cout, predict_run(open_store(*p_dir, true).resolve(*p_run), *prompt));
+            print_json_line(std::cout, predict_run(open_store(*p_dir, false).resolve(*p_run), *prompt));
         });
     });
 }

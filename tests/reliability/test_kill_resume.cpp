@@ -121,7 +121,7 @@ class TestKillResume : public QObject {
                 QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
                 break;
             }
-            const bool had_checkpoint = QFile::exists(dir + "/checkpoint-last.pt");
+            const bool had_checkpoint = QFile::exists(dir + "/checkpoint-last.safetensors");
             ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
             QVERIFY(p.waitForFinished(10000));
             ++kills;
@@ -140,7 +140,7 @@ class TestKillResume : public QObject {
                     (void)fone::read_json_file((dir + "/status.json").toStdString());
                 const fone::MetricsFile m = fone::read_metrics((dir + "/metrics.jsonl").toStdString());
                 QVERIFY2(!m.truncated_tail, "a metrics line was cut short");
-                for (const char* ck : {"/checkpoint-last.pt", "/checkpoint-best.pt"})
+                for (const char* ck : {"/checkpoint-last.safetensors", "/checkpoint-best.safetensors"})
                     if (QFile::exists(dir + ck)) (void)fone::inspect_checkpoint((dir + ck).toStdString());
             } catch (const std::exception& e) {
                 QFAIL(qPrintable(QString("kill %1 at %2 ms left a corrupt file: %3")

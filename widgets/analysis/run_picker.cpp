@@ -49,10 +49,12 @@ QString demo_model_dir() {
 namespace {
 
 json read_config(const QString& dir) {
-    std::ifstream in((dir + "/" + fone::kConfigFile).toStdString());
-    if (!in) return json::object();
-    const json j = json::parse(in, nullptr, false);
-    return j.is_object() ? j : json::object();
+    try {  // bounded and regular files only: a config.json that is a FIFO must not hang the window
+        const json j = fone::read_json_file((dir + "/" + fone::kConfigFile).toStdString());
+        return j.is_object() ? j : json::object();
+    } catch (const std::exception&) {
+        return json::object();
+    }
 }
 
 QString percent(double f) {
@@ -82,7 +84,8 @@ RunPicker::RunPicker(RunCatalog* catalog, QWidget* parent) : QWidget(parent), ca
     connect(browse_, &QToolButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, "Run directory", run_dir());
         if (!dir.isEmpty() && !set_run(dir))
-            combo_->setToolTip(dir + " has no model (checkpoint-best.pt or checkpoint-last.pt)");
+            combo_->setToolTip(dir +
+                               " has no model (checkpoint-best.safetensors or checkpoint-last.safetensors)");
     });
     if (catalog_) {
         connect(catalog_, &RunCatalog::loaded, this, &RunPicker::rebuild);

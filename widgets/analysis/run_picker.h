@@ -14,7 +14,7 @@ namespace fone::gui {
 
 class RunCatalog;
 
-// A run directory holds a model when it has checkpoint-best.pt or checkpoint-last.pt.
+// A run directory holds a model when it has checkpoint-best.safetensors or checkpoint-last.safetensors.
 bool run_has_model(const QString& dir);
 
 // The bundled demo model's run directory: $FONE_DEMO_MODEL, else share/fone-workbench/demo-model beside the

@@ -148,6 +148,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("data", c.task.data_file);
     field("sampling", c.task.sampling);
     field("sampling_weights", c.task.sampling_weights);
+    field("data_digest", c.data_digest);
     field("method", c.method);
     field("train_size", c.train_size);
     field("val_size", c.val_size);

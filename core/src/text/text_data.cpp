@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/numbers/number_parser.h"
+#include "fone/store/file_read.h"
 #include "fone/store/run_store.h"
 #include "fone/tasks/tasks.h"
 
@@ -345,17 +346,18 @@ void check_text(const std::string& path, std::size_t line, const std::string& te
 // Lines of a text file without their '\n' or "\r\n", a leading byte-order mark removed, with numbers.
 template <typename OnLine>
 void for_each_line(const std::string& path, OnLine on_line) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TextDataError(path + ": cannot open");
-    std::string line;
+    const FileRead file = read_regular_file(path, kMaxDataFileBytes);
+    if (!file.ok()) throw TextDataError(file.error);
     std::size_t number = 0;
-    while (std::getline(in, line)) {
+    for (std::size_t pos = 0; pos < file.text.size();) {
         ++number;
+        const std::size_t nl = std::min(file.text.find('\n', pos), file.text.size());
+        std::string line = file.text.substr(pos, nl - pos);
+        pos = nl + 1;
         if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
         if (!line.empty() && line.back() == '\r') line.pop_back();
         on_line(number, line);
     }
-    if (in.bad()) throw TextDataError(path + ": read error after line " + std::to_string(number));
 }
 
 bool is_blank(const std::string& line) {

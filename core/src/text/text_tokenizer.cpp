@@ -18,6 +18,7 @@
 
 #include "fone/numbers/number_parser.h"
 #include "fone/platform/own_library.h"
+#include "fone/store/file_read.h"
 #include "fone/store/run_store.h"
 #include "text/spm_bridge.h"
 
@@ -224,12 +225,10 @@ TextTokenizer TextTokenizer::from_bytes(const std::string& model, TextScheme sch
 }
 
 TextTokenizer TextTokenizer::load(const std::string& path, TextScheme scheme) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TokenizerError(path + ": cannot open");
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
+    const FileRead file = read_regular_file(path, kMaxJsonFileBytes);
+    if (!file.ok()) throw TokenizerError(file.error);
     try {
-        return TextTokenizer(bytes.str(), scheme);
+        return TextTokenizer(file.text, scheme);
     } catch (const TokenizerError& e) {
         throw TokenizerError(path + ": " + e.what());
     }

@@ -9,6 +9,7 @@
 
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
+#include "fone/tasks/expression.h"
 #include "train/run_model.h"
 #include "train/timing.h"
 #include "train/typed_eval.h"
@@ -49,9 +50,25 @@ json evaluate_text(AnsweringRun& a, const std::string& data_file, std::size_t ma
 json evaluate_arithmetic(AnsweringRun& a, const std::string& run_dir, const std::string& data_file,
                          std::size_t max_mispredictions) {
     RunModel& r = a.run;
-    const std::vector<Example> examples = data_file.empty() ? r.splits.test : read_dataset_file(data_file);
+    std::vector<std::size_t> lines;
+    const std::vector<Example> examples =
+        data_file.empty() ? r.splits.test : read_dataset_file(data_file, &lines);
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
-    json m = r.scheme->evaluate(r.model, r.scheme->encode(examples), a.device, max_mispredictions);
+    Batch batch;
+    try {
+        batch = r.scheme->encode(examples);
+    } catch (const NumberError& e) {
+        if (data_file.empty()) throw;
+        // A line read well whose numbers the model cannot take (more digits than its slots): name it.
+        for (std::size_t i = 0; i < examples.size(); ++i)
+            try {
+                r.scheme->encode({examples[i]});
+            } catch (const NumberError& one) {
+                throw NumberError(data_file + ":" + std::to_string(lines[i]) + ": " + one.what());
+            }
+        throw;
+    }
+    json m = r.scheme->evaluate(r.model, batch, a.device, max_mispredictions);
     m["tokens_per_number"] = tokens_per_number(*r.scheme, examples);
     m["epoch_seconds"] = recorded_eval_field(run_dir, "epoch_seconds");
     m["epoch_cpu_seconds"] = recorded_eval_field(run_dir, "epoch_cpu_seconds");
@@ -132,6 +149,8 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     m["method"] = a.run.config.method;
     m["checkpoint"] = a.checkpoint;
     m["data"] = data_file.empty() ? "test split" : data_file;
+    // The test split of a file task comes from the run's data file: say when it is not the one trained on.
+    if (data_file.empty() && !a.run.data_note.empty()) m["data_note"] = a.run.data_note;
     return m;
 }
 
@@ -195,6 +214,7 @@ json predict_run(const std::string& run_dir, const std::string& prompt, int thre
     if (r.text)
         throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a text run (task " +
                                     r.config.text_task + "): ask it with fone generate --run RUN \"PROMPT\"");
+    parse_prompt(prompt);  // a whole question ("1+2", "5" and "1+2=3=4+5" are not): refused with why
     const Batch b = r.scheme->encode_prompt(prompt);
     json out = r.scheme->explain(r.model, to_device(b, a.device));
     json tokens = json::array();
