@@ -17,10 +17,7 @@ void add_convert_command(CLI::App& app) {
     CLI::App* runs = app.get_subcommand("runs");
     auto run = std::make_shared<std::string>();
     auto trust = std::make_shared<bool>(false);
-    auto* cmd = runs->add_subcommand(
-        "convert",
-        "Rewrite a run's checkpoints of an older fone (.pt, LibTorch archives) as safetensors. Opening a .pt "
-        "file can run code stored in it: convert only runs from someone you trust (--trust says you do)");
+    auto* cmd = runs->add_subcommand(kRunsConvert.name, kRunsConvert.description);
     cmd->fallthrough();
     cmd->add_option("run", *run, "Run name in the store, or a path to a run directory")->required();
     cmd->add_flag("--trust", *trust, "Required: you trust where the run's .pt files came from");

@@ -40,6 +40,13 @@ inline constexpr CommandSummary kTorchCommands[] = {
     {"reproduce", "Run one of the paper's experiments at this machine's scale"},
     {"export", "Copy a run's model (weights and config, no optimiser state)"},
 };
+// `fone runs convert` reads LibTorch archives, so it too lives in libfone_torch_commands.so, under the
+// `runs` group that `fone` itself registers.
+inline constexpr CommandSummary kRunsConvert = {
+    "convert",
+    "Rewrite a run's checkpoints of an older fone (.pt, LibTorch archives) as safetensors. Opening a .pt "
+    "file "
+    "can run code stored in it: convert only runs from someone you trust (--trust says you do)"};
 // kTorchCommands' description of `name` (throws std::out_of_range for another name).
 std::string torch_command_description(std::string_view name);
 

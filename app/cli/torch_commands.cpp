@@ -45,10 +45,14 @@ bool wants_torch_commands(const CLI::App& app, int argc, char** argv) {
             continue;  // `fone`'s own options take no values: the first word is the command
         try {
             app.get_subcommand(argv[i]);
-            return false;
         } catch (const CLI::OptionNotFound&) {
             return true;
         }
+        // `fone runs convert` is the one LibTorch command inside a group of `fone`'s own.
+        if (std::strcmp(argv[i], "runs") != 0) return false;
+        for (int j = i + 1; j < argc; ++j)
+            if (std::strcmp(argv[j], kRunsConvert.name) == 0) return true;
+        return false;
     }
     return false;
 }
@@ -62,6 +66,7 @@ const TorchCommands& torch_commands() {
 void add_torch_command_summaries(CLI::App& app) {
     for (const CommandSummary& c : kTorchCommands)
         app.add_subcommand(c.name, c.description);
+    app.get_subcommand("runs")->add_subcommand(kRunsConvert.name, kRunsConvert.description);
 }
 
 }  // namespace fone::cli
