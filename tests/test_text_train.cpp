@@ -450,6 +450,7 @@ class TestTextTrain : public QObject {
         QVERIFY(QDir().mkpath(alone));
         QVERIFY(
             QFile::copy(run_dir + "/checkpoint-last.safetensors", alone + "/checkpoint-last.safetensors"));
+        QVERIFY(QFile::copy(run_dir + "/config.json", alone + "/config.json"));
         try {
             inspect_checkpoint((alone + "/checkpoint-last.safetensors").toStdString());
             QFAIL("no error");

@@ -274,7 +274,7 @@ class TestTypedSums : public QObject {
                  std::string("numbers from 0 to 999.999, with up to three decimals"));
         QCOMPARE(fone::task_range_text(TaskKind::int_add), std::string("whole numbers from 0 to 999999"));
         for (const char* fine : {"500+500=", "250+250=", "100+23=", "0.5+0.25=", "999.999+0.001=", "123.4+5=",
-                                 " 1 + 2 ", "0+0="})
+                                 " 1 + 2 = ", "0+0="})
             QVERIFY2(fone::outside_task_range(TaskKind::dec_add, fine).empty(), fine);
         const std::map<std::string, std::string> refused{
             {"1000+1=", "1000 is larger than 999.999"},

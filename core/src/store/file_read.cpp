@@ -49,7 +49,7 @@ FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes) {
     struct stat st {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         const bool dir = S_ISDIR(st.st_mode);
-        r.error = path + (dir ? ": is a directory"
+        r.error = path + (dir ? ": cannot read: is a directory"
                               : ": not a regular file (" + std::string(file_kind(st.st_mode)) + ")");
         ::close(fd);
         return r;
