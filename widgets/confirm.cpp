@@ -12,7 +12,8 @@ std::function<bool(const QString&, const QString&)>& answer() {
 }
 }  // namespace
 
-bool confirm(QWidget* parent, const QString& title, const QString& text, const QString& yes, const QString& no) {
+bool confirm(QWidget* parent, const QString& title, const QString& text, const QString& yes,
+             const QString& no) {
     if (answer()) return answer()(title, text);
     QMessageBox box(QMessageBox::Question, title, text, QMessageBox::NoButton, parent);
     QPushButton* yes_button = box.addButton(yes, QMessageBox::AcceptRole);

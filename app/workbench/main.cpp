@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
             return fail("no view '" + name + "' (views: " + window.view_names().join(", ") + ")");
     QWidget* shown = parser.isSet(view) ? window.view(parser.value(view)) : nullptr;
     if (parser.isSet(presenter)) {
-        if (!window.set_presenting(true)) return fail("this build has no presenter mode (it needs the analysis views)");
+        if (!window.set_presenting(true))
+            return fail("this build has no presenter mode (it needs the analysis views)");
         shown = window.presenter();
         shown->showNormal();
         shown->resize(width, height);
@@ -127,8 +128,9 @@ int main(int argc, char** argv) {
         if (eq <= 0) return fail("--set takes KEY=VALUE, not '" + kv + "'");
         const QByteArray key = kv.left(eq).toUtf8();
         if (shown->metaObject()->indexOfProperty(key.constData()) < 0)
-            return fail((parser.isSet(presenter) ? QString("presenter mode") : "view '" + parser.value(view) + "'") +
-                        " has no setting '" + QString::fromUtf8(key) + "'");
+            return fail(
+                (parser.isSet(presenter) ? QString("presenter mode") : "view '" + parser.value(view) + "'") +
+                " has no setting '" + QString::fromUtf8(key) + "'");
         settings.push_back({key, kv.mid(eq + 1)});
     }
     window.resize(width, height);

@@ -78,7 +78,7 @@ struct CircleHandles {
     std::vector<QCPCurve*> carried;
     std::vector<std::pair<double, double>> centres;
     std::vector<std::string> periods;
-    bool mirrored = false;  // drawn for a negative number
+    bool mirrored = false;   // drawn for a negative number
     int caption_pixels = 0;  // captions are elided to this width
     QCPLayerable* footer = nullptr;
 };

@@ -190,8 +190,8 @@ QString CirclesView::footer() const {
         digits += (it->digit >= 0 ? QString::number(it->digit, 36) : QStringLiteral("?")) + " ";
     }
     const QString sign = circles_->number.negative() ? QStringLiteral("−") : QString();
-    QString text = QStringLiteral("Read off the circles, highest first: %1%2→ %3%4")
-                       .arg(sign, digits, sign, read_off());
+    QString text =
+        QStringLiteral("Read off the circles, highest first: %1%2→ %3%4").arg(sign, digits, sign, read_off());
     if (circles_->base == 10)
         text += QStringLiteral(" (the number: %1)").arg(QString::fromStdString(circles_->number.to_string()));
     else

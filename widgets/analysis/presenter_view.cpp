@@ -19,10 +19,9 @@ namespace fone::gui {
 namespace {
 
 const char* const kStepNames[PresenterView::kSteps] = {"Type a sum", "Watch the clocks", "Train it live",
-                                                        "The verdict"};
-const char* const kHeadings[PresenterView::kSteps] = {
-    "Every number is one token", "One clock per digit", "Two models learn to add, live",
-    "The verdict"};
+                                                       "The verdict"};
+const char* const kHeadings[PresenterView::kSteps] = {"Every number is one token", "One clock per digit",
+                                                      "Two models learn to add, live", "The verdict"};
 const char* const kTexts[PresenterView::kSteps] = {
     "A language model reads text in pieces called tokens. Most models cut 654.321 into seven pieces: "
     "6, 5, 4, ., 3, 2, 1. FoNE gives every number one token and puts it on a set of clocks, one clock per "
@@ -43,7 +42,8 @@ QFont sized(const QFont& base, double pixels, bool bold = false) {
 
 }  // namespace
 
-PresenterView::PresenterView(WelcomeView* welcome, RunCatalog* catalog, const QString& program, QWidget* parent)
+PresenterView::PresenterView(WelcomeView* welcome, RunCatalog* catalog, const QString& program,
+                             QWidget* parent)
     : AnalysisView(parent), welcome_(welcome) {
     setWindowTitle("FoNE Workbench — presenter mode");
     setFocusPolicy(Qt::StrongFocus);
@@ -186,8 +186,10 @@ void PresenterView::set_step(int step) {
     step_ = std::clamp(step, 1, kSteps);
     pages_->setCurrentIndex(step_ - 1);
     if (step_ == 2 && !clocks_->prediction().is_object() && !clocks_->busy()) ask();
-    if (step_ == 1) prompt_->setFocus();
-    else setFocus();
+    if (step_ == 1)
+        prompt_->setFocus();
+    else
+        setFocus();
     update_steps();
 }
 
@@ -232,7 +234,8 @@ void PresenterView::update_steps() {
     }
     steps_->setText(parts.join("&nbsp;&nbsp;&nbsp;·&nbsp;&nbsp;&nbsp;"));
     const QString verdict = welcome_ ? welcome_->verdict() : QString();
-    verdict_->setText(verdict.isEmpty() ? "Start the race on the previous step: the verdict comes from it." : verdict);
+    verdict_->setText(verdict.isEmpty() ? "Start the race on the previous step: the verdict comes from it."
+                                        : verdict);
     race_summary_->setText(welcome_ ? welcome_->verdict() : "Train it live needs the Welcome view.");
     start_->setVisible(welcome_ && !welcome_->live_running());
 }

@@ -1,5 +1,5 @@
-// Presenter mode (`fone-workbench --presenter`, View > Presenter mode): the Welcome story told to an audience,
-// one step per screen, in type sized for the back of the room:
+// Presenter mode (`fone-workbench --presenter`, View > Presenter mode): the Welcome story told to an
+// audience, one step per screen, in type sized for the back of the room:
 //   1 Type a sum          a large prompt box; Return asks the bundled demo model
 //   2 Watch the clocks    its answer on one clock per digit (the Hidden state drawing, as large as the screen
 //                         allows), the answer under them
@@ -34,7 +34,8 @@ class PresenterView : public AnalysisView {
     static constexpr int kSteps = 4;
 
     // welcome: whose race step 3 shows (none: step 3 says it is not there).
-    PresenterView(WelcomeView* welcome, RunCatalog* catalog, const QString& program, QWidget* parent = nullptr);
+    PresenterView(WelcomeView* welcome, RunCatalog* catalog, const QString& program,
+                  QWidget* parent = nullptr);
 
     int step() const { return step_; }  // 1..kSteps
     void set_step(int step);

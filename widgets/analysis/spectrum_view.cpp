@@ -6,8 +6,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QProgressBar>
-#include <QScrollBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -335,7 +335,8 @@ void SpectrumView::draw_probe_table(const Representations& src, int l) {
     probe_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     probe_table_->horizontalHeader()->setStretchLastSection(true);
     probe_table_->setMaximumHeight(probe_table_->horizontalHeader()->sizeHint().height() +
-                                   probe_table_->rowCount() * probe_table_->verticalHeader()->defaultSectionSize() +
+                                   probe_table_->rowCount() *
+                                       probe_table_->verticalHeader()->defaultSectionSize() +
                                    4 + probe_table_->horizontalScrollBar()->sizeHint().height());
 }
 

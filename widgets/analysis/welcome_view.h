@@ -6,8 +6,9 @@
 //
 // Train it live queues two `fone train` children in a queue of its own (both train at once, one thread
 // each, whatever the window's "runs at once" is), in the store the window has open (--runs-dir), so they
-// are ordinary runs in its Runs table. FoNE stops at 99% exact match; the digit-wise run is then given as long again as FoNE took
-// (twice FoNE's time in all) and stopped (resumable), and the view says where each one got.
+// are ordinary runs in its Runs table. FoNE stops at 99% exact match; the digit-wise run is then given as
+// long again as FoNE took (twice FoNE's time in all) and stopped (resumable), and the view says where each
+// one got.
 #pragma once
 
 #include <QStringList>
