@@ -28,19 +28,6 @@ namespace style {
 
 namespace {
 
-// The ink of the drawing in progress (see plot_style.h: one thread draws).
-Ink g_ink = [] {
-    Ink i;
-    i.page = Qt::white;
-    i.ink = QColor(40, 40, 40);
-    i.muted = QColor(110, 110, 110);
-    i.faint = QColor(170, 170, 170);
-    i.grid = QColor(200, 200, 200);
-    i.accent = QColor(214, 39, 40);
-    i.good = QColor(44, 160, 44);
-    return i;
-}();
-
 Ink ink_for(const Paper& paper) {
     Ink i;
     i.dark = paper.dark;
@@ -64,6 +51,9 @@ Ink ink_for(const Paper& paper) {
     }
     return i;
 }
+
+// The ink of the drawing in progress (see plot_style.h: one thread draws); light paper until one is set.
+Ink g_ink = ink_for(Paper{});
 
 // Everything an earlier drawing put in the layout (title, legend row, footer, colour scale) goes; the
 // legend returns to the axis rect, hidden.
@@ -105,7 +95,8 @@ void ink_axis(QCPAxis* axis) {
         axis->setTickLabelFont(font(8));
         axis->setLabelFont(font(9));
         axis->grid()->setPen(QPen(i.grid, 0, Qt::DotLine));
-        axis->grid()->setSubGridPen(QPen(i.dark ? i.grid.darker(130) : QColor(225, 225, 225), 0, Qt::DotLine));
+        axis->grid()->setSubGridPen(
+            QPen(i.dark ? i.grid.darker(130) : QColor(225, 225, 225), 0, Qt::DotLine));
         axis->grid()->setZeroLinePen(QPen(i.grid, 0, Qt::SolidLine));
     }
 }
