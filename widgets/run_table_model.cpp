@@ -46,7 +46,8 @@ QVariant RunTableModel::display(const RunEntry& e, int column) const {
         case kStatus:
             return e.status;
         case kProgress:
-            return e.progress() < 0 ? QStringLiteral("—") : QString::number(std::lround(100 * e.progress())) + "%";
+            return e.progress() < 0 ? QStringLiteral("—")
+                                    : QString::number(std::lround(100 * e.progress())) + "%";
         case kTask:
             return e.task;
         case kMethod:
@@ -109,7 +110,9 @@ QVariant RunTableModel::sort_value(const RunEntry& e, int column) const {
 }
 
 QString RunTableModel::csv_value(const RunEntry& e, int column) const {
-    auto number = [](double v, double scale = 1) { return v < 0 ? QString() : QString::number(scale * v, 'g', 12); };
+    auto number = [](double v, double scale = 1) {
+        return v < 0 ? QString() : QString::number(scale * v, 'g', 12);
+    };
     switch (column) {
         case kProgress:
             return number(e.progress(), 100);
@@ -178,7 +181,8 @@ QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int
     if (role == Qt::DisplayRole) return QString::fromUtf8(kHeaders[section]);
     if (role == kCsvRole) {
         const QString title = QString::fromUtf8(kHeaders[section]);
-        if (section == kProgress || section == kExactMatch || section == kBestExactMatch || section == kDigitAccuracy)
+        if (section == kProgress || section == kExactMatch || section == kBestExactMatch ||
+            section == kDigitAccuracy)
             return title + " (%)";
         return section == kElapsed ? title + " (s)" : title;
     }

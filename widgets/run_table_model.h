@@ -36,7 +36,14 @@ class RunTableModel : public QAbstractTableModel {
     };
     // Roles beyond Qt's: the value to sort by, the catalog row, the run's state for the delegate, and the
     // cell as CSV wants it (numbers as numbers: 493696, 40.5; percentages and seconds in the header).
-    enum Role { kSortRole = Qt::UserRole + 1, kCatalogRowRole, kStatusRole, kProgressRole, kEtaRole, kCsvRole };
+    enum Role {
+        kSortRole = Qt::UserRole + 1,
+        kCatalogRowRole,
+        kStatusRole,
+        kProgressRole,
+        kEtaRole,
+        kCsvRole
+    };
 
     explicit RunTableModel(RunCatalog* catalog, QObject* parent = nullptr);
     int rowCount(const QModelIndex& parent = {}) const override;
