@@ -1,27 +1,34 @@
 // The window as people meet it, on a small screen: offscreen with a 1280 x 720 screen (a projector, a small
 // laptop; FONE_TEST_SCREEN=WxH for another), the whole window is on the screen, no view needs more room than
 // its dock has, a saved geometry from a larger screen is not restored, long numbers do not widen the window,
-// presenter mode fills the screen and steps with the keys, and exported figures keep the screen's shape
-// (circles round) with the answer line.
+// presenter mode fills the screen and steps with the keys (and its screenshot at 2x has the size asked for),
+// the Playground shows five lines of tokens per scheme and every digit's column, the spectrum's progress text
+// stays on one line, and exported figures keep the screen's shape (circles round) with the answer line.
 //
 //   ctest --test-dir build -R test_layout --output-on-failure
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QDockWidget>
+#include <QHeaderView>
 #include <QImage>
+#include <QProcess>
+#include <QProgressBar>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
 #include <QtTest>
 
 #include "analysis_views.h"
 #include "circles_view.h"
 #include "hidden_view.h"
 #include "launch_panel.h"
+#include "playground_view.h"
 #include "plot_panel.h"
 #include "presenter_view.h"
 #include "run_catalog.h"
@@ -171,7 +178,69 @@ class TestLayout : public QObject {
         QVERIFY(done.wait(60000));
         QTest::qWait(100);
         QVERIFY(spectrum->minimumSizeHint().height() < 500);
+        // The progress bar's text on one line, inside the bar.
+        auto* bar = spectrum->findChild<QProgressBar*>();
+        QVERIFY(bar);
+        QVERIFY2(spectrum->progress_text().contains("100%"), qPrintable(spectrum->progress_text()));
+        QVERIFY2(
+            bar->fontMetrics().horizontalAdvance(spectrum->progress_text()) < bar->contentsRect().width(),
+            qPrintable(spectrum->progress_text()));
         QVERIFY2(view_overflow(w, "spectrum").isEmpty(), qPrintable(view_overflow(w, "spectrum")));
+    }
+
+    void the_playground_shows_its_tokens_and_every_digit() {
+        // In the window as it opens on this screen: five lines of tokens per scheme, the demo model's answer
+        // with all ten digits' columns in sight, and the view not scrolling.
+        QTemporaryDir dir;
+        WorkbenchWindow w(options_for(dir.path()));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        auto* playground = qobject_cast<PlaygroundView*>(w.view("playground"));
+        QVERIFY(playground);
+        QSignalSpy predicted(playground, &PlaygroundView::predicted);
+        w.raise_view("playground");
+        QVERIFY2(predicted.wait(kChildMs), qPrintable(playground->status_text()));
+        QTest::qWait(100);
+        for (fone::TextScheme scheme :
+             {fone::TextScheme::fone, fone::TextScheme::digit, fone::TextScheme::subword}) {
+            QTextBrowser* pane = playground->token_pane(scheme);
+            QFont bold = pane->font();
+            bold.setBold(true);
+            const int lines = pane->viewport()->height() / QFontMetrics(bold).lineSpacing();
+            QVERIFY2(lines >= 5,
+                     qPrintable(QString("%1: %2 lines").arg(playground->token_heading(scheme)).arg(lines)));
+        }
+        QTableWidget* table = playground->probabilities();
+        QCOMPARE(table->columnCount(), 10);
+        QVERIFY(table->isVisible());
+        const int right =
+            table->horizontalHeader()->sectionViewportPosition(9) + table->horizontalHeader()->sectionSize(9);
+        QVERIFY2(right <= table->viewport()->width(),
+                 qPrintable(QString("digit 9 ends at %1 of %2").arg(right).arg(table->viewport()->width())));
+        QVERIFY(table->horizontalHeader()->sectionViewportPosition(0) >= 0);
+        QVERIFY2(view_overflow(w, "playground").isEmpty(), qPrintable(view_overflow(w, "playground")));
+    }
+
+    void a_presenter_screenshot_at_2x_has_the_asked_size() {
+        // --size is in the window's own pixels; at QT_SCALE_FACTOR=2 the PNG has twice as many each way. (The
+        // offscreen platform used to put presenter mode back to its full-screen size, clamped to its screen.)
+        QTemporaryDir dir;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("QT_QPA_PLATFORM", "offscreen");
+        env.insert("QT_SCALE_FACTOR", "2");
+        for (const QStringList& what : {QStringList{"--presenter", "--set", "step=1"}, QStringList{}}) {
+            const QString png = dir.filePath(what.isEmpty() ? "window.png" : "presenter.png");
+            QProcess p;
+            p.setProcessEnvironment(env);
+            p.start(
+                QStringLiteral(FONE_BIN_DIR "/fone-workbench"),
+                QStringList{"--screenshot", png, "--size", "700x450", "--runs-dir", dir.filePath("runs")} +
+                    what);
+            QVERIFY(p.waitForFinished(kChildMs));
+            QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+            const QImage image(png);
+            QCOMPARE(image.size(), QSize(1400, 900));
+        }
     }
 
     void presenter_mode_fills_the_screen_and_steps_with_keys() {

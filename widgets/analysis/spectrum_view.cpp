@@ -92,7 +92,7 @@ SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : Representatio
         "Load the representations and compute the spectra and probes (off the window's "
         "thread)");
     progress_->setTextVisible(true);
-    progress_->setMinimumWidth(120);
+    progress_->setMinimumWidth(progress_->fontMetrics().horizontalAdvance("spectra and probes 100%") + 24);
     layout->addLayout(controls_row());
     layout->addWidget(build_plots(), 1);
     spikes_ = new QLabel;
