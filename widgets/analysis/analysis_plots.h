@@ -90,8 +90,9 @@ std::pair<int, int> circles_size(const analysis::UnitCircles& circles);
 
 // A hidden state's pairs on the same circles: the normalised pair as the hand, its length, the predicted
 // digit's marker (green when right, red when wrong), the true digit ringed, and the ten probabilities as bars
-// under each circle (1.3 radii high for p = 1); `footer` (the answer) under them. hidden_circles_size()
-// keeps circles round.
+// under each circle (1.3 radii high for p = 1; left out of a plot too short for them, rather than shrinking
+// the circles); `footer` (the answer) under them. Each cell is at least as wide as its captions, so that
+// neighbours' texts never overlap. hidden_circles_size() keeps circles round.
 void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circles,
                          const std::string& title = {}, const std::string& footer = {});
 std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles);

@@ -7,6 +7,7 @@
 // circles stay round in the plot and in every export of the same shape.
 #include <qcustomplot.h>
 #include <QFontMetrics>
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <optional>
@@ -34,13 +35,15 @@ struct CellGrid {
     double r = 10, cell_w = 0, cell_h = 0, left = 0, top = 0;
 };
 
-// The grid with the largest circles for `count` cells, each 2·half_w·r + side_px wide and
-// (units_high)·r + fixed_px high; among equally large layouts, the one with the fullest rows.
-CellGrid best_grid(QSizeF area, int count, double half_w, double side_px, double units_high,
-                   double fixed_px) {
+// The grid with the largest circles for `count` cells, each 2·half_w·r + side_px wide (and at least
+// min_cell_px, the width of its texts) and (units_high)·r + fixed_px high; among equally large layouts, the
+// one with the fullest rows.
+CellGrid best_grid(QSizeF area, int count, double half_w, double side_px, double units_high, double fixed_px,
+                   double min_cell_px = 0) {
     CellGrid best;
     best.r = -1;
     for (int c = 1; c <= std::max(1, count); ++c) {
+        if (c > 1 && area.width() / c < min_cell_px) break;  // the texts of neighbours would run together
         const int rows = (count + c - 1) / c;
         const double r = std::min((area.width() / c - side_px) / (2 * half_w),
                                   (area.height() / rows - fixed_px) / units_high);
@@ -51,7 +54,7 @@ CellGrid best_grid(QSizeF area, int count, double half_w, double side_px, double
         }
     }
     best.r = std::max(best.r, 4.0);  // a tiny plot still draws something
-    best.cell_w = 2 * half_w * best.r + side_px;
+    best.cell_w = std::max(2 * half_w * best.r + side_px, min_cell_px);
     best.cell_h = units_high * best.r + fixed_px;
     best.left = std::max(0.0, (area.width() - best.columns * best.cell_w) / 2);
     best.top = std::max(0.0, (area.height() - best.rows * best.cell_h) / 2);
@@ -309,11 +312,24 @@ bool update_circles(CircleHandles& handles, const analysis::UnitCircles& circles
 namespace {
 
 constexpr double kBarsWide = 2.7, kBarsHigh = 1.3;  // the probability bars, in radii
+constexpr double kMinBarsRadius = 16;               // circles smaller than this (pixels) go without bars
+
+// A slot's verdict in a narrow cell ("7 ✓", "9 ✗ (true 0)"), and its hidden pair's length.
+QString compact_caption(const analysis::HiddenSlot& pair) {
+    return pair.truth < 0 ? QString::number(pair.predicted)
+           : pair.wrong() ? QStringLiteral("%1 ✗ (true %2)").arg(pair.predicted).arg(pair.truth)
+                          : QStringLiteral("%1 ✓").arg(pair.predicted);
+}
+
+QString length_caption(const analysis::HiddenSlot& pair) {
+    return QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2);
+}
 
 // One slot of a hidden state: its circle, markers, hand, names, captions and bars, around (cx, cy).
 struct HiddenCell {
     double cx, cy, width;  // width: of the cell, in pixels
     bool compact, tiny;
+    bool bars = true;  // the probability bars (left out where a short plot has no room for them)
 };
 
 void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair,
@@ -351,15 +367,12 @@ void draw_hidden_slot(QCustomPlot& plot, const analysis::HiddenSlot& pair,
               font(8), cell.width - 6);
     QString caption = QStringLiteral("predicted %1").arg(pair.predicted);
     if (pair.truth >= 0) caption += QStringLiteral(" · true %1").arg(pair.truth);
-    if (cell.compact)  // a narrow cell: the words would run into the next circle's
-        caption = pair.truth < 0 ? QString::number(pair.predicted)
-                  : pair.wrong() ? QStringLiteral("%1 ✗ (true %2)").arg(pair.predicted).arg(pair.truth)
-                                 : QStringLiteral("%1 ✓").arg(pair.predicted);
+    if (cell.compact) caption = compact_caption(pair);  // a narrow cell: words would run into the next one's
     double y = cy - kRing - u.len(label_h / 2 + 2);
     add_text(plot, cx, y, caption, Qt::AlignTop | Qt::AlignHCenter, caption_font, verdict);
     y -= u.len(line_height(caption_font));
-    add_text(plot, cx, y, QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2),
-             Qt::AlignTop | Qt::AlignHCenter, label_font, paper.muted);
+    add_text(plot, cx, y, length_caption(pair), Qt::AlignTop | Qt::AlignHCenter, label_font, paper.muted);
+    if (!cell.bars) return;
     // Probability bars: digit j at x = cx - 1.35 + 2.7·(j + 0.5)/base, 1.3 radii high for p = 1.
     const int base = circles.base;
     const double baseline = y - u.len(line_height(label_font) + 4) - kBarsHigh, slot = kBarsWide / base;
@@ -402,12 +415,26 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
     const QFont label_font = font(8), caption_font = font(8, true), bar_font = font(7);
     const double label_h = line_height(label_font), label_w = text_width(label_font, "0") + 4;
     const double above = 4 + line_height(font(10, true)) + line_height(font(8)) + 2;
-    const double below =
-        2 + line_height(caption_font) + line_height(label_font) + 4 + 1 + line_height(bar_font) + 6;
-    const CellGrid grid = best_grid(area, count, kBarsWide / 2, 2 * label_w + 12, 2 * kRing + kBarsHigh,
-                                    above + label_h + below);
+    const double captions = 2 + line_height(caption_font) + line_height(label_font);
+    const double bars = 4 + 1 + line_height(bar_font);
+    // A cell is as wide as its captions at least ("7 ✓", "9 ✗ (true 0)", "|h| = 5.74"): neighbours never
+    // overlap.
+    double min_cell = 0;
+    for (const auto& pair : circles.pairs)
+        min_cell = std::max<double>({min_cell, text_width(caption_font, compact_caption(pair)),
+                                     text_width(label_font, length_caption(pair))});
+    min_cell += 8;
+    CellGrid grid = best_grid(area, count, kBarsWide / 2, 2 * label_w + 12, 2 * kRing + kBarsHigh,
+                              above + label_h + captions + bars + 6, min_cell);
+    // A short plot (the welcome view on a small screen): the circles without their bars rather than circles
+    // too small to read.
+    const bool with_bars = grid.r >= kMinBarsRadius;
+    if (!with_bars)
+        grid = best_grid(area, count, kRing, 2 * label_w + 12, 2 * kRing, above + label_h + captions + 6,
+                         min_cell);
     const Units u{grid.r};
     HiddenCell cell{};
+    cell.bars = with_bars;
     cell.width = grid.cell_w;
     cell.compact = text_width(caption_font, "predicted 0 · true 0") > grid.cell_w - 8;
     cell.tiny = grid.r < 30;

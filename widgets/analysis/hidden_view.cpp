@@ -148,6 +148,10 @@ QWidget* HiddenView::prompt_row() {
     return box;
 }
 
+void HiddenView::set_run_row_visible(bool visible) {
+    run_row_->setVisible(visible);
+}
+
 void HiddenView::set_controls_visible(bool visible) {
     run_row_->setVisible(visible);
     prompt_row_->setVisible(visible);

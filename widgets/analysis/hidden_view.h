@@ -75,6 +75,8 @@ class HiddenView : public AnalysisView {
     RunPicker* runs() const { return runs_; }
     // Only the picture and its notes (presenter mode asks through set_prompt and predict).
     void set_controls_visible(bool visible);
+    // Only the run's row (the welcome view shows its own model, and its height goes to the clocks).
+    void set_run_row_visible(bool visible);
     // Draws the last answer again (at the plot's size and paper).
     void redraw();
 

@@ -35,13 +35,11 @@ constexpr int kLiveEvalEvery = 50;
 
 const char* const kIntro =
     "<h3>FoNE: every number is one token</h3>"
-    "<p>A language model reads text in pieces called <i>tokens</i>. Most models cut a number like 654.321 "
-    "into several tokens (6, 5, 4, ., 3, 2, 1) and must learn arithmetic from those pieces. <b>Fourier "
-    "Number Embeddings</b> (FoNE) make every number <b>one</b> token: the number is placed on a set of "
-    "clocks, one clock per digit, each with ten marks, and each clock's hand points at its digit. The model "
-    "answers the same way, pointing one hand per digit. <b>Try it</b> on the left: a small model that comes "
-    "with the workbench answers the sum (change it and press Predict); each clock shows one digit of its "
-    "answer, the bars how sure it is, and a wrong digit turns red.</p>";
+    "<p>A language model reads text in pieces called <i>tokens</i>; most cut 654.321 into seven (6, 5, 4, "
+    "., 3, 2, 1). <b>Fourier Number Embeddings</b> (FoNE) make every number <b>one</b> token, placed on "
+    "clocks: one clock per digit, its hand pointing at the digit. The model answers the same way. <b>Try "
+    "it</b> below: a small model that comes with the workbench answers the sum (change it, press Predict); "
+    "each clock is one digit of its answer, the bars how sure it is, a wrong digit turns red.</p>";
 
 const char* const kLiveIntro =
     "<b>Train it live.</b> Two models learn decimal addition from the same 51,200 examples on this "
@@ -97,7 +95,10 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     auto* left = new QWidget;
     auto* left_layout = new QVBoxLayout(left);
     left_layout->setContentsMargins(0, 0, 4, 0);
-    if (note_.isEmpty()) left_layout->addWidget(range_label());
+    if (note_.isEmpty()) {
+        left_layout->addWidget(range_label());
+        demo_->set_run_row_visible(false);  // the demo model, named in the figure's title
+    }
     left_layout->addWidget(demo_, 1);
     if (!note_.isEmpty()) {
         auto* missing = new QLabel(note_);
@@ -136,7 +137,7 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
     }
     p->xAxis->setLabel("seconds of training");
-    p->yAxis->setLabel("exact match (%)");
+    p->yAxis->setLabel("% right");  // short: the plot is short on a small screen
     p->yAxis->setRange(0, 100);
     p->xAxis->setRange(0, 30);
     p->legend->setVisible(true);
