@@ -629,11 +629,16 @@ void WorkbenchWindow::select_runs(const QStringList& names) {
 }
 
 void WorkbenchWindow::select_example_runs(int n) {
-    // Finished runs of the most common model shape and seed: one per training-set size.
-    std::map<std::pair<QString, double>, int> groups;
+    // Finished runs of the most common model shape and seed (of equally common ones, the one that got
+    // furthest: its curves show something): one per training-set size.
+    std::map<std::pair<QString, double>, std::pair<int, double>> groups;  // (runs, best exact match)
     for (int r = 0; r < catalog_->size(); ++r)
-        if (catalog_->at(r).status == "finished") ++groups[{catalog_->at(r).shape, catalog_->at(r).seed}];
-    if (groups.empty()) groups[{QString(), -1}] = 0;
+        if (const RunEntry& e = catalog_->at(r); e.status == "finished") {
+            auto& [runs, best] = groups[{e.shape, e.seed}];
+            ++runs;
+            best = std::max(best, e.best_exact_match);
+        }
+    if (groups.empty()) groups[{QString(), -1}] = {0, 0.0};
     const auto group = std::max_element(groups.begin(), groups.end(), [](auto& a, auto& b) {
                            return a.second < b.second;
                        })->first;
