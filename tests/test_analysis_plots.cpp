@@ -271,6 +271,47 @@ class TestAnalysisPlots : public QObject {
         QVERIFY(plot.plotLayout()->elementCount() >= 2);
     }
 
+    void seven_clocks_in_a_short_plot_keep_their_texts_apart() {
+        // The welcome view on a 1280 x 720 screen: 7 clocks in a plot about 535 x 160. Each cell is as wide
+        // as its captions ("7 ✓", "|h| = 5.74"), and the bars make way rather than shrinking the clocks.
+        fone::FoneSpec spec;
+        spec.int_digits = 4;
+        spec.frac_digits = 3;
+        std::vector<float> hidden;
+        for (int d : {7, 7, 7, 7, 7, 7, 0}) {
+            hidden.push_back(static_cast<float>(5.74 * std::cos(2 * M_PI * d / 10)));
+            hidden.push_back(static_cast<float>(5.74 * std::sin(2 * M_PI * d / 10)));
+        }
+        hidden.push_back(-3.0f);  // past the pairs, as in a model's hidden state
+        const Decimal truth = Decimal::parse("777.777");
+        const fa::HiddenCircles h = fa::hidden_circles(hidden, spec, &truth);
+        QCOMPARE(h.pairs.size(), std::size_t(7));
+        QCustomPlot plot;
+        plot.resize(535, 160);
+        fp::draw_hidden_circles(plot, h,
+                                "Hidden state of demo-model for 123.456+654.321=", "The model answers");
+        plot.setViewport(QRect(0, 0, 535, 160));
+        plot.replot();
+        QList<std::pair<QString, QRectF>> boxes;
+        int bars = 0;
+        for (int i = 0; i < plot.itemCount(); ++i) {
+            bars += qobject_cast<QCPItemRect*>(plot.item(i)) != nullptr;
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().size() > 1)
+                boxes.push_back(
+                    {t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())});
+        }
+        QCOMPARE(bars, 0);
+        QVERIFY(texts(plot).contains("|h| = 5.74"));
+        QVERIFY(texts(plot).contains("7 ✓"));
+        for (int i = 0; i < boxes.size(); ++i) {
+            QVERIFY2(QRectF(0, 0, 535, 160).contains(boxes[i].second),
+                     qPrintable(boxes[i].first + " is cut"));
+            for (int j = i + 1; j < boxes.size(); ++j)
+                QVERIFY2(!boxes[i].second.intersects(boxes[j].second),
+                         qPrintable(boxes[i].first + " overlaps " + boxes[j].first));
+        }
+    }
+
     void probe_bars_are_the_accuracies() {
         std::vector<fa::ProbeResult> results = {{2, 0.5, 0.5, 75, 25}, {10, 1.0, 0.12, 75, 25}};
         QCustomPlot plot;

@@ -129,7 +129,7 @@ void add_names(QCustomPlot& plot, double cx, double ring_top, const Units& u, co
     }
     add_text(plot, cx, ring_top + u.len(2), t, Qt::AlignBottom | Qt::AlignHCenter, period_font,
              style::ink().muted);
-    add_text(plot, cx, ring_top + u.len(2 + line_height(period_font)), place,
+    add_text(plot, cx, ring_top + u.len(4 + line_height(period_font)), place,
              Qt::AlignBottom | Qt::AlignHCenter, place_font);
 }
 
