@@ -630,7 +630,7 @@ void WorkbenchWindow::select_runs(const QStringList& names) {
 
 void WorkbenchWindow::select_example_runs(int n) {
     // Finished runs of the most common model shape and seed (of equally common ones, the one that got
-    // furthest: its curves show something): one per training-set size.
+    // furthest): one per training-set size, the best of each (its curves show something).
     std::map<std::pair<QString, double>, std::pair<int, double>> groups;  // (runs, best exact match)
     for (int r = 0; r < catalog_->size(); ++r)
         if (const RunEntry& e = catalog_->at(r); e.status == "finished") {
@@ -642,18 +642,19 @@ void WorkbenchWindow::select_example_runs(int n) {
     const auto group = std::max_element(groups.begin(), groups.end(), [](auto& a, auto& b) {
                            return a.second < b.second;
                        })->first;
-    std::map<double, QString> by_size;
+    std::map<double, std::pair<double, QString>> by_size;  // size -> (best exact match, run): the best one
     for (int r = 0; r < catalog_->size(); ++r) {
         const RunEntry& e = catalog_->at(r);
-        if (e.status == "finished" && e.shape == group.first && e.seed == group.second)
-            by_size.emplace(e.train_size, e.name);
+        if (e.status != "finished" || e.shape != group.first || e.seed != group.second) continue;
+        auto [it, added] = by_size.try_emplace(e.train_size, e.best_exact_match, e.name);
+        if (!added && e.best_exact_match > it->second.first) it->second = {e.best_exact_match, e.name};
     }
     // Runs training now come first: their curves are the live ones.
     QStringList names;
     for (int r = 0; r < catalog_->size() && names.size() < n / 2; ++r)
         if (catalog_->at(r).status == "running") names << catalog_->at(r).name;
     for (auto it = by_size.rbegin(); it != by_size.rend() && names.size() < n; ++it)
-        names << it->second;
+        names << it->second.second;
     select_runs(names);
     if (names.isEmpty() || catalog_->row_of(names.first()) < 0) return;
     const int row = catalog_->row_of(names.first());

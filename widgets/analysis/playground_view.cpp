@@ -265,8 +265,8 @@ QWidget* PlaygroundView::build_ask_box(RunCatalog* catalog) {
     probabilities_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     probabilities_->hide();
     probabilities_->setMinimumHeight(80);
-    ask_layout->addWidget(probabilities_, 1);
-    ask_layout->addStretch(0);
+    ask_layout->addWidget(probabilities_);
+    ask_layout->addStretch(1);
     return ask_box;
 }
 
@@ -614,6 +614,11 @@ void PlaygroundView::show_prediction() {
         }
         probabilities_->setHorizontalHeaderLabels(columns);
         probabilities_->setVerticalHeaderLabels(rows);
+        // As high as its rows (no blank below them); less, scrolling, in a short window.
+        probabilities_->setMaximumHeight(probabilities_->horizontalHeader()->sizeHint().height() +
+                                         probabilities_->rowCount() *
+                                             probabilities_->verticalHeader()->defaultSectionSize() +
+                                         2 * probabilities_->frameWidth() + 2);
         text += " · probabilities in % per digit position:";
     } else if (prediction_.contains("generated") && prediction_["generated"].is_array()) {
         QStringList steps;
