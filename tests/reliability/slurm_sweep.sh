@@ -35,6 +35,8 @@ grep -q '"event":"slurm_script"' "$work/byhand.json"
 grep -q '^#SBATCH --array=0-1$' "$work/byhand.sh"
 SLURM_ARRAY_TASK_ID=1 SLURM_CPUS_PER_TASK=1 bash "$work/byhand.sh" >"$work/byhand-1.out" 2>"$work/byhand-1.err"
 finished "$store/byhand-s2"
+# No oversubscription: a task trains on the CPUs Slurm gave it (--cpus-per-task), not on every core of the node.
+grep -Eq '"threads": *1([^0-9]|$)' "$store/byhand-s2/config.json"
 SLURM_ARRAY_TASK_ID=1 bash "$work/byhand.sh" >"$work/byhand-1b.out" 2>&1
 grep -q "has finished; nothing to do" "$work/byhand-1b.out"
 status=0
