@@ -25,6 +25,8 @@ class TestTrainConfig : public QObject {
         QCOMPARE(small.model.hidden, 128);
         QVERIFY(!small.model.head_temperature);
         QCOMPARE(small.epochs, 100);
+        QCOMPARE(small.batch, std::size_t(128));  // typed sums below 12,800; uniform keeps 256 (below)
+        QCOMPARE(resolve_train_config({{{"train_size", 12800}}}).batch, std::size_t(256));
         // Long addition needs room for 61 digit slots in the hidden state.
         QVERIFY(resolve_train_config({{{"task", "long-add"}}}).model.hidden >= 2 * 61 + 1);
     }
@@ -46,6 +48,12 @@ class TestTrainConfig : public QObject {
         QVERIFY(uniform.task.sampling_weights.empty());
         QCOMPARE(uniform.epochs, 5);
         QCOMPARE(resolve_train_config({{{"sampling", "uniform"}, {"epochs", 3}}}).epochs, 3);
+        const TrainConfig small_uniform =
+            resolve_train_config({{{"train_size", 6400}, {"sampling", "uniform"}}});
+        QCOMPARE(small_uniform.batch, std::size_t(256));
+        QCOMPARE(small_uniform.epochs, 100);
+        QCOMPARE(resolve_train_config({{{"train_size", 6400}, {"batch", 64}}}).batch, std::size_t(64));
+        QCOMPARE(resolve_train_config({{{"train_size", 6400}, {"preset", "paper"}}}).batch, std::size_t(512));
         QCOMPARE(resolve_train_config({{{"preset", "paper"}}}).task.sampling, std::string("uniform"));
         QCOMPARE(resolve_train_config({{{"task", "mul3"}}}).task.sampling, std::string("uniform"));
         QCOMPARE(resolve_train_config({{{"task", "mul3"}}}).epochs, 5);
