@@ -320,6 +320,32 @@ class TestTextTrain : public QObject {
             QCOMPARE(s.value.has_value(), s.id == tt::kNum);
     }
 
+    // A stray byte piece would print U+FFFD ("One\uFFFD with263.08"): made the most probable first token
+    // here (its output row = 10 x that of the token the model writes first), generation must still
+    // write whole characters only, and the same answer as before.
+    void generation_writes_whole_characters_only() {
+        Tiny t = train_tiny("fone", 300);
+        const auto prompt = t.scheme->prompt_tokens("What does the pen cost?", true);
+        const auto before = t.scheme->generate(t.model, {prompt}, GenerateOptions{})[0];
+        const int stray = 6 + 0x96;  // a continuation byte: never the start of a character
+        {
+            torch::NoGradGuard no_grad;
+            t.model->embed->weight[stray].copy_(t.model->embed->weight[before.ids[0]] * 10);
+        }
+        const auto after = t.scheme->generate(t.model, {prompt}, GenerateOptions{})[0];
+        const std::string text = t.scheme->generated_text(after);
+        QVERIFY(std::find(after.ids.begin(), after.ids.end(), stray) == after.ids.end());
+        QVERIFY(text.find("\xEF\xBF\xBD") == std::string::npos);
+        QCOMPARE(QString::fromStdString(text), QString::fromStdString(t.scheme->generated_text(before)));
+        // Sampling at a high temperature: no broken character, and no [NUM] right after a [NUM].
+        for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+            const auto g = t.scheme->generate(t.model, {prompt}, GenerateOptions{8.0, 0, 30, seed, true})[0];
+            QVERIFY(t.scheme->generated_text(g).find("\xEF\xBF\xBD") == std::string::npos);
+            for (std::size_t k = 1; k < g.ids.size(); ++k)
+                QVERIFY(!(g.ids[k] == tt::kNum && g.ids[k - 1] == tt::kNum));
+        }
+    }
+
     void kv_cache_equals_the_full_forward_pass() {
         for (const char* method : {"fone", "digit"}) {
             Tiny& t = trained_tiny(method, 300);

@@ -158,8 +158,46 @@ TextExample bags_by_weight(std::mt19937_64& rng) {
                 goods + "."};
 }
 
+// "a pen", "an apple".
+std::string with_article(const char* noun) {
+    return (std::string("aeiou").find(noun[0]) != std::string::npos ? "an " : "a ") + std::string(noun);
+}
+
+// The additive templates: one addition or subtraction of the numbers in the prompt, nothing else (the
+// arithmetic FoNE learns best, paper section 4).
+TextExample two_prices(std::mt19937_64& rng) {
+    const Person& p = pick(rng, kPeople);
+    const std::size_t first = random_below(rng, kItems.size());
+    const std::size_t second = (first + 1 + random_below(rng, kItems.size() - 1)) % kItems.size();
+    const std::int64_t c1 = draw_between(rng, 25, 49999), c2 = draw_between(rng, 25, 49999);
+    return {std::string(p.name) + " buys " + with_article(kItems[first].one) + " for " + money_cents(c1) +
+                " and " + with_article(kItems[second].one) + " for " + money_cents(c2) + ". How much does " +
+                p.pronoun + " spend?",
+            capitalized(p.pronoun) + " spends " + money_cents(c1 + c2) + "."};
+}
+
+TextExample money_left(std::mt19937_64& rng) {
+    const Person& p = pick(rng, kPeople);
+    const Item& item = pick(rng, kItems);
+    const std::int64_t has = draw_between(rng, 100, 99999), spends = draw_between(rng, 25, has - 1);
+    return {std::string(p.name) + " has " + money_cents(has) + " and spends " + money_cents(spends) + " on " +
+                with_article(item.one) + ". How much money is left?",
+            capitalized(p.pronoun) + " has " + money_cents(has - spends) + " left."};
+}
+
+TextExample combined_weight(std::mt19937_64& rng) {
+    const std::size_t first = random_below(rng, kGoods.size());
+    const std::size_t second = (first + 1 + random_below(rng, kGoods.size() - 1)) % kGoods.size();
+    const std::int64_t w1 = draw_between(rng, 5, 9999),
+                       w2 = draw_between(rng, 5, 9999);  // hundredths of a kg
+    return {std::string("A sack of ") + kGoods[first] + " weighs " + plain(Decimal::from_scaled(w1, 2)) +
+                " kg and a sack of " + kGoods[second] + " weighs " + plain(Decimal::from_scaled(w2, 2)) +
+                " kg. How much do they weigh together?",
+            "Together they weigh " + plain(Decimal::from_scaled(w1 + w2, 2)) + " kg."};
+}
+
 TextExample word_problem(std::mt19937_64& rng) {
-    switch (random_below(rng, 6)) {
+    switch (random_below(rng, 9)) {
         case 0:
             return total_cost(rng);
         case 1:
@@ -170,8 +208,14 @@ TextExample word_problem(std::mt19937_64& rng) {
             return two_purchases(rng);
         case 4:
             return percent_off(rng);
-        default:
+        case 5:
             return bags_by_weight(rng);
+        case 6:
+            return two_prices(rng);
+        case 7:
+            return money_left(rng);
+        default:
+            return combined_weight(rng);
     }
 }
 
