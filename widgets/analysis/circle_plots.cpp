@@ -421,8 +421,8 @@ void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circl
     // overlap.
     double min_cell = 0;
     for (const auto& pair : circles.pairs)
-        min_cell = std::max<double>({min_cell, text_width(caption_font, compact_caption(pair)),
-                                     text_width(label_font, length_caption(pair))});
+        min_cell = std::max({min_cell, double(text_width(caption_font, compact_caption(pair))),
+                             double(text_width(label_font, length_caption(pair)))});
     min_cell += 8;
     CellGrid grid = best_grid(area, count, kBarsWide / 2, 2 * label_w + 12, 2 * kRing + kBarsHigh,
                               above + label_h + captions + bars + 6, min_cell);
