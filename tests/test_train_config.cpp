@@ -26,6 +26,10 @@ class TestTrainConfig : public QObject {
         QVERIFY(!small.model.head_temperature);
         QCOMPARE(small.epochs, 100);
         QCOMPARE(small.batch, std::size_t(128));  // typed sums below 12,800; uniform keeps 256 (below)
+        QCOMPARE(small.model.layers, 3);          // typed sums below 12,800; uniform keeps 2 (below)
+        QCOMPARE(big.model.layers, 2);
+        QCOMPARE(resolve_train_config({{{"train_size", 12800}}}).model.layers, 2);
+        QCOMPARE(resolve_train_config({{{"train_size", 6400}, {"model", {{"layers", 2}}}}}).model.layers, 2);
         QCOMPARE(resolve_train_config({{{"train_size", 12800}}}).batch, std::size_t(256));
         // Long addition needs room for 61 digit slots in the hidden state.
         QVERIFY(resolve_train_config({{{"task", "long-add"}}}).model.hidden >= 2 * 61 + 1);
@@ -52,6 +56,7 @@ class TestTrainConfig : public QObject {
             resolve_train_config({{{"train_size", 6400}, {"sampling", "uniform"}}});
         QCOMPARE(small_uniform.batch, std::size_t(256));
         QCOMPARE(small_uniform.epochs, 100);
+        QCOMPARE(small_uniform.model.layers, 2);
         QCOMPARE(resolve_train_config({{{"train_size", 6400}, {"batch", 64}}}).batch, std::size_t(64));
         QCOMPARE(resolve_train_config({{{"train_size", 6400}, {"preset", "paper"}}}).batch, std::size_t(512));
         QCOMPARE(resolve_train_config({{{"preset", "paper"}}}).task.sampling, std::string("uniform"));
