@@ -85,10 +85,11 @@ class TestAnalysisViews : public QObject {
         QVERIFY2(QFile::exists(kFone), "build the fone target first");
         QVERIFY(store_.isValid());
         register_analysis_views();
-        // The tiny run the child-process paths look inside (a few seconds).
+        // The tiny run the child-process paths look inside (a few seconds); 2 layers whatever the default
+        // for small sets is, so the spectrum has input + 2 blocks.
         const auto r = fone_test::run_fone({"train", "--task", "dec-add", "--train-size", "200",
                                             "--test-size", "20", "--epochs", "1", "--threads", "1",
-                                            "--runs-dir", store_.path(), "--name", "tiny"});
+                                            "--layers", "2", "--runs-dir", store_.path(), "--name", "tiny"});
         QVERIFY2(r.code == 0, r.err.constData());
         run_dir_ = store_.path() + "/tiny";
         QVERIFY(run_has_model(run_dir_));
