@@ -415,14 +415,14 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
     const bool typed = all.contains("sampling") && all["sampling"] == "typed";
     if (!typed && !named.contains("sampling_weights")) all.erase("sampling_weights");
     const bool paper = named.contains("preset") && named["preset"] == "paper";
-    if (!typed && has_typed_sums_name(task) && !named.contains("epochs") && !paper)
-        all["epochs"] = default_epochs(train_size, false);
-    if (!typed && has_typed_sums_name(task) && !named.contains("batch") && !paper)
-        all["batch"] = default_batch(train_size, false);
-    const bool named_layers =
-        named.contains("model") && named["model"].is_object() && named["model"].contains("layers");
-    if (!typed && has_typed_sums_name(task) && !named_layers && !paper && all["model"].is_object())
-        all["model"]["layers"] = default_layers(train_size, false);
+    if (!typed && has_typed_sums_name(task) && !paper) {
+        const bool named_layers =
+            named.contains("model") && named["model"].is_object() && named["model"].contains("layers");
+        if (!named.contains("epochs")) all["epochs"] = default_epochs(train_size, false);
+        if (!named.contains("batch")) all["batch"] = default_batch(train_size, false);
+        if (!named_layers && all["model"].is_object())
+            all["model"]["layers"] = default_layers(train_size, false);
+    }
 
     // "model" must be an object before the size level writes into it ("model": 2 is bad input, not a crash).
     if (all.contains("model") && !all["model"].is_object())
