@@ -5,10 +5,10 @@
 
 #include "command_support.h"
 #include "fone/analysis/analysis.h"
+#include "fone/pretrained/model_folder.h"
 #ifdef FONE_WITH_TORCH
-#include "fone/pretrained/forward.h"
 #include "fone/store/run_store.h"
-#include "fone/train/representations.h"
+#include "torch_commands.h"
 #endif
 
 namespace fone::cli {
@@ -135,7 +135,8 @@ Loaded load_run(const SourceOptions& o) {
     if (o.run.empty()) throw std::runtime_error("--source run needs --run RUN");
     Loaded out = model_numbers(o, 100000);
     const std::string dir = open_store(o.runs_dir, false).resolve(o.run);
-    const NumberRepresentations r = number_representations(dir, out.numbers);
+    // LibTorch is loaded here, not before (torch_commands.h).
+    const NumberRepresentations r = torch_commands().number_representations(dir, out.numbers);
     std::vector<std::string> names;
     for (std::size_t k = 0; k < r.layers.size(); ++k)
         names.push_back(r.source == "token_embeddings" ? "token embeddings"
@@ -159,7 +160,7 @@ Loaded load_model(const SourceOptions& o) {
         const pretrained::ModelFolder folder = pretrained::ModelFolder::open(o.model);
         std::filesystem::path name = std::filesystem::path(o.model).lexically_normal();
         if (name.filename().empty()) name = name.parent_path();  // "dir/"
-        take_layers(o, pretrained::number_hidden_states(folder, out.numbers),
+        take_layers(o, torch_commands().model_representations(o.model, out.numbers),
                     pretrained::hidden_layer_names(folder), "model " + name.filename().string(), out);
     } catch (const safetensors::Error& e) {
         throw std::runtime_error(e.what());

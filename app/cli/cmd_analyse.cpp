@@ -29,6 +29,7 @@
 #include "analyse_support.h"
 #include "command_support.h"
 #include "fone/analysis/analysis.h"
+#include "fone/store/file_read.h"
 #include "json_io.h"
 
 namespace fone::cli {
@@ -37,11 +38,9 @@ namespace {
 namespace fa = fone::analysis;
 
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    FileRead file = read_regular_file(path, kMaxDataFileBytes);
+    if (!file.ok()) throw std::runtime_error(file.error);
+    return std::move(file.text);
 }
 
 // The whole of a file, or of standard input for "-".

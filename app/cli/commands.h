@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -16,10 +17,51 @@ struct CliFailure : std::runtime_error {
         : std::runtime_error(what), code(exit_code) {}
 };
 
-void add_number_commands(CLI::App& app);     // encode, decode, parse
-void add_run_commands(CLI::App& app);        // runs list | show | export
-void add_data_commands(CLI::App& app);       // data (a task's splits as a+b=c files, text tasks as .jsonl)
-void add_text_commands(CLI::App& app);       // tokenize (text with numbers, three number schemes)
+void add_number_commands(CLI::App& app);  // encode, decode, parse
+void add_run_commands(CLI::App& app);     // runs list | show | export
+void add_data_commands(CLI::App& app);    // data (a task's splits as a+b=c files, text tasks as .jsonl)
+void add_text_commands(CLI::App& app);    // tokenize (text with numbers, three number schemes)
+// The commands that need LibTorch, in --help's order, with the descriptions --help shows. They live in
+// libfone_torch_commands.so (torch_commands.h), which registers them with these descriptions; `fone` lists
+// them from this table without loading LibTorch.
+struct CommandSummary {
+    const char* name;
+    const char* description;
+};
+inline constexpr CommandSummary kTorchCommands[] = {
+    {"train", "Train a model; JSON events on stdout, one per line"},
+    {"eval", "Metrics of a run's model on its test split or a dataset file (JSON)"},
+    {"predict", "The model's answer to a prompt such as \"123.456+654.321=\" (JSON)"},
+    {"generate",
+     "Text from a text run's model after a prompt, streamed token by token (greedy unless --temperature)"},
+    {"sweep",
+     "Train a grid of runs (train sizes x size levels x methods x seeds), N at a time; JSON events on "
+     "stdout"},
+    {"reproduce", "Run one of the paper's experiments at this machine's scale"},
+    {"export", "Copy a run's model (weights and config, no optimiser state)"},
+};
+// `fone runs convert` reads LibTorch archives, so it too lives in libfone_torch_commands.so, under the
+// `runs` group that `fone` itself registers.
+inline constexpr CommandSummary kRunsConvert = {
+    "convert",
+    "Rewrite a run's checkpoints of an older fone (.pt, LibTorch archives) as safetensors. Opening a .pt "
+    "file "
+    "can run code stored in it: convert only runs from someone you trust (--trust says you do)"};
+// `fone model forward` runs a model folder through LibTorch: it too lives in libfone_torch_commands.so,
+// under the `model` group that `fone` itself registers (inspect and tokenize need no LibTorch).
+inline constexpr CommandSummary kModelForward = {
+    "forward",
+    "One forward pass of a model folder: the logits and hidden states at the last position (embeddings, "
+    "after every block, the last after the final norm: transformers' output_hidden_states)"};
+// The LibTorch commands inside groups of `fone`'s own: {group, command}.
+struct GroupedCommand {
+    const char* group;
+    CommandSummary command;
+};
+inline constexpr GroupedCommand kTorchSubcommands[] = {{"runs", kRunsConvert}, {"model", kModelForward}};
+// kTorchCommands' description of `name` (throws std::out_of_range for another name).
+std::string torch_command_description(std::string_view name);
+
 void add_train_commands(CLI::App& app);      // train, eval, predict (needs LibTorch)
 void add_generate_command(CLI::App& app);    // generate: text from a text run's model (needs LibTorch)
 void add_sweep_commands(CLI::App& app);      // sweep: a grid of train runs (needs LibTorch)
@@ -30,8 +72,10 @@ void add_export_commands(CLI::App& app);     // export: a run's model without op
 // `fone sweep` checks every cell with it before it writes its sweep file.
 nlohmann::json check_train_args(const std::vector<std::string>& args);
 
-// model inspect | tokenize | forward: a Hugging Face model folder (cmd_model.cpp; forward needs LibTorch)
+// model inspect | tokenize: a Hugging Face model folder (cmd_model.cpp); add_model_forward_command adds
+// `model forward` (cmd_model_forward.cpp, needs LibTorch) to the group add_model_commands made.
 void add_model_commands(CLI::App& app);
+void add_model_forward_command(CLI::App& app);
 
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);

@@ -5,17 +5,44 @@
 #include <cmath>
 #include <numbers>
 
-#include "plot_parts.h"
+#include <qcustomplot.h>
+
+#include "plot_style.h"
 
 namespace fone::plots {
 
-using namespace parts;
-
 namespace {
+
+using style::add_text;
+using style::add_title;
+
+QString q(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+// A period in number units with at most 4 significant digits: 10, 2.5, 333.3.
+QString number_label(double value) {
+    if (std::isinf(value)) return QStringLiteral("∞");
+    return QString::number(value, 'g', value >= 1e4 ? 6 : 4);
+}
+
+// Ranges with equal scales on both axes that show [x_low, x_high] x [y_low, y_high] whole and centred in a
+// plot of any shape (title row about 40 px), so circles stay round.
+void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y_low, double y_high) {
+    plot.xAxis->setVisible(false);
+    plot.yAxis->setVisible(false);
+    plot.axisRect()->setAutoMargins(QCP::msNone);
+    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
+    const double width = std::max(50, plot.width() - 12), height = std::max(50, plot.height() - 52);
+    const double units_per_pixel = std::max((y_high - y_low) / height, (x_high - x_low) / width);
+    const double x_centre = (x_low + x_high) / 2.0, y_centre = (y_low + y_high) / 2.0;
+    plot.xAxis->setRange(x_centre - width * units_per_pixel / 2.0, x_centre + width * units_per_pixel / 2.0);
+    plot.yAxis->setRange(y_centre - height * units_per_pixel / 2.0, y_centre + height * units_per_pixel / 2.0);
+}
 
 // The colour of class c of `count`: the palette for up to ten, periodic hues beyond.
 QColor class_colour(int c, int count) {
-    if (count <= 10) return kPalette[c % 10];
+    if (count <= 10) return style::ink().palette(c % 10);
     QCPColorGradient hues(QCPColorGradient::gpHues);
     hues.setPeriodic(true);
     return hues.color(c, QCPRange(0, count));
@@ -55,7 +82,7 @@ Eigen::MatrixX2d turn_3d(const Eigen::VectorXd& a, const Eigen::VectorXd& b, con
 
 void draw_helix(QCustomPlot& plot, const analysis::HelixFit& fit, const std::vector<Decimal>& numbers,
                 const HelixStyle& style) {
-    reset(plot);
+    style::begin_drawing(plot);
     const Eigen::Index n = fit.coordinates.rows();
     auto column = [&](const std::string& name) -> Eigen::VectorXd {
         const int c = fit.column(name);
@@ -68,7 +95,7 @@ void draw_helix(QCustomPlot& plot, const analysis::HelixFit& fit, const std::vec
     auto* path = new QCPCurve(plot.xAxis, plot.yAxis);
     for (Eigen::Index i = 0; i < n; ++i)
         path->addData(static_cast<double>(i), points(i, 0), points(i, 1));
-    path->setPen(QPen(kFaint, 0.8));
+    path->setPen(QPen(style::ink().faint, 0.8));
     const auto period = static_cast<std::int64_t>(std::llround(style.period));
     const bool integer_period = std::abs(style.period - static_cast<double>(period)) < 1e-9 && period >= 1 &&
                                 period <= 1000;
@@ -78,7 +105,7 @@ void draw_helix(QCustomPlot& plot, const analysis::HelixFit& fit, const std::vec
     add_classes(plot, points, classes, count, QStringLiteral("x mod %1").arg(number_label(style.period)), 5);
     const double extent = std::max(1e-9, points.cwiseAbs().maxCoeff()) * 1.1;
     equal_scale_ranges(plot, -extent, extent, -extent, extent * (count <= 10 ? 1.35 : 1.0));
-    if (count <= 10) top_legend(plot, 5);
+    if (count <= 10) style::legend_row(plot, 5);
     const int linear = fit.column("x");
     add_text(plot, plot.xAxis->range().lower + 0.02 * plot.xAxis->range().size(), plot.yAxis->range().lower,
              QStringLiteral("circle: cos, sin of 2πx/%1 · up: %2 · R² helix %3%, PCA of %4 dims %5%")
@@ -87,7 +114,7 @@ void draw_helix(QCustomPlot& plot, const analysis::HelixFit& fit, const std::vec
                  .arg(100 * fit.r2, 0, 'f', 1)
                  .arg(fit.rank)
                  .arg(100 * fit.pca_r2, 0, 'f', 1),
-             Qt::AlignLeft | Qt::AlignBottom, label_font(8));
+             Qt::AlignLeft | Qt::AlignBottom, style::font(8));
     add_title(plot, q(style.title.empty() ? "Helix of period " + number_label(style.period).toStdString() : style.title));
 }
 
@@ -98,7 +125,7 @@ std::pair<int, int> clocks_size(std::size_t places) {
 
 void draw_clocks(QCustomPlot& plot, const analysis::DigitProbeTable& table, std::size_t layer,
                  const std::vector<Decimal>& numbers, const std::string& title) {
-    reset(plot);
+    style::begin_drawing(plot);
     constexpr double kCell = 3.2, kReach = 1.5;  // points beyond 1.5 are drawn at 1.5, on their angle
     QVector<double> ring_x, ring_y;
     for (int i = 0; i <= 120; ++i) {
@@ -112,11 +139,11 @@ void draw_clocks(QCustomPlot& plot, const analysis::DigitProbeTable& table, std:
         auto* ring = new QCPCurve(plot.xAxis, plot.yAxis);
         for (int i = 0; i < ring_x.size(); ++i)
             ring->addData(i, cx + ring_x[i], ring_y[i]);
-        ring->setPen(QPen(kFaint, 1.0));
+        ring->setPen(QPen(style::ink().faint, 1.0));
         for (int d = 0; d < 10; ++d) {
             const double angle = 2.0 * std::numbers::pi * d / 10;
             add_text(plot, cx + 1.2 * std::cos(angle), 1.2 * std::sin(angle), QString::number(d),
-                     Qt::AlignCenter, label_font(9, true), kPalette[d]);
+                     Qt::AlignCenter, style::font(9, true), style::ink().palette(d));
         }
         const analysis::ProbeResult& r = results[p];
         const std::vector<int> truth = analysis::digit_classes(numbers, table.places[p]);
@@ -131,7 +158,7 @@ void draw_clocks(QCustomPlot& plot, const analysis::DigitProbeTable& table, std:
                      .arg(q(analysis::place_name(table.places[p])))
                      .arg(100 * r.accuracy, 0, 'f', 1)
                      .arg(100 * r.chance, 0, 'f', 0),
-                 Qt::AlignCenter, label_font(9, true));
+                 Qt::AlignCenter, style::font(9, true));
     }
     for (int d = 0; d < 10; ++d) {
         if (by_digit[static_cast<std::size_t>(d)].empty()) continue;
@@ -143,12 +170,12 @@ void draw_clocks(QCustomPlot& plot, const analysis::DigitProbeTable& table, std:
         QCPGraph* g = plot.addGraph();
         g->setData(x, y);
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kPalette[d], kPalette[d], 4));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, style::ink().palette(d), style::ink().palette(d), 4));
         g->setName(QStringLiteral("digit %1").arg(d));
     }
     const double width = std::max<double>(1, static_cast<double>(table.places.size())) * kCell;
     equal_scale_ranges(plot, -kCell / 2, width - kCell / 2, -2.0, 2.3);
-    top_legend(plot, 10);
+    style::legend_row(plot, 10);
     add_title(plot, q(title.empty() ? "Digit places on their clocks (held-out numbers)" : title));
 }
 
