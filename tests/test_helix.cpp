@@ -140,7 +140,7 @@ void TestHelix::digit_probe_reads_circles() {
             QVERIFY(std::abs(std::hypot(r.points[i][0], r.points[i][1]) - 1) < 0.1);  // on the clock
     }
     QCOMPARE(table.results[1][2].accuracy, 1.0);  // units
-    QVERIFY(table.results[1][1].accuracy < 0.3);   // tens: no circle, about chance
+    QVERIFY(table.results[1][1].accuracy < 0.3);  // tens: no circle, about chance
     QVERIFY(table.results[1][1].chance < 0.2);
 }
 

@@ -93,9 +93,12 @@ void TestInitFrom::method_tokens_are_llama3_tokens() {
 void TestInitFrom::model_computes_the_pretrained_model_data() {
     QTest::addColumn<QString>("folder");
     QTest::addColumn<QString>("method");
-    QTest::newRow("llama, fone") << "llama" << "fone";
-    QTest::newRow("llama untied bf16 sharded, subword") << "llama-bf16-sharded" << "subword";
-    QTest::newRow("qwen2, digit") << "qwen2" << "digit";
+    QTest::newRow("llama, fone") << "llama"
+                                 << "fone";
+    QTest::newRow("llama untied bf16 sharded, subword") << "llama-bf16-sharded"
+                                                        << "subword";
+    QTest::newRow("qwen2, digit") << "qwen2"
+                                  << "digit";
 }
 
 void TestInitFrom::model_computes_the_pretrained_model() {
@@ -107,8 +110,8 @@ void TestInitFrom::model_computes_the_pretrained_model() {
     QCOMPARE(run.config.model.hidden, 32);
     run.model->eval();
     const fp::ModelFolder m = fp::ModelFolder::open(kGolden + folder.toStdString());
-    const auto ids = fp::pretrained_ids(run.scheme->vocabulary(), fp::BpeTokenizer::load(m.tokenizer_path()),
-                                        m.config());
+    const auto ids =
+        fp::pretrained_ids(run.scheme->vocabulary(), fp::BpeTokenizer::load(m.tokenizer_path()), m.config());
     // A prompt of method tokens that each are one pretrained token (a FoNE prompt's [NUM] is not).
     std::vector<int64_t> tokens{fone::kBos}, pretrained;
     for (int64_t t = 0; t < static_cast<int64_t>(ids.size()) && tokens.size() < 9; ++t)
@@ -130,20 +133,27 @@ void TestInitFrom::model_computes_the_pretrained_model() {
     const auto logits = run.model->lm_logits(final_state);
     for (std::size_t t = 0; t < ids.size(); ++t) {
         if (ids[t].size() != 1) continue;
-        const double d = std::abs(logits[static_cast<int64_t>(t)].item<float>() - want.logits_last[ids[t][0]]);
+        const double d =
+            std::abs(logits[static_cast<int64_t>(t)].item<float>() - want.logits_last[ids[t][0]]);
         QVERIFY2(d < 1e-4, qPrintable(QString("token %1: %2").arg(t).arg(d)));
     }
     for (int64_t d = 0; d < final_state.size(0); ++d)
-        QVERIFY(std::abs(final_state[d].item<float>() - want.hidden_last.back()[static_cast<std::size_t>(d)]) < 1e-4);
+        QVERIFY(std::abs(final_state[d].item<float>() -
+                         want.hidden_last.back()[static_cast<std::size_t>(d)]) < 1e-4);
 }
 
 void TestInitFrom::fine_tunes_a_tiny_llama_end_to_end() {
     QTemporaryDir dir;
     const QString runs = dir.path() + "/runs";
-    const auto r = run_fone({"train", "--init-from", QString::fromStdString(kGolden + "llama"), "--task", "dec-add",
-                             "--method", "fone", "--train-size", "512", "--val-size", "32", "--test-size", "64",
-                             "--epochs", "3", "--lr", "3e-3", "--batch", "64", "--threads", "1", "--runs-dir",
-                             runs, "--name", "tiny-llama"});
+    const auto r = run_fone({"train",      "--init-from",  QString::fromStdString(kGolden + "llama"),
+                             "--task",     "dec-add",      "--method",
+                             "fone",       "--train-size", "512",
+                             "--val-size", "32",           "--test-size",
+                             "64",         "--epochs",     "3",
+                             "--lr",       "3e-3",         "--batch",
+                             "64",         "--threads",    "1",
+                             "--runs-dir", runs,           "--name",
+                             "tiny-llama"});
     QVERIFY2(r.code == 0, r.err.constData());
     const auto ev = json_lines(r.out);
     QCOMPARE(ev.last()["status"].toString(), QString("finished"));
@@ -158,12 +168,30 @@ void TestInitFrom::fine_tunes_a_tiny_llama_end_to_end() {
     const auto p = run_fone({"predict", "--run", "tiny-llama", "--runs-dir", runs, "12.5+7.25="});
     QVERIFY2(p.code == 0, p.err.constData());
     // A digit run from the same folder, and a bad folder is bad input (status 2) that makes no run.
-    const auto d = run_fone({"train", "--init-from", QString::fromStdString(kGolden + "llama"), "--task", "dec-add",
-                             "--method", "digit", "--train-size", "128", "--val-size", "16", "--test-size", "16",
-                             "--epochs", "1", "--threads", "1", "--runs-dir", runs, "--name", "tiny-digit"});
+    const auto d = run_fone({"train",
+                             "--init-from",
+                             QString::fromStdString(kGolden + "llama"),
+                             "--task",
+                             "dec-add",
+                             "--method",
+                             "digit",
+                             "--train-size",
+                             "128",
+                             "--val-size",
+                             "16",
+                             "--test-size",
+                             "16",
+                             "--epochs",
+                             "1",
+                             "--threads",
+                             "1",
+                             "--runs-dir",
+                             runs,
+                             "--name",
+                             "tiny-digit"});
     QVERIFY2(d.code == 0, d.err.constData());
-    const auto bad = run_fone({"train", "--init-from", dir.path(), "--task", "dec-add", "--runs-dir", runs,
-                               "--name", "nothing"});
+    const auto bad = run_fone(
+        {"train", "--init-from", dir.path(), "--task", "dec-add", "--runs-dir", runs, "--name", "nothing"});
     QCOMPARE(bad.code, 2);
     QVERIFY2(bad.err.contains("no config.json"), bad.err.constData());
     QVERIFY(!QFile::exists(runs + "/nothing"));

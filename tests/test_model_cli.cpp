@@ -37,8 +37,8 @@ class TestModelCli : public QObject {
         QVERIFY2(r.code == 0, r.err.constData());
         const QJsonObject j = first_line(r.out);
         QCOMPARE(j["family"].toString(), QString("llama"));
-        for (const char* key : {"layers", "hidden_size", "heads", "kv_heads", "vocab_size", "dtype", "parameters",
-                                "single_token_integers", "tokenizer", "files"})
+        for (const char* key : {"layers", "hidden_size", "heads", "kv_heads", "vocab_size", "dtype",
+                                "parameters", "single_token_integers", "tokenizer", "files"})
             QVERIFY2(j.contains(key), key);
         QCOMPARE(j["layers"].toInt(), 2);
         QCOMPARE(j["hidden_size"].toInt(), 32);
@@ -54,7 +54,8 @@ class TestModelCli : public QObject {
 
     void forward_matches_transformers_data() {
         QTest::addColumn<QString>("folder");
-        for (const char* f : {"llama", "llama-bf16-sharded", "qwen2", "gpt2-fp16", "pythia", "neox-sequential"})
+        for (const char* f :
+             {"llama", "llama-bf16-sharded", "qwen2", "gpt2-fp16", "pythia", "neox-sequential"})
             QTest::newRow(f) << f;
     }
     void forward_matches_transformers() {
@@ -63,8 +64,8 @@ class TestModelCli : public QObject {
         QStringList ids;
         for (const auto& v : g["token_ids"].toArray())
             ids << QString::number(v.toInt());
-        const auto r = run_fone({"model", "forward", kGolden + folder, "--token-ids", ids.join(','), "--json",
-                                 "--threads", "1"});
+        const auto r = run_fone(
+            {"model", "forward", kGolden + folder, "--token-ids", ids.join(','), "--json", "--threads", "1"});
         QVERIFY2(r.code == 0, r.err.constData());
         const QJsonObject j = first_line(r.out);
         double worst = max_difference(j["logits_last"].toArray(), g["logits_last"].toArray());
@@ -74,9 +75,11 @@ class TestModelCli : public QObject {
             worst = std::max(worst, max_difference(hidden[l].toArray(), want[l].toArray()));
         QVERIFY2(worst < 1e-4, qPrintable(QString::number(worst)));
         // --text: the folder's tokenizer, then the same forward.
-        const auto t = run_fone({"model", "forward", kGolden + folder, "--text", g["text"].toString(), "--json"});
+        const auto t =
+            run_fone({"model", "forward", kGolden + folder, "--text", g["text"].toString(), "--json"});
         QVERIFY2(t.code == 0, t.err.constData());
-        QVERIFY(max_difference(first_line(t.out)["logits_last"].toArray(), g["text_logits_last"].toArray()) < 1e-4);
+        QVERIFY(max_difference(first_line(t.out)["logits_last"].toArray(), g["text_logits_last"].toArray()) <
+                1e-4);
         QCOMPARE(first_line(t.out)["token_ids"].toArray(), g["text_ids"].toArray());
     }
 
@@ -92,13 +95,13 @@ class TestModelCli : public QObject {
 
     void analyses_of_a_model_folder() {
         const QString model = kGolden + "llama", out = dir_.filePath("analyses");
-        const auto spectrum = run_fone({"analyse", "spectrum", "--source", "model", "--model", model, "--numbers",
-                                        "100", "--layer", "0", "--out", out + "/spectrum"});
+        const auto spectrum = run_fone({"analyse", "spectrum", "--source", "model", "--model", model,
+                                        "--numbers", "100", "--layer", "0", "--out", out + "/spectrum"});
         QVERIFY2(spectrum.code == 0, spectrum.err.constData());
         QVERIFY(first_line(spectrum.out)["source"].toString().startsWith("model llama, embeddings"));
         QVERIFY(QFile::exists(out + "/spectrum/spectrum_layers.csv"));  // every layer's spectrum too
-        const auto helix = run_fone({"analyse", "helix", "--source", "model", "--model", model, "--numbers", "100",
-                                     "--out", out + "/helix"});
+        const auto helix = run_fone({"analyse", "helix", "--source", "model", "--model", model, "--numbers",
+                                     "100", "--out", out + "/helix"});
         QVERIFY2(helix.code == 0, helix.err.constData());
         const QJsonArray layers = first_line(helix.out)["layers"].toArray();
         QCOMPARE(layers.size(), 3);
@@ -117,8 +120,8 @@ class TestModelCli : public QObject {
                                 "/digits/digits.png", "/digits/clocks.png"})
             QVERIFY2(QFile::exists(out + png), png);
 #endif
-        const auto dump = run_fone({"analyse", "dump", "--source", "model", "--model", model, "--numbers", "5",
-                                    "--out", out + "/dump"});
+        const auto dump = run_fone({"analyse", "dump", "--source", "model", "--model", model, "--numbers",
+                                    "5", "--out", out + "/dump"});
         QVERIFY2(dump.code == 0, dump.err.constData());
         QCOMPARE(first_line(dump.out)["layers"].toArray().size(), 3);
     }
@@ -133,7 +136,8 @@ class TestModelCli : public QObject {
         const auto outside = run_fone({"model", "forward", kGolden + "llama", "--token-ids", "1,5000"});
         QCOMPARE(outside.code, 2);
         QVERIFY(outside.err.contains("outside the vocabulary"));
-        const auto no_model = run_fone({"analyse", "helix", "--source", "model", "--out", dir_.filePath("x")});
+        const auto no_model =
+            run_fone({"analyse", "helix", "--source", "model", "--out", dir_.filePath("x")});
         QVERIFY(no_model.code != 0);
         QVERIFY(no_model.err.contains("--model"));
     }

@@ -53,12 +53,12 @@ void add_source_options(CLI::App* cmd, SourceOptions& o) {
         ->capture_default_str();
     cmd->add_option("--run", o.run, "Run name or directory (run source)");
     cmd->add_option("--runs-dir", o.runs_dir, "Run store (run source)");
-    cmd->add_option("--model", o.model, "Model folder (model source): config.json, safetensors, tokenizer.json");
+    cmd->add_option("--model", o.model,
+                    "Model folder (model source): config.json, safetensors, tokenizer.json");
     add_spec_options(cmd, o);
     cmd->add_option("--numbers", o.count, "How many numbers (encoder, run, model): start, start+step, ...");
     cmd->add_option("--start", o.start, "First number (encoder, run, model)")->capture_default_str();
-    cmd->add_option("--step", o.step, "Step between the numbers (decimals allowed)")
-        ->capture_default_str();
+    cmd->add_option("--step", o.step, "Step between the numbers (decimals allowed)")->capture_default_str();
     cmd->add_option("--input", o.inputs,
                     "CSV file(s) (csv source): one row per number, first column the number, then the values; "
                     "several files are several layers");
@@ -114,7 +114,8 @@ Loaded model_numbers(const SourceOptions& o, int limit) {
 void take_layers(const SourceOptions& o, const NumberRepresentations& r, std::vector<std::string> names,
                  const std::string& what, Loaded& out) {
     for (const auto& rows : r.layers) {
-        Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()), static_cast<Eigen::Index>(rows.at(0).size()));
+        Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()),
+                          static_cast<Eigen::Index>(rows.at(0).size()));
         for (std::size_t i = 0; i < rows.size(); ++i)
             for (std::size_t j = 0; j < rows[i].size(); ++j)
                 m(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
@@ -122,8 +123,8 @@ void take_layers(const SourceOptions& o, const NumberRepresentations& r, std::ve
     }
     out.layer_names = std::move(names);
     if (o.layer >= static_cast<int>(out.layers.size()))
-        throw std::runtime_error("--layer " + std::to_string(o.layer) + " but the " + o.source + " has layers 0.." +
-                                 std::to_string(out.layers.size() - 1));
+        throw std::runtime_error("--layer " + std::to_string(o.layer) + " but the " + o.source +
+                                 " has layers 0.." + std::to_string(out.layers.size() - 1));
     out.chosen = o.layer >= 0 ? static_cast<std::size_t>(o.layer) : out.layers.size() - 1;
     out.description = what + ", " + out.layer_names[out.chosen];
 }

@@ -13,6 +13,7 @@
 
 #include "fone/numbers/decimal.h"
 #include "fone/numbers/fourier.h"
+#include "fone/store/run_store.h"
 #include "json_io.h"
 
 // Plain C++ (QCustomPlot only forward-declared); the drawing functions are linked only with FONE_WITH_PLOTS.

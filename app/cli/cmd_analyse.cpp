@@ -542,9 +542,9 @@ void register_dump(CLI::App* analyse) {
 }  // namespace
 
 void add_analyse_commands(CLI::App& app) {
-    auto* analyse =
-        app.add_subcommand("analyse", "Spectra, PCA, probes, unit circles, token counts, error patterns, "
-                                      "helix fits and digit probes");
+    auto* analyse = app.add_subcommand("analyse",
+                                       "Spectra, PCA, probes, unit circles, token counts, error patterns, "
+                                       "helix fits and digit probes");
     analyse->require_subcommand(1);
     register_spectrum(analyse);
     register_pca(analyse);

@@ -78,8 +78,9 @@ void register_helix(CLI::App* analyse) {
     auto shown = std::make_shared<int>(10);
     auto no_png = std::make_shared<bool>(false);
     auto* cmd = analyse->add_subcommand(
-        "helix", "Helix fit per layer (x, cos and sin of 2πx/T) against PCA of as many dimensions: "
-                 "DIR/helix.csv, DIR/helix_coordinates.csv, DIR/helix_r2.png, DIR/helix.png");
+        "helix",
+        "Helix fit per layer (x, cos and sin of 2πx/T) against PCA of as many dimensions: "
+        "DIR/helix.csv, DIR/helix_coordinates.csv, DIR/helix_r2.png, DIR/helix.png");
     add_source_options(cmd, *o);
     cmd->add_option("--out", *out_dir, "Output folder")->required();
     cmd->add_option("--helix-periods", *periods, "The periods T of the helix, comma-separated")
@@ -108,17 +109,20 @@ void register_helix(CLI::App* analyse) {
         files["r2_png"] = maybe_png(
             out_path(*out_dir, "helix_r2.png"), 820, 480,
             [&](QCustomPlot& p) {
-                plots::draw_lines(p, {per_layer("helix (" + *periods + ")", r2), per_layer("PCA, as many dims", pca_r2)},
-                                  {.title = "Share of the variance per layer: " + in.description.substr(0, in.description.rfind(',')),
-                                   .x_label = "layer (0: embeddings)",
-                                   .y_label = "R²"});
+                plots::draw_lines(
+                    p, {per_layer("helix (" + *periods + ")", r2), per_layer("PCA, as many dims", pca_r2)},
+                    {.title = "Share of the variance per layer: " +
+                              in.description.substr(0, in.description.rfind(',')),
+                     .x_label = "layer (0: embeddings)",
+                     .y_label = "R²"});
             },
             !*no_png);
         files["png"] = maybe_png(
             out_path(*out_dir, "helix.png"), 760, 720,
             [&](QCustomPlot& p) {
-                plots::draw_helix(p, chosen, in.numbers,
-                                  {.period = static_cast<double>(*shown), .title = "Helix of " + in.description});
+                plots::draw_helix(
+                    p, chosen, in.numbers,
+                    {.period = static_cast<double>(*shown), .title = "Helix of " + in.description});
             },
             !*no_png);
         print_json_line(std::cout, {{"analysis", "helix"},
@@ -140,8 +144,9 @@ void register_digits(CLI::App* analyse) {
     auto options = std::make_shared<fa::ProbeOptions>();
     auto no_png = std::make_shared<bool>(false);
     auto* cmd = analyse->add_subcommand(
-        "digits", "Circular probes per digit place per layer (is the digit at 10^p a point on a base-10 "
-                  "circle?): DIR/digits.csv, DIR/digits.png, the chosen layer's DIR/clocks.png");
+        "digits",
+        "Circular probes per digit place per layer (is the digit at 10^p a point on a base-10 "
+        "circle?): DIR/digits.csv, DIR/digits.png, the chosen layer's DIR/clocks.png");
     add_source_options(cmd, *o);
     cmd->add_option("--out", *out_dir, "Output folder")->required();
     cmd->add_option("--places", *places_text,
@@ -194,7 +199,9 @@ void register_digits(CLI::App* analyse) {
 #endif
         files["clocks_png"] = maybe_png(
             out_path(*out_dir, "clocks.png"), w, h,
-            [&](QCustomPlot& p) { plots::draw_clocks(p, table, in.chosen, in.numbers, "Clocks of " + in.description); },
+            [&](QCustomPlot& p) {
+                plots::draw_clocks(p, table, in.chosen, in.numbers, "Clocks of " + in.description);
+            },
             !*no_png);
         json chance = json::object();
         for (std::size_t p = 0; p < places.size(); ++p)

@@ -20,12 +20,15 @@ using nlohmann::json;
 void register_inspect(CLI::App* model) {
     auto dir = std::make_shared<std::string>();
     auto* cmd = model->add_subcommand(
-        "inspect", "A model folder as JSON: family, layers, hidden size, heads, kv heads, vocabulary, dtype, "
-                   "parameters, files, tokenizer, which integers 0..9999 are single tokens");
-    cmd->add_option("dir", *dir, "The model folder (config.json, model.safetensors or shards, tokenizer.json)")
+        "inspect",
+        "A model folder as JSON: family, layers, hidden size, heads, kv heads, vocabulary, dtype, "
+        "parameters, files, tokenizer, which integers 0..9999 are single tokens");
+    cmd->add_option("dir", *dir,
+                    "The model folder (config.json, model.safetensors or shards, tokenizer.json)")
         ->required();
     cmd->callback([dir] {
-        run_model_command("model inspect", [&] { print_json_line(std::cout, fp::describe(fp::ModelFolder::open(*dir))); });
+        run_model_command("model inspect",
+                          [&] { print_json_line(std::cout, fp::describe(fp::ModelFolder::open(*dir))); });
     });
 }
 
@@ -33,10 +36,12 @@ void register_tokenize(CLI::App* model) {
     auto dir = std::make_shared<std::string>();
     auto text = std::make_shared<std::string>();
     auto plain = std::make_shared<bool>(false);
-    auto* cmd = model->add_subcommand("tokenize", "The token ids of a text under the folder's tokenizer.json");
+    auto* cmd =
+        model->add_subcommand("tokenize", "The token ids of a text under the folder's tokenizer.json");
     cmd->add_option("dir", *dir, "The model folder, or a tokenizer.json")->required();
     cmd->add_option("text", *text, "The text")->required();
-    cmd->add_flag("--no-special", *plain, "Without the post-processor's tokens (Llama-3's <|begin_of_text|>)");
+    cmd->add_flag("--no-special", *plain,
+                  "Without the post-processor's tokens (Llama-3's <|begin_of_text|>)");
     cmd->callback([dir, text, plain] {
         run_model_command("model tokenize", [&] {
             const bool file = std::filesystem::is_regular_file(*dir);
@@ -49,7 +54,6 @@ void register_tokenize(CLI::App* model) {
         });
     });
 }
-
 
 }  // namespace
 

@@ -32,7 +32,8 @@ std::vector<int64_t> parse_ids(const std::string& text) {
             used = 0;
         }
         if (cell.empty() || used != cell.size() || v < 0)
-            throw std::invalid_argument("--token-ids takes token ids separated by commas, not '" + text + "'");
+            throw std::invalid_argument("--token-ids takes token ids separated by commas, not '" + text +
+                                        "'");
         ids.push_back(v);
     }
     return ids;
@@ -49,7 +50,8 @@ void register_forward(CLI::App* model) {
     cmd->add_option("dir", *dir, "The model folder")->required();
     auto* ids_opt = cmd->add_option("--token-ids", *ids_text, "Token ids, comma-separated");
     cmd->add_option("--text", *text, "A text, tokenized with the folder's tokenizer.json")->excludes(ids_opt);
-    cmd->add_flag("--json", *as_json, "Print {\"logits_last\": [...], \"hidden_last\": [[...], ...]} in full");
+    cmd->add_flag("--json", *as_json,
+                  "Print {\"logits_last\": [...], \"hidden_last\": [[...], ...]} in full");
     cmd->add_option("--top", *top, "Without --json: the most likely next tokens listed")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
@@ -63,14 +65,17 @@ void register_forward(CLI::App* model) {
             const std::vector<int64_t> ids = text->empty() ? parse_ids(*ids_text) : tokenizer->encode(*text);
             const fp::ForwardResult r = fp::forward_last(m, ids, *threads);
             if (*as_json) {
-                print_json_line(std::cout, {{"token_ids", ids}, {"logits_last", r.logits_last}, {"hidden_last", r.hidden_last}});
+                print_json_line(
+                    std::cout,
+                    {{"token_ids", ids}, {"logits_last", r.logits_last}, {"hidden_last", r.hidden_last}});
                 return;
             }
             std::vector<std::size_t> order(r.logits_last.size());
             std::iota(order.begin(), order.end(), std::size_t{0});
             const std::size_t n = std::min<std::size_t>(static_cast<std::size_t>(*top), order.size());
-            std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
-                              [&](std::size_t a, std::size_t b) { return r.logits_last[a] > r.logits_last[b]; });
+            std::partial_sort(
+                order.begin(), order.begin() + static_cast<std::ptrdiff_t>(n), order.end(),
+                [&](std::size_t a, std::size_t b) { return r.logits_last[a] > r.logits_last[b]; });
             json next = json::array();
             for (std::size_t i = 0; i < n; ++i) {
                 json one = {{"id", order[i]}, {"logit", r.logits_last[order[i]]}};

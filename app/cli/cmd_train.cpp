@@ -252,7 +252,8 @@ TrainConfig resolve_options(TrainOptions& o) {
         if (!o.weights.empty()) o.given["sampling_weights"] = parse_shape_weights(o.weights);
         // A run records where it started from as a full path: checks and resumes work from any folder.
         if (o.given.contains("init_from") && !o.given["init_from"].get<std::string>().empty())
-            o.given["init_from"] = std::filesystem::absolute(o.given["init_from"].get<std::string>()).string();
+            o.given["init_from"] =
+                std::filesystem::absolute(o.given["init_from"].get<std::string>()).string();
         layers.push_back(o.given);
         return resolve_train_config(layers);
     }

@@ -41,13 +41,14 @@ NumberRepresentations representations(const std::string& run_dir, const std::vec
     return number_representations(run_dir, numbers);
 }
 
-NumberRepresentations model_representations(const std::string& model_dir, const std::vector<Decimal>& numbers) {
+NumberRepresentations model_representations(const std::string& model_dir,
+                                            const std::vector<Decimal>& numbers) {
     return pretrained::number_hidden_states(pretrained::ModelFolder::open(model_dir), numbers);
 }
 
-constexpr TorchCommands kCommands = {TorchCommands::kAbi, FONE_VERSION " " FONE_GIT_REVISION, add_commands,
-                                     build_text, representations,
-                                     model_representations};
+constexpr TorchCommands kCommands = {TorchCommands::kAbi, FONE_VERSION " " FONE_GIT_REVISION,
+                                     add_commands,        build_text,
+                                     representations,     model_representations};
 
 }  // namespace
 

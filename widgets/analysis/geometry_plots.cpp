@@ -37,7 +37,8 @@ void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y
     const double units_per_pixel = std::max((y_high - y_low) / height, (x_high - x_low) / width);
     const double x_centre = (x_low + x_high) / 2.0, y_centre = (y_low + y_high) / 2.0;
     plot.xAxis->setRange(x_centre - width * units_per_pixel / 2.0, x_centre + width * units_per_pixel / 2.0);
-    plot.yAxis->setRange(y_centre - height * units_per_pixel / 2.0, y_centre + height * units_per_pixel / 2.0);
+    plot.yAxis->setRange(y_centre - height * units_per_pixel / 2.0,
+                         y_centre + height * units_per_pixel / 2.0);
 }
 
 // The colour of class c of `count`: the palette for up to ten, periodic hues beyond.
@@ -49,8 +50,8 @@ QColor class_colour(int c, int count) {
 }
 
 // One scatter graph per class, named "<name> = c" for the legend.
-void add_classes(QCustomPlot& plot, const Eigen::MatrixX2d& points, const std::vector<int>& classes, int count,
-                 const QString& name, double size) {
+void add_classes(QCustomPlot& plot, const Eigen::MatrixX2d& points, const std::vector<int>& classes,
+                 int count, const QString& name, double size) {
     for (int c = 0; c < count; ++c) {
         QVector<double> x, y;
         for (Eigen::Index i = 0; i < points.rows(); ++i)
@@ -70,8 +71,8 @@ void add_classes(QCustomPlot& plot, const Eigen::MatrixX2d& points, const std::v
 
 }  // namespace
 
-Eigen::MatrixX2d turn_3d(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& c, double yaw,
-                         double pitch) {
+Eigen::MatrixX2d turn_3d(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& c,
+                         double yaw, double pitch) {
     Eigen::MatrixX2d out(a.size(), 2);
     const Eigen::VectorXd u = std::cos(yaw) * a - std::sin(yaw) * b;
     const Eigen::VectorXd v = std::sin(yaw) * a + std::cos(yaw) * b;
@@ -89,16 +90,16 @@ void draw_helix(QCustomPlot& plot, const analysis::HelixFit& fit, const std::vec
         return c >= 0 ? Eigen::VectorXd(fit.coordinates.col(c)) : Eigen::VectorXd::Zero(n);
     };
     // The circle of the period lies flat, the linear term rises: larger numbers higher.
-    const Eigen::MatrixX2d points = turn_3d(column(analysis::helix_cos_name(style.period)),
-                                            column(analysis::helix_sin_name(style.period)), -column("x"),
-                                            style.yaw, style.pitch);
+    const Eigen::MatrixX2d points =
+        turn_3d(column(analysis::helix_cos_name(style.period)),
+                column(analysis::helix_sin_name(style.period)), -column("x"), style.yaw, style.pitch);
     auto* path = new QCPCurve(plot.xAxis, plot.yAxis);
     for (Eigen::Index i = 0; i < n; ++i)
         path->addData(static_cast<double>(i), points(i, 0), points(i, 1));
     path->setPen(QPen(style::ink().faint, 0.8));
     const auto period = static_cast<std::int64_t>(std::llround(style.period));
-    const bool integer_period = std::abs(style.period - static_cast<double>(period)) < 1e-9 && period >= 1 &&
-                                period <= 1000;
+    const bool integer_period =
+        std::abs(style.period - static_cast<double>(period)) < 1e-9 && period >= 1 && period <= 1000;
     std::vector<int> classes(static_cast<std::size_t>(n), 0);
     if (integer_period) classes = analysis::residue_classes(numbers, period);
     const int count = integer_period ? static_cast<int>(period) : 1;
@@ -110,12 +111,14 @@ void draw_helix(QCustomPlot& plot, const analysis::HelixFit& fit, const std::vec
     add_text(plot, plot.xAxis->range().lower + 0.02 * plot.xAxis->range().size(), plot.yAxis->range().lower,
              QStringLiteral("circle: cos, sin of 2πx/%1 · up: %2 · R² helix %3%, PCA of %4 dims %5%")
                  .arg(number_label(style.period))
-                 .arg(linear >= 0 ? QStringLiteral("the linear term x") : QStringLiteral("nothing (no linear term)"))
+                 .arg(linear >= 0 ? QStringLiteral("the linear term x")
+                                  : QStringLiteral("nothing (no linear term)"))
                  .arg(100 * fit.r2, 0, 'f', 1)
                  .arg(fit.rank)
                  .arg(100 * fit.pca_r2, 0, 'f', 1),
              Qt::AlignLeft | Qt::AlignBottom, style::font(8));
-    add_title(plot, q(style.title.empty() ? "Helix of period " + number_label(style.period).toStdString() : style.title));
+    add_title(plot, q(style.title.empty() ? "Helix of period " + number_label(style.period).toStdString()
+                                          : style.title));
 }
 
 std::pair<int, int> clocks_size(std::size_t places) {
@@ -151,7 +154,8 @@ void draw_clocks(QCustomPlot& plot, const analysis::DigitProbeTable& table, std:
             Eigen::RowVector2d point(r.points[i][0], r.points[i][1]);
             if (point.norm() > kReach) point *= kReach / point.norm();
             point[0] += cx;
-            by_digit[static_cast<std::size_t>(truth[static_cast<std::size_t>(r.test_rows[i])])].push_back(point);
+            by_digit[static_cast<std::size_t>(truth[static_cast<std::size_t>(r.test_rows[i])])].push_back(
+                point);
         }
         add_text(plot, cx, -1.75,
                  QStringLiteral("%1: %2% (chance %3%)")
@@ -170,7 +174,8 @@ void draw_clocks(QCustomPlot& plot, const analysis::DigitProbeTable& table, std:
         QCPGraph* g = plot.addGraph();
         g->setData(x, y);
         g->setLineStyle(QCPGraph::lsNone);
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, style::ink().palette(d), style::ink().palette(d), 4));
+        g->setScatterStyle(
+            QCPScatterStyle(QCPScatterStyle::ssDisc, style::ink().palette(d), style::ink().palette(d), 4));
         g->setName(QStringLiteral("digit %1").arg(d));
     }
     const double width = std::max<double>(1, static_cast<double>(table.places.size())) * kCell;

@@ -16,8 +16,8 @@ namespace fone::plots {
 
 // Three coordinates per row turned by `yaw` about the vertical axis and tilted by `pitch` towards the
 // viewer, then seen from the front: (u, v) per row. The PCA view's 3-D mode draws with it too.
-Eigen::MatrixX2d turn_3d(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& c, double yaw,
-                         double pitch);
+Eigen::MatrixX2d turn_3d(const Eigen::VectorXd& a, const Eigen::VectorXd& b, const Eigen::VectorXd& c,
+                         double yaw, double pitch);
 
 // A layer's helix of period `period`: each number at (cos, sin of its period-T coordinates, its linear
 // coordinate) read back from the fit, turned, consecutive numbers joined by a faint line, coloured by

@@ -28,7 +28,8 @@ constexpr int kCircles[] = {2, 5, 10, 100};
 
 fa::Progress part(const fa::Progress& whole, double from, double to) {
     fa::Progress p{nullptr, whole.cancel};
-    if (whole.report) p.report = [report = whole.report, from, to](double f) { report(from + (to - from) * f); };
+    if (whole.report)
+        p.report = [report = whole.report, from, to](double f) { report(from + (to - from) * f); };
     return p;
 }
 
@@ -58,8 +59,9 @@ HelixView::HelixView(RunCatalog* catalog, QWidget* parent) : RepresentationView(
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(source_);
-    layer_->setToolTip("The layer whose helix and clocks are drawn: 0 is the embeddings (a model folder) or "
-                       "the input (a run), the last one the model's output");
+    layer_->setToolTip(
+        "The layer whose helix and clocks are drawn: 0 is the embeddings (a model folder) or "
+        "the input (a run), the last one the model's output");
     layer_->setMinimumContentsLength(18);
     circle_ = new QComboBox;
     for (const int t : kCircles)
@@ -95,13 +97,15 @@ QWidget* HelixView::build_plots() {
         "Per layer: the share of the variance of the numbers' representations that a helix explains (a "
         "linear term and cos, sin of 2πx/T for T = 2, 5, 10, 100), next to the share of the top principal "
         "components of as many dimensions, the most any fit of that size can explain.");
-    helix_panel_->plot()->setToolTip("The chosen layer read back in the helix's coordinates: the circle of one "
-                                     "period flat, the linear term up. Drag to turn.");
+    helix_panel_->plot()->setToolTip(
+        "The chosen layer read back in the helix's coordinates: the circle of one "
+        "period flat, the linear term up. Drag to turn.");
     digits_panel_->plot()->setToolTip(
         "Per layer and digit place: the held-out accuracy of a circular probe (the digit as a point on a "
         "base-10 circle, read linearly from the representation).");
-    clocks_panel_->plot()->setToolTip("The chosen layer: each held-out number where the probe of each digit "
-                                      "place puts it, coloured by its true digit.");
+    clocks_panel_->plot()->setToolTip(
+        "The chosen layer: each held-out number where the probe of each digit "
+        "place puts it, coloured by its true digit.");
     QCustomPlot* helix = helix_panel_->plot();
     helix->setInteractions(QCP::Interactions());
     connect(helix, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
@@ -217,8 +221,9 @@ void HelixView::draw() {
         pca_r2.push_back(f.pca_r2);
     }
     const std::string layers_label = src.layers.size() > 1 ? "layer" : "the one layer";
-    plots::draw_lines(*r2_plot(), {per_layer("helix (T = 2, 5, 10, 100)", r2), per_layer("PCA, as many dims", pca_r2)},
-                      {.title = "Variance explained per layer: " + source, .x_label = layers_label, .y_label = "R²"});
+    plots::draw_lines(
+        *r2_plot(), {per_layer("helix (T = 2, 5, 10, 100)", r2), per_layer("PCA, as many dims", pca_r2)},
+        {.title = "Variance explained per layer: " + source, .x_label = layers_label, .y_label = "R²"});
     r2_panel_->request_replot();
     const int l = std::clamp(layer(), 0, static_cast<int>(src.layers.size()) - 1);
     QStringList places;
@@ -231,10 +236,12 @@ void HelixView::draw() {
             lines.push_back(per_layer(fa::place_name(result_->digits.places[p]), accuracy));
             places << QStringLiteral("%1 %2%")
                           .arg(QString::fromStdString(fa::place_name(result_->digits.places[p])))
-                          .arg(100 * result_->digits.results[static_cast<std::size_t>(l)][p].accuracy, 0, 'f', 0);
+                          .arg(100 * result_->digits.results[static_cast<std::size_t>(l)][p].accuracy, 0, 'f',
+                               0);
         }
         plots::draw_lines(*digits_plot(), lines,
-                          {.title = "Circular probe per digit place", .x_label = layers_label,
+                          {.title = "Circular probe per digit place",
+                           .x_label = layers_label,
                            .y_label = "held-out accuracy"});
         plots::draw_clocks(*clocks_plot(), result_->digits, static_cast<std::size_t>(l), src.numbers,
                            "Clocks, " + src.layer_names[l].toStdString());
@@ -245,14 +252,15 @@ void HelixView::draw() {
     clocks_panel_->setVisible(!result_->digits.places.empty());
     draw_helix();
     const fa::HelixFit& fit = result_->fits[static_cast<std::size_t>(l)];
-    summary_->setText(QStringLiteral("%1 numbers, %2: the helix explains %3% of the variance, PCA of %4 dimensions "
-                                     "%5%.%6")
-                          .arg(src.numbers.size())
-                          .arg(src.layer_names[l])
-                          .arg(100 * fit.r2, 0, 'f', 1)
-                          .arg(fit.rank)
-                          .arg(100 * fit.pca_r2, 0, 'f', 1)
-                          .arg(places.isEmpty() ? QString() : " Digit probes: " + places.join(", ") + "."));
+    summary_->setText(
+        QStringLiteral("%1 numbers, %2: the helix explains %3% of the variance, PCA of %4 dimensions "
+                       "%5%.%6")
+            .arg(src.numbers.size())
+            .arg(src.layer_names[l])
+            .arg(100 * fit.r2, 0, 'f', 1)
+            .arg(fit.rank)
+            .arg(100 * fit.pca_r2, 0, 'f', 1)
+            .arg(places.isEmpty() ? QString() : " Digit probes: " + places.join(", ") + "."));
 }
 
 void HelixView::draw_helix() {

@@ -32,7 +32,8 @@ struct HelixResult {
 };
 
 // Both analyses of every layer (the view's worker). Throws analysis::Cancelled on cancel.
-HelixResult analyse_helix(std::shared_ptr<const Representations> source, const analysis::Progress& progress = {});
+HelixResult analyse_helix(std::shared_ptr<const Representations> source,
+                          const analysis::Progress& progress = {});
 
 class HelixView : public RepresentationView {
     Q_OBJECT

@@ -66,7 +66,9 @@ Eigen::MatrixX2d view_coordinates(const Eigen::MatrixXd& projection, int mode, d
             out.col(0) = column(1);
             out.col(1) = column(2);
             break;
-        case PcaView::kRotate3d: out = plots::turn_3d(column(0), column(1), column(2), yaw, pitch); break;
+        case PcaView::kRotate3d:
+            out = plots::turn_3d(column(0), column(1), column(2), yaw, pitch);
+            break;
         default:
             out.col(0) = column(0);
             out.col(1) = column(1);

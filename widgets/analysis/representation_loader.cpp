@@ -79,8 +79,8 @@ void RepresentationLoader::load(const SourceSettings& settings) {
         const QStringList source = model ? QStringList{"--source", "model", "--model", settings.model_dir}
                                          : QStringList{"--source", "run", "--run", settings.run_dir};
         call_->start(QStringList{"analyse", "dump"} + source +
-                     QStringList{"--numbers", QString::number(settings.count), "--start", settings.start, "--step",
-                                 settings.step, "--out", dir_->path()});
+                     QStringList{"--numbers", QString::number(settings.count), "--start", settings.start,
+                                 "--step", settings.step, "--out", dir_->path()});
         return;
     }
     Q_EMIT progress(0, "encoding the numbers…");

@@ -130,8 +130,9 @@ void RepresentationView::compute() {
         return;
     }
     if (source_name() == "model" && s.model_dir.isEmpty()) {
-        show_error("Choose a model folder: a downloaded Hugging Face model (config.json, model.safetensors, "
-                   "tokenizer.json).");
+        show_error(
+            "Choose a model folder: a downloaded Hugging Face model (config.json, model.safetensors, "
+            "tokenizer.json).");
         return;
     }
     set_busy(true);

@@ -1,8 +1,8 @@
 // The base of the views that analyse the representations of a range of numbers (spectrum_view.h,
 // pca_view.h, helix_view.h): the source box, the layer to analyse, Compute and Cancel with a progress
 // bar, and the loader that brings the representations (the FoNE encoder's, or a trained run's or a model
-// folder's through `fone analyse dump`). A subclass lays these widgets out with its own, analyses what on_loaded() hands it off the GUI
-// thread, and shows the result.
+// folder's through `fone analyse dump`). A subclass lays these widgets out with its own, analyses what
+// on_loaded() hands it off the GUI thread, and shows the result.
 #pragma once
 
 #include <QString>

@@ -84,8 +84,8 @@ int HelixFit::column(const std::string& name) const {
     return -1;
 }
 
-HelixFit helix_fit(const Eigen::MatrixXd& rows, const std::vector<Decimal>& numbers, const HelixOptions& options,
-                   const Progress& progress) {
+HelixFit helix_fit(const Eigen::MatrixXd& rows, const std::vector<Decimal>& numbers,
+                   const HelixOptions& options, const Progress& progress) {
     const Eigen::Index n = rows.rows();
     if (static_cast<Eigen::Index>(numbers.size()) != n)
         throw std::invalid_argument("helix fit: " + std::to_string(numbers.size()) + " numbers for " +
@@ -94,7 +94,8 @@ HelixFit helix_fit(const Eigen::MatrixXd& rows, const std::vector<Decimal>& numb
         throw std::invalid_argument("helix fit: no periods and no linear term");
     for (const double t : options.periods)
         if (!(t > 0 && std::isfinite(t))) throw std::invalid_argument("helix fit: periods must be positive");
-    if (!rows.allFinite()) throw std::invalid_argument("helix fit: the representation has NaN or infinite values");
+    if (!rows.allFinite())
+        throw std::invalid_argument("helix fit: the representation has NaN or infinite values");
     progress.check();
     const std::vector<Column> columns = independent(candidate_columns(numbers, options), n);
     const Eigen::Index k = static_cast<Eigen::Index>(columns.size());

@@ -16,10 +16,14 @@ constexpr int64_t kRowsPerChunk = 8192;
 
 torch::ScalarType scalar_type(safetensors::Dtype d) {
     switch (d) {
-        case safetensors::Dtype::F32: return torch::kFloat32;
-        case safetensors::Dtype::F16: return torch::kFloat16;
-        case safetensors::Dtype::BF16: return torch::kBFloat16;
-        default: throw PretrainedError("a weight is not F32, F16 or BF16");
+        case safetensors::Dtype::F32:
+            return torch::kFloat32;
+        case safetensors::Dtype::F16:
+            return torch::kFloat16;
+        case safetensors::Dtype::BF16:
+            return torch::kBFloat16;
+        default:
+            throw PretrainedError("a weight is not F32, F16 or BF16");
     }
 }
 
@@ -35,11 +39,13 @@ struct BlockTensors {
 
 BlockTensors block_tensors(const ModelFolder& m, int layer) {
     const PretrainedConfig& c = m.config();
-    auto get = [&](BlockWeight w) { return optional_weight(m, block_weight_name(c, m.weight_prefix(), layer, w)); };
+    auto get = [&](BlockWeight w) {
+        return optional_weight(m, block_weight_name(c, m.weight_prefix(), layer, w));
+    };
     using W = BlockWeight;
-    return {get(W::attn_norm_weight), get(W::attn_norm_bias), get(W::q_weight),   get(W::q_bias),
-            get(W::k_weight),         get(W::k_bias),         get(W::v_weight),   get(W::v_bias),
-            get(W::qkv_weight),       get(W::qkv_bias),       get(W::o_weight),   get(W::o_bias),
+    return {get(W::attn_norm_weight), get(W::attn_norm_bias), get(W::q_weight),    get(W::q_bias),
+            get(W::k_weight),         get(W::k_bias),         get(W::v_weight),    get(W::v_bias),
+            get(W::qkv_weight),       get(W::qkv_bias),       get(W::o_weight),    get(W::o_bias),
             get(W::mlp_norm_weight),  get(W::mlp_norm_bias),  get(W::gate_weight), get(W::gate_bias),
             get(W::up_weight),        get(W::up_bias),        get(W::down_weight), get(W::down_bias)};
 }
@@ -49,13 +55,15 @@ struct Context {
     bool transposed;  // GPT-2's [in, out] matrices
 };
 
-torch::Tensor linear(const Context& ctx, const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+torch::Tensor linear(const Context& ctx, const torch::Tensor& x, const torch::Tensor& w,
+                     const torch::Tensor& b) {
     if (!ctx.transposed) return F::linear(x, w, b);
     const auto y = torch::matmul(x, w);
     return b.defined() ? y + b : y;
 }
 
-torch::Tensor norm(const Context& ctx, const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& b) {
+torch::Tensor norm(const Context& ctx, const torch::Tensor& x, const torch::Tensor& w,
+                   const torch::Tensor& b) {
     if (ctx.c.family == Family::llama || ctx.c.family == Family::qwen2)
         return w * (x * torch::rsqrt(x.pow(2).mean(-1, true) + ctx.c.norm_eps));
     return torch::layer_norm(x, {x.size(-1)}, w, b, ctx.c.norm_eps);
@@ -72,15 +80,16 @@ torch::Tensor activate(const Context& ctx, const torch::Tensor& x) {
 // cos and sin of position x frequency, [L, rotary_dims / 2].
 std::pair<torch::Tensor, torch::Tensor> rope_tables(const PretrainedConfig& c, int64_t length) {
     if (c.rotary_dims == 0) return {};
-    const auto inv = torch::tensor(rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling),
-                                   torch::kFloat64);
+    const auto inv =
+        torch::tensor(rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling), torch::kFloat64);
     const auto angles = torch::arange(length, torch::kFloat64).unsqueeze(1) * inv.unsqueeze(0);
     return {angles.cos().to(torch::kFloat32), angles.sin().to(torch::kFloat32)};
 }
 
 // Rotary embedding on the first rotary_dims entries of each head (halves convention, as transformers'
 // rotate_half); the rest pass (NeoX's partial rotary). x: [B, heads, L, head_dim].
-torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin, int64_t dims) {
+torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin,
+                     int64_t dims) {
     const int64_t half = dims / 2;
     const auto x1 = x.narrow(-1, 0, half), x2 = x.narrow(-1, half, half);
     auto rotated = torch::cat({x1 * cos - x2 * sin, x2 * cos + x1 * sin}, -1);
@@ -88,8 +97,8 @@ torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const tor
     return torch::cat({rotated, x.narrow(-1, dims, x.size(-1) - dims)}, -1);
 }
 
-torch::Tensor attention(const Context& ctx, const BlockTensors& w, const torch::Tensor& x, const torch::Tensor& cos,
-                        const torch::Tensor& sin) {
+torch::Tensor attention(const Context& ctx, const BlockTensors& w, const torch::Tensor& x,
+                        const torch::Tensor& cos, const torch::Tensor& sin) {
     const PretrainedConfig& c = ctx.c;
     const int64_t b = x.size(0), l = x.size(1), hd = c.head_dim;
     torch::Tensor q, k, v;  // [B, L, heads * hd] and [B, L, kv_heads * hd]
@@ -116,7 +125,8 @@ torch::Tensor attention(const Context& ctx, const BlockTensors& w, const torch::
     auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
     const auto future = torch::ones({l, l}, torch::kBool).triu(1);
     scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
-    const auto out = torch::matmul(torch::softmax(scores, -1), v).transpose(1, 2).reshape({b, l, c.heads * hd});
+    const auto out =
+        torch::matmul(torch::softmax(scores, -1), v).transpose(1, 2).reshape({b, l, c.heads * hd});
     return linear(ctx, out, w.o_w, w.o_b);
 }
 
@@ -127,8 +137,8 @@ torch::Tensor mlp(const Context& ctx, const BlockTensors& w, const torch::Tensor
     return linear(ctx, activate(ctx, linear(ctx, x, w.up_w, w.up_b)), w.down_w, w.down_b);
 }
 
-torch::Tensor block(const Context& ctx, const BlockTensors& w, const torch::Tensor& x, const torch::Tensor& cos,
-                    const torch::Tensor& sin) {
+torch::Tensor block(const Context& ctx, const BlockTensors& w, const torch::Tensor& x,
+                    const torch::Tensor& cos, const torch::Tensor& sin) {
     const auto a = attention(ctx, w, norm(ctx, x, w.attn_norm_w, w.attn_norm_b), cos, sin);
     if (ctx.c.parallel_residual) return x + a + mlp(ctx, w, norm(ctx, x, w.mlp_norm_w, w.mlp_norm_b));
     const auto h = x + a;
@@ -144,9 +154,8 @@ torch::Tensor rows_of(const torch::Tensor& stored, const torch::Tensor& ids) {
 torch::Tensor times_rows(const torch::Tensor& h, const torch::Tensor& stored) {
     std::vector<torch::Tensor> parts;
     for (int64_t r = 0; r < stored.size(0); r += kRowsPerChunk)
-        parts.push_back(torch::matmul(h, stored.narrow(0, r, std::min(kRowsPerChunk, stored.size(0) - r))
-                                             .to(torch::kFloat32)
-                                             .t()));
+        parts.push_back(torch::matmul(
+            h, stored.narrow(0, r, std::min(kRowsPerChunk, stored.size(0) - r)).to(torch::kFloat32).t()));
     return torch::cat(parts, -1);
 }
 
@@ -155,8 +164,8 @@ void check_batches(const PretrainedConfig& c, const std::vector<torch::Tensor>& 
         if (ids.dim() != 2 || ids.size(1) < 1) throw PretrainedError("no tokens to run");
         const int64_t lo = ids.min().item<int64_t>(), hi = ids.max().item<int64_t>();
         if (lo < 0 || hi >= c.vocab_size)
-            throw PretrainedError("token id " + std::to_string(lo < 0 ? lo : hi) + " is outside the vocabulary 0.." +
-                                  std::to_string(c.vocab_size - 1));
+            throw PretrainedError("token id " + std::to_string(lo < 0 ? lo : hi) +
+                                  " is outside the vocabulary 0.." + std::to_string(c.vocab_size - 1));
         if (c.rotary_dims == 0 && ids.size(1) > c.max_positions)
             throw PretrainedError(std::to_string(ids.size(1)) + " tokens, but the model has " +
                                   std::to_string(c.max_positions) + " positions");
@@ -217,8 +226,8 @@ DecoderOutput run_decoder(const ModelFolder& m, const std::vector<torch::Tensor>
         const auto last = norm(ctx, xs[i].select(1, -1), final_w, final_b);
         out.hidden_last[i].push_back(last);
         if (logits)
-            out.logits_last.push_back(
-                times_rows(last, stored_weight(m, head.empty() ? weight_name(c, prefix, Weight::embed) : head)));
+            out.logits_last.push_back(times_rows(
+                last, stored_weight(m, head.empty() ? weight_name(c, prefix, Weight::embed) : head)));
     }
     return out;
 }

@@ -29,21 +29,13 @@ ForwardResult forward_last(const ModelFolder& folder, const std::vector<int64_t>
     return r;
 }
 
-std::vector<int64_t> number_prompt(const ModelFolder& folder, const BpeTokenizer& tokenizer, const Decimal& x) {
+std::vector<int64_t> number_prompt(const ModelFolder& folder, const BpeTokenizer& tokenizer,
+                                   const Decimal& x) {
     std::vector<int64_t> ids = tokenizer.prefix_ids();
     if (ids.empty() && folder.config().bos_token_id) ids.push_back(*folder.config().bos_token_id);
     for (const int64_t id : tokenizer.encode(x.to_string(), false))
         ids.push_back(id);
     return ids;
-}
-
-std::vector<std::string> hidden_layer_names(const ModelFolder& folder) {
-    std::vector<std::string> names{"embeddings"};
-    const int layers = folder.config().layers;
-    for (int l = 1; l < layers; ++l)
-        names.push_back("after block " + std::to_string(l));
-    names.push_back("after block " + std::to_string(layers) + " and the final norm");
-    return names;
 }
 
 NumberRepresentations number_hidden_states(const ModelFolder& folder, const std::vector<Decimal>& numbers,

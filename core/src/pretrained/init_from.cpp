@@ -12,8 +12,9 @@ ModelFolder open_for_init(const std::string& dir) {
         ModelFolder m = ModelFolder::open(dir);
         const PretrainedConfig& c = m.config();
         if (c.family != Family::llama && c.family != Family::qwen2)
-            throw std::invalid_argument("init_from: " + dir + " is a " + std::string(family_name(c.family)) +
-                                        " model; --init-from takes Llama and Qwen2 (RMSNorm, rotary, SwiGLU)");
+            throw std::invalid_argument(
+                "init_from: " + dir + " is a " + std::string(family_name(c.family)) +
+                " model; --init-from takes Llama and Qwen2 (RMSNorm, rotary, SwiGLU)");
         if (c.output_bias || c.mlp_bias)
             throw std::invalid_argument("init_from: " + dir +
                                         " has biases on the attention output or the MLP, which the run's "
@@ -28,7 +29,8 @@ ModelFolder open_for_init(const std::string& dir) {
 
 // The mean of the rows `ids` of a [V, H] matrix (all rows when empty), float32, converted a chunk at a time.
 torch::Tensor mean_row(const torch::Tensor& stored, const std::vector<int64_t>& ids) {
-    if (!ids.empty()) return stored.index_select(0, torch::tensor(ids, torch::kInt64)).to(torch::kFloat32).mean(0);
+    if (!ids.empty())
+        return stored.index_select(0, torch::tensor(ids, torch::kInt64)).to(torch::kFloat32).mean(0);
     auto sum = torch::zeros({stored.size(1)}, torch::kFloat64);
     constexpr int64_t kChunk = 8192;
     for (int64_t r = 0; r < stored.size(0); r += kChunk)
@@ -49,8 +51,9 @@ torch::Tensor vocabulary_rows(const torch::Tensor& stored, const std::vector<std
 
 void copy_into(torch::Tensor& to, const torch::Tensor& from, const std::string& what) {
     if (to.sizes() != from.sizes())
-        throw std::invalid_argument("init_from: " + what + " has shape " + std::to_string(from.size(0)) +
-                                    "... where the run's model has another; the model is not the folder's shape");
+        throw std::invalid_argument(
+            "init_from: " + what + " has shape " + std::to_string(from.size(0)) +
+            "... where the run's model has another; the model is not the folder's shape");
     to.copy_(from);
 }
 
@@ -75,7 +78,8 @@ void adopt_pretrained_shape(TrainConfig& config) {
 }
 
 std::vector<std::vector<int64_t>> pretrained_ids(const std::vector<std::string>& vocabulary,
-                                                 const BpeTokenizer& tokenizer, const PretrainedConfig& config) {
+                                                 const BpeTokenizer& tokenizer,
+                                                 const PretrainedConfig& config) {
     std::vector<std::vector<int64_t>> out;
     for (const std::string& token : vocabulary) {
         std::vector<int64_t> ids;
@@ -117,22 +121,28 @@ void copy_pretrained_weights(FoneTransformer& model, const std::vector<std::stri
     for (int l = 0; l < c.layers; ++l) {
         auto name = [&](BlockWeight w) { return block_weight_name(c, prefix, l, w); };
         auto& block = *model->blocks[static_cast<std::size_t>(l)]->as<Block>();
-        copy_into(block.attn_norm->weight, load_weight(m, name(BlockWeight::attn_norm_weight)), "attention norm");
+        copy_into(block.attn_norm->weight, load_weight(m, name(BlockWeight::attn_norm_weight)),
+                  "attention norm");
         copy_into(block.attn->qkv->weight,
-                  torch::cat({load_weight(m, name(BlockWeight::q_weight)), load_weight(m, name(BlockWeight::k_weight)),
+                  torch::cat({load_weight(m, name(BlockWeight::q_weight)),
+                              load_weight(m, name(BlockWeight::k_weight)),
                               load_weight(m, name(BlockWeight::v_weight))}),
                   "q, k, v");
         if (c.attention_bias)
             copy_into(block.attn->qkv->bias,
-                      torch::cat({load_weight(m, name(BlockWeight::q_bias)), load_weight(m, name(BlockWeight::k_bias)),
+                      torch::cat({load_weight(m, name(BlockWeight::q_bias)),
+                                  load_weight(m, name(BlockWeight::k_bias)),
                                   load_weight(m, name(BlockWeight::v_bias))}),
                       "q, k, v biases");
-        copy_into(block.attn->o->weight, load_weight(m, name(BlockWeight::o_weight)), name(BlockWeight::o_weight));
+        copy_into(block.attn->o->weight, load_weight(m, name(BlockWeight::o_weight)),
+                  name(BlockWeight::o_weight));
         copy_into(block.mlp_norm->weight, load_weight(m, name(BlockWeight::mlp_norm_weight)), "MLP norm");
         copy_into(block.mlp->gate_up->weight,
-                  torch::cat({load_weight(m, name(BlockWeight::gate_weight)), load_weight(m, name(BlockWeight::up_weight))}),
+                  torch::cat({load_weight(m, name(BlockWeight::gate_weight)),
+                              load_weight(m, name(BlockWeight::up_weight))}),
                   "gate and up");
-        copy_into(block.mlp->down->weight, load_weight(m, name(BlockWeight::down_weight)), name(BlockWeight::down_weight));
+        copy_into(block.mlp->down->weight, load_weight(m, name(BlockWeight::down_weight)),
+                  name(BlockWeight::down_weight));
     }
     copy_into(model->final_norm->weight, load_weight(m, weight_name(c, prefix, Weight::final_norm_weight)),
               "final norm");

@@ -27,7 +27,8 @@ void adopt_pretrained_shape(TrainConfig& config);
 // of all rows): [BOS] and [EOS] the model's own (the tokenizer's prefix, else config.json's ids), every
 // other token the tokenizer's ids for its text.
 std::vector<std::vector<int64_t>> pretrained_ids(const std::vector<std::string>& vocabulary,
-                                                 const BpeTokenizer& tokenizer, const PretrainedConfig& config);
+                                                 const BpeTokenizer& tokenizer,
+                                                 const PretrainedConfig& config);
 
 // Copies the folder's weights into a model built from adopt_pretrained_shape's config for `vocabulary`.
 // Throws std::invalid_argument when the model's shape is not the folder's.

@@ -50,7 +50,8 @@ class Keys {
                                                          v.get<unsigned long long>(), 1ull << 62))
                                                    : v.get<long long>();
         if (x < lo || x > hi)
-            fail(key, "is " + std::to_string(x) + ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
+            fail(key,
+                 "is " + std::to_string(x) + ", outside " + std::to_string(lo) + ".." + std::to_string(hi));
         return static_cast<int>(x);
     }
     double number(const char* key, double fallback, double lo, double hi) const {
@@ -90,9 +91,11 @@ void read_rope(const Keys& k, const char* theta_key, PretrainedConfig& c) {
     if (k.has("rope_parameters")) {
         scaling = k.at("rope_parameters");
         if (!scaling.is_object()) k.fail("rope_parameters", "must be an object");
-        if (scaling.contains("rope_theta")) c.rope_theta = Keys(scaling, k.where()).number("rope_theta", 1e4, 1, 1e12);
+        if (scaling.contains("rope_theta"))
+            c.rope_theta = Keys(scaling, k.where()).number("rope_theta", 1e4, 1, 1e12);
         if (scaling.contains("partial_rotary_factor"))
-            c.rotary_dims = static_cast<int>(c.head_dim * Keys(scaling, k.where()).number("partial_rotary_factor", 1, 0, 1));
+            c.rotary_dims = static_cast<int>(
+                c.head_dim * Keys(scaling, k.where()).number("partial_rotary_factor", 1, 0, 1));
     } else {
         c.rope_theta = k.number(theta_key, 10000.0, 1, 1e12);
         if (k.has("rope_scaling")) scaling = k.at("rope_scaling");
@@ -102,13 +105,13 @@ void read_rope(const Keys& k, const char* theta_key, PretrainedConfig& c) {
     const Keys s(scaling, k.where() + ": rope scaling");
     const std::string type = s.text("rope_type", s.text("type", "default"));
     if (type != "default" && type != "linear" && type != "llama3")
-        k.fail("rope_scaling", "has type \"" + type + "\"; this reader implements default, linear and llama3");
+        k.fail("rope_scaling",
+               "has type \"" + type + "\"; this reader implements default, linear and llama3");
     c.rope_scaling.type = type;
     c.rope_scaling.factor = s.number("factor", 1.0, 1, 1e6);
     c.rope_scaling.low_freq_factor = s.number("low_freq_factor", 1.0, 1e-6, 1e6);
     c.rope_scaling.high_freq_factor = s.number("high_freq_factor", 4.0, 1e-6, 1e6);
-    c.rope_scaling.original_max_positions =
-        s.integer("original_max_position_embeddings", 8192, 1, 1 << 24);
+    c.rope_scaling.original_max_positions = s.integer("original_max_position_embeddings", 8192, 1, 1 << 24);
     try {
         c.rope_scaling.validate();
     } catch (const std::invalid_argument& e) {
@@ -127,7 +130,8 @@ void read_llama(const Keys& k, PretrainedConfig& c) {
     c.max_positions = k.integer("max_position_embeddings", 2048, 1, 1 << 24);
     c.norm_eps = k.number("rms_norm_eps", 1e-6, 1e-12, 1);
     c.activation = k.text("hidden_act", "silu");
-    if (c.activation != "silu") k.fail("hidden_act", "is \"" + c.activation + "\"; Llama's MLP is SwiGLU (silu)");
+    if (c.activation != "silu")
+        k.fail("hidden_act", "is \"" + c.activation + "\"; Llama's MLP is SwiGLU (silu)");
     c.tie_embeddings = k.flag("tie_word_embeddings", false);
     c.rotary_dims = c.head_dim;
     if (c.family == Family::qwen2) {
@@ -156,7 +160,8 @@ void read_gpt2(const Keys& k, PretrainedConfig& c) {
     if (!k.flag("scale_attn_weights", true)) k.fail("scale_attn_weights", "is false; not implemented");
     if (k.flag("scale_attn_by_inverse_layer_idx", false))
         k.fail("scale_attn_by_inverse_layer_idx", "is true; not implemented");
-    if (k.flag("add_cross_attention", false)) k.fail("add_cross_attention", "is true; not a decoder-only model");
+    if (k.flag("add_cross_attention", false))
+        k.fail("add_cross_attention", "is true; not a decoder-only model");
 }
 
 void read_neox(const Keys& k, PretrainedConfig& c) {
@@ -181,10 +186,14 @@ void read_neox(const Keys& k, PretrainedConfig& c) {
 
 std::string_view family_name(Family f) {
     switch (f) {
-        case Family::llama: return "llama";
-        case Family::qwen2: return "qwen2";
-        case Family::gpt2: return "gpt2";
-        case Family::gpt_neox: return "gpt_neox";
+        case Family::llama:
+            return "llama";
+        case Family::qwen2:
+            return "qwen2";
+        case Family::gpt2:
+            return "gpt2";
+        case Family::gpt_neox:
+            return "gpt_neox";
     }
     return "";
 }
@@ -275,8 +284,8 @@ std::vector<std::string> weight_files(const fs::path& dir) {
         for (const auto& [name, file] : index["weight_map"].items()) {
             if (!file.is_string()) throw PretrainedError(where + ": \"" + name + "\" maps to no file name");
             const std::string f = file.get<std::string>();
-            if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos || f == "." ||
-                f == "..")
+            if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos ||
+                f == "." || f == "..")
                 throw PretrainedError(where + ": \"" + f + "\" is not a file name in the folder");
             if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
         }
@@ -310,7 +319,8 @@ ModelFolder ModelFolder::open(const std::string& dir) {
         for (const auto& t : m.files_.back().tensors())
             m.where_.emplace(t.name, m.files_.size() - 1);
     }
-    if (m.config_.family == Family::gpt2 && m.where_.count("transformer.wte.weight")) m.prefix_ = "transformer.";
+    if (m.config_.family == Family::gpt2 && m.where_.count("transformer.wte.weight"))
+        m.prefix_ = "transformer.";
     m.weights_ = family_weights(m.config_, m.prefix_);
     for (const WeightSpec& w : m.weights_) {
         const safetensors::TensorInfo& t = m.tensor(w.name);
@@ -322,8 +332,8 @@ ModelFolder ModelFolder::open(const std::string& dir) {
         }
         if (t.dtype != safetensors::Dtype::F32 && t.dtype != safetensors::Dtype::F16 &&
             t.dtype != safetensors::Dtype::BF16)
-            throw PretrainedError(m.files_[m.where_.find(w.name)->second].path() + ": \"" + w.name + "\" is " +
-                                  std::string(safetensors::dtype_name(t.dtype)) +
+            throw PretrainedError(m.files_[m.where_.find(w.name)->second].path() + ": \"" + w.name +
+                                  "\" is " + std::string(safetensors::dtype_name(t.dtype)) +
                                   " (weights are read as F32, F16 or BF16)");
     }
     return m;
@@ -339,9 +349,10 @@ std::vector<std::string> ModelFolder::files() const {
 const safetensors::TensorInfo& ModelFolder::tensor(std::string_view name) const {
     const auto it = where_.find(name);
     if (it == where_.end())
-        throw PretrainedError(dir_ + ": no weight \"" + std::string(name) + "\" in " +
-                              (files_.size() == 1 ? files_[0].path() : std::to_string(files_.size()) + " files") +
-                              " (config.json says model_type \"" + config_.model_type + "\")");
+        throw PretrainedError(
+            dir_ + ": no weight \"" + std::string(name) + "\" in " +
+            (files_.size() == 1 ? files_[0].path() : std::to_string(files_.size()) + " files") +
+            " (config.json says model_type \"" + config_.model_type + "\")");
     return files_[it->second].at(name);
 }
 
@@ -424,6 +435,15 @@ json describe(const ModelFolder& m) {
     j["single_token_integers"]["checked"] = "0.." + std::to_string(kLargestIntegerChecked);
     j["single_token_integers"]["after_a_space"] = single_token_integers(t, " ");
     return j;
+}
+
+std::vector<std::string> hidden_layer_names(const ModelFolder& folder) {
+    std::vector<std::string> names{"embeddings"};
+    const int layers = folder.config().layers;
+    for (int l = 1; l < layers; ++l)
+        names.push_back("after block " + std::to_string(l));
+    names.push_back("after block " + std::to_string(layers) + " and the final norm");
+    return names;
 }
 
 }  // namespace fone::pretrained

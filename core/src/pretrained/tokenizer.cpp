@@ -24,7 +24,7 @@ constexpr const char* kGpt2Pattern =
 
 // GPT-2's byte-level alphabet: printable bytes stand for themselves, the others for 256 + n (in order).
 struct ByteAlphabet {
-    std::string encoded[256];                      // byte -> UTF-8 of its character
+    std::string encoded[256];                       // byte -> UTF-8 of its character
     std::unordered_map<char32_t, unsigned> decode;  // character -> byte
     ByteAlphabet() {
         int extra = 0;
@@ -101,7 +101,7 @@ enum class SplitBehavior { isolated, removed, merged_with_previous, merged_with_
 
 struct PreTokenizerStep {
     bool byte_level = false;
-    bool add_prefix_space = false;  // ByteLevel
+    bool add_prefix_space = false;             // ByteLevel
     std::shared_ptr<icu::RegexPattern> regex;  // Split, or ByteLevel with use_regex
     SplitBehavior behavior = SplitBehavior::isolated;
 };
@@ -153,14 +153,16 @@ uint64_t pair_key(int64_t a, int64_t b) {
     return (static_cast<uint64_t>(a) << 32) | static_cast<uint32_t>(b);
 }
 
-std::shared_ptr<icu::RegexPattern> compile(const std::string& pattern, bool literal, const std::string& what) {
+std::shared_ptr<icu::RegexPattern> compile(const std::string& pattern, bool literal,
+                                           const std::string& what) {
     UErrorCode status = U_ZERO_ERROR;
     UParseError where{};
     const icu::UnicodeString u = icu::UnicodeString::fromUTF8(literal ? pattern : icu_pattern(pattern));
     std::shared_ptr<icu::RegexPattern> p(
         icu::RegexPattern::compile(u, literal ? UREGEX_LITERAL : 0, where, status));
     if (U_FAILURE(status) || !p)
-        throw TokenizerError(what + ": the pre-tokenizer's regex does not compile (" + u_errorName(status) + ")");
+        throw TokenizerError(what + ": the pre-tokenizer's regex does not compile (" + u_errorName(status) +
+                             ")");
     return p;
 }
 
@@ -184,7 +186,9 @@ void split_by(const icu::RegexPattern& pattern, SplitBehavior behavior, const st
     for (std::size_t i = 0; i < parts.size(); ++i) {
         const auto& [text, match] = parts[i];
         switch (behavior) {
-            case SplitBehavior::isolated: pieces.push_back(text); break;
+            case SplitBehavior::isolated:
+                pieces.push_back(text);
+                break;
             case SplitBehavior::removed:
                 if (!match) pieces.push_back(text);
                 break;
@@ -219,7 +223,8 @@ void BpeTokenizer::Impl::read_model(const json& m) {
             fail(std::string("model.") + key + " is set; byte-level BPE has none");
     if (m.contains("dropout") && m["dropout"].is_number() && m["dropout"].get<double>() > 0)
         fail("model.dropout is set (random tokenisation)");
-    ignore_merges = m.contains("ignore_merges") && m["ignore_merges"].is_boolean() && m["ignore_merges"].get<bool>();
+    ignore_merges =
+        m.contains("ignore_merges") && m["ignore_merges"].is_boolean() && m["ignore_merges"].get<bool>();
     if (!m.contains("vocab") || !m["vocab"].is_object()) fail("model.vocab is not an object");
     for (const auto& [token, id] : m["vocab"].items()) {
         if (!id.is_number_integer() || id.get<long long>() < 0 || id.get<long long>() >= (1ll << 31))
@@ -258,7 +263,8 @@ void BpeTokenizer::Impl::read_normalizer(const json& n) {
     if (n.is_null()) return;
     const std::string type = n.is_object() ? n.value("type", std::string()) : std::string();
     if (type == "Sequence") {
-        if (!n.contains("normalizers") || !n["normalizers"].is_array()) fail("normalizer Sequence has no list");
+        if (!n.contains("normalizers") || !n["normalizers"].is_array())
+            fail("normalizer Sequence has no list");
         for (const json& step : n["normalizers"])
             read_normalizer(step);
     } else if (type == "NFC") {
@@ -312,7 +318,8 @@ void BpeTokenizer::Impl::read_pre_tokenizer(const json& p) {
             fail("pre_tokenizer Split behavior \"" + behavior + "\" is not implemented");
         pre.push_back(std::move(s));
     } else {
-        fail("pre_tokenizer \"" + type + "\" is not one of ByteLevel, Split, Sequence (not a byte-level BPE)");
+        fail("pre_tokenizer \"" + type +
+             "\" is not one of ByteLevel, Split, Sequence (not a byte-level BPE)");
     }
 }
 
@@ -320,7 +327,8 @@ void BpeTokenizer::Impl::read_post_processor(const json& p) {
     if (p.is_null()) return;
     const std::string type = p.is_object() ? p.value("type", std::string()) : std::string();
     if (type == "Sequence") {
-        if (!p.contains("processors") || !p["processors"].is_array()) fail("post_processor Sequence has no list");
+        if (!p.contains("processors") || !p["processors"].is_array())
+            fail("post_processor Sequence has no list");
         for (const json& step : p["processors"])
             read_post_processor(step);
     } else if (type == "ByteLevel") {
@@ -342,7 +350,8 @@ void BpeTokenizer::Impl::read_post_processor(const json& p) {
                 !specials[name]["ids"].is_array())
                 fail("TemplateProcessing names \"" + name + "\" without its ids");
             for (const json& id : specials[name]["ids"]) {
-                if (!id.is_number_integer() || id.get<long long>() < 0) fail("a special token id is not an id");
+                if (!id.is_number_integer() || id.get<long long>() < 0)
+                    fail("a special token id is not an id");
                 (after ? suffix : prefix).push_back(id.get<int64_t>());
             }
         }
@@ -356,7 +365,8 @@ void BpeTokenizer::Impl::read_added(const json& a) {
     if (!a.is_array()) fail("added_tokens is not a list");
     for (const json& t : a) {
         if (!t.is_object() || !t.contains("id") || !t["id"].is_number_integer() || !t.contains("content") ||
-            !t["content"].is_string() || t["id"].get<long long>() < 0 || t["id"].get<long long>() >= (1ll << 31))
+            !t["content"].is_string() || t["id"].get<long long>() < 0 ||
+            t["id"].get<long long>() >= (1ll << 31))
             fail("an added token has no id or content");
         AddedToken token{t["id"].get<int64_t>(), t["content"].get<std::string>(), t.value("lstrip", false),
                          t.value("rstrip", false), t.value("single_word", false)};
@@ -366,8 +376,9 @@ void BpeTokenizer::Impl::read_added(const json& a) {
         size = std::max(size, token.id + 1);
         added.push_back(std::move(token));
     }
-    std::stable_sort(added.begin(), added.end(),
-                     [](const AddedToken& x, const AddedToken& y) { return x.content.size() > y.content.size(); });
+    std::stable_sort(added.begin(), added.end(), [](const AddedToken& x, const AddedToken& y) {
+        return x.content.size() > y.content.size();
+    });
 }
 
 std::vector<std::string> BpeTokenizer::Impl::pre_tokenize(const std::string& text) const {
@@ -460,11 +471,21 @@ void BpeTokenizer::Impl::encode_plain(std::string_view text, std::vector<int64_t
             UErrorCode status = U_ZERO_ERROR;
             const icu::Normalizer2* n = nullptr;
             switch (step) {
-                case NormalizerStep::nfc: n = icu::Normalizer2::getNFCInstance(status); break;
-                case NormalizerStep::nfd: n = icu::Normalizer2::getNFDInstance(status); break;
-                case NormalizerStep::nfkc: n = icu::Normalizer2::getNFKCInstance(status); break;
-                case NormalizerStep::nfkd: n = icu::Normalizer2::getNFKDInstance(status); break;
-                case NormalizerStep::lowercase: u.toLower(); continue;
+                case NormalizerStep::nfc:
+                    n = icu::Normalizer2::getNFCInstance(status);
+                    break;
+                case NormalizerStep::nfd:
+                    n = icu::Normalizer2::getNFDInstance(status);
+                    break;
+                case NormalizerStep::nfkc:
+                    n = icu::Normalizer2::getNFKCInstance(status);
+                    break;
+                case NormalizerStep::nfkd:
+                    n = icu::Normalizer2::getNFKDInstance(status);
+                    break;
+                case NormalizerStep::lowercase:
+                    u.toLower();
+                    continue;
             }
             if (U_FAILURE(status)) fail("ICU's normaliser is not available");
             u = n->normalize(u, status);
@@ -501,9 +522,11 @@ BpeTokenizer BpeTokenizer::from_json_text(std::string_view text, const std::stri
         impl->fail("no ByteLevel pre-tokenizer: not a byte-level BPE");
     impl->read_post_processor(j.contains("post_processor") ? j["post_processor"] : json());
     for (const int64_t id : impl->prefix)
-        if (!impl->tokens.count(id)) impl->fail("the post-processor adds id " + std::to_string(id) + ", no token");
+        if (!impl->tokens.count(id))
+            impl->fail("the post-processor adds id " + std::to_string(id) + ", no token");
     for (const int64_t id : impl->suffix)
-        if (!impl->tokens.count(id)) impl->fail("the post-processor adds id " + std::to_string(id) + ", no token");
+        if (!impl->tokens.count(id))
+            impl->fail("the post-processor adds id " + std::to_string(id) + ", no token");
     return BpeTokenizer(std::move(impl));
 }
 
@@ -563,7 +586,8 @@ std::optional<int64_t> BpeTokenizer::single_token(std::string_view text) const {
 
 std::string BpeTokenizer::token_text(int64_t id) const {
     const auto it = impl_->tokens.find(id);
-    if (it == impl_->tokens.end()) throw TokenizerError(impl_->what + ": no token has id " + std::to_string(id));
+    if (it == impl_->tokens.end())
+        throw TokenizerError(impl_->what + ": no token has id " + std::to_string(id));
     for (const AddedToken& t : impl_->added)
         if (t.id == id) return t.content;
     const icu::UnicodeString u = icu::UnicodeString::fromUTF8(it->second);

@@ -161,7 +161,7 @@ ParamCount count_params(const ModelConfig& c, int fone_width) {
     const std::int64_t norms = 2 * d;
     ParamCount p;
     p.embedding = std::int64_t(c.vocab_size) * d;
-    if (!c.tie_embeddings) p.embedding *= 2;  // the LM head's own matrix
+    if (!c.tie_embeddings) p.embedding *= 2;                           // the LM head's own matrix
     p.total = p.embedding + c.layers * (attention + mlp + norms) + d;  // + final RMSNorm
     if (c.fone_input == "linear") p.total += std::int64_t(fone_width) * d + d;
     if (c.head_norm == "layernorm") p.total += 2 * d;

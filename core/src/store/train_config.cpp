@@ -110,7 +110,8 @@ void TrainConfig::validate() const {
     check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
     check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");
     if (!init_from.empty()) {
-        check(!is_text(), "init_from: a text task trains its own tokenizer; --init-from takes an arithmetic task");
+        check(!is_text(),
+              "init_from: a text task trains its own tokenizer; --init-from takes an arithmetic task");
         check(method_takes_init_from(method),
               "init_from: --init-from takes --method fone, digit or subword, not '" + method + "'");
     }

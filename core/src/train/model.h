@@ -116,7 +116,7 @@ struct FoneTransformerImpl : torch::nn::Module {
         return forward(ModelInputs{tokens, key_mask, fone, num_mask, {}, {}}, last_only);
     }
 
-    torch::Tensor lm_logits(const torch::Tensor& h);      // [..., vocab], tied to the embedding unless lm_head
+    torch::Tensor lm_logits(const torch::Tensor& h);  // [..., vocab], tied to the embedding unless lm_head
     torch::Tensor head_features(const torch::Tensor& h);  // what the output heads read: h after head_norm
     torch::Tensor digit_logits(const torch::Tensor& h);   // [..., slots, base], temperature included
     torch::Tensor sign_logit(const torch::Tensor& h);     // [...]; undefined without a sign feature

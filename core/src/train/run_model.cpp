@@ -158,7 +158,8 @@ RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData 
     RunModel r = open_model(std::move(config), run_dir, data, weights != nullptr);
     if (weights)
         load_weights(*weights, r.model);
-    else if (!r.config.init_from.empty() && data == RunData::batches)  // a check only reads the folder's shape
+    else if (!r.config.init_from.empty() &&
+             data == RunData::batches)  // a check only reads the folder's shape
         pretrained::copy_pretrained_weights(r.model, r.scheme->vocabulary(), r.config.init_from);
     return r;
 }

@@ -30,7 +30,7 @@ struct HelixOptions {
 };
 
 struct HelixFit {
-    std::vector<std::string> basis;  // the columns kept, e.g. "x", "cos 2πx/10", "sin 2πx/10"
+    std::vector<std::string> basis;    // the columns kept, e.g. "x", "cos 2πx/10", "sin 2πx/10"
     std::vector<double> basis_period;  // per column: its period, 0 for the linear term
     int rank = 0;                      // k = basis.size()
     double r2 = 0.0;

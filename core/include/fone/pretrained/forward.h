@@ -28,17 +28,15 @@ ForwardResult forward_last(const ModelFolder& folder, const std::vector<int64_t>
 // The prompt a number is read from in the analyses: the tokenizer's tokens of the number's text (its
 // canonical decimal, "1234", "-0.5"), after the beginning of text (the post-processor's prefix, Llama-3's
 // <|begin_of_text|>; else config.json's bos_token_id, GPT-2's and Pythia's <|endoftext|>; else nothing).
-std::vector<int64_t> number_prompt(const ModelFolder& folder, const BpeTokenizer& tokenizer, const Decimal& x);
+std::vector<int64_t> number_prompt(const ModelFolder& folder, const BpeTokenizer& tokenizer,
+                                   const Decimal& x);
 
 // The representations of numbers for the analyses (fone/analysis): each number's hidden state at the last
 // token of its prompt, layer 0 the embeddings, layer k after block k, the last after the final norm.
-// source is "model_hidden_states". Prompts of equal length run as one batch. `progress` hears the
-// fraction done. Throws PretrainedError (no tokenizer.json, ...) and TokenizerError.
+// source is "model_hidden_states"; hidden_layer_names (model_folder.h) names the layers. Prompts of equal
+// length run as one batch. `progress` hears the fraction done. Throws PretrainedError (no tokenizer.json,
+// ...) and TokenizerError.
 NumberRepresentations number_hidden_states(const ModelFolder& folder, const std::vector<Decimal>& numbers,
                                            int threads = 0, const std::function<void(double)>& progress = {});
-
-// The names of the layers number_hidden_states gives: "embeddings", "after block 1", ..., "after block L
-// and the final norm".
-std::vector<std::string> hidden_layer_names(const ModelFolder& folder);
 
 }  // namespace fone::pretrained

@@ -112,4 +112,8 @@ class ModelFolder {
 // Throws TokenizerError (fone/pretrained/tokenizer.h) for a tokenizer.json it cannot read.
 nlohmann::json describe(const ModelFolder& folder);
 
+// The names of the hidden states a forward gives (forward.h: hidden_last, number_hidden_states):
+// "embeddings", "after block 1", ..., "after block L and the final norm".
+std::vector<std::string> hidden_layer_names(const ModelFolder& folder);
+
 }  // namespace fone::pretrained
