@@ -15,6 +15,7 @@
 #include "fone/store/run_policy.h"
 #include "fone/train/device.h"
 #include "fone/train/training.h"
+#include "pretrained/init_from.h"
 #include "train/checkpoint_file.h"
 #include "train/device_setup.h"
 #include "train/run_model.h"
@@ -573,7 +574,9 @@ void request_stop() {
 }
 
 TrainOutcome train_new(const TrainConfig& wanted, RunStore& store, const EventSink& sink) {
-    const TrainConfig config = with_settled_data(wanted);
+    TrainConfig config = with_settled_data(wanted);
+    // --init-from: config.json records the pretrained folder's shape, the one the run trains.
+    if (!config.init_from.empty()) pretrained::adopt_pretrained_shape(config);
     check_trainable(config);
     json record = config.to_json();
     record["versions"] = {
