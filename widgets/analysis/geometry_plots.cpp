@@ -97,6 +97,7 @@ void draw_helix(QCustomPlot& plot, const analysis::HelixFit& fit, const std::vec
     for (Eigen::Index i = 0; i < n; ++i)
         path->addData(static_cast<double>(i), points(i, 0), points(i, 1));
     path->setPen(QPen(style::ink().faint, 0.8));
+    path->removeFromLegend();  // the legend lists the classes only
     const auto period = static_cast<std::int64_t>(std::llround(style.period));
     const bool integer_period =
         std::abs(style.period - static_cast<double>(period)) < 1e-9 && period >= 1 && period <= 1000;
@@ -143,6 +144,7 @@ void draw_clocks(QCustomPlot& plot, const analysis::DigitProbeTable& table, std:
         for (int i = 0; i < ring_x.size(); ++i)
             ring->addData(i, cx + ring_x[i], ring_y[i]);
         ring->setPen(QPen(style::ink().faint, 1.0));
+        ring->removeFromLegend();
         for (int d = 0; d < 10; ++d) {
             const double angle = 2.0 * std::numbers::pi * d / 10;
             add_text(plot, cx + 1.2 * std::cos(angle), 1.2 * std::sin(angle), QString::number(d),
@@ -180,7 +182,7 @@ void draw_clocks(QCustomPlot& plot, const analysis::DigitProbeTable& table, std:
     }
     const double width = std::max<double>(1, static_cast<double>(table.places.size())) * kCell;
     equal_scale_ranges(plot, -kCell / 2, width - kCell / 2, -2.0, 2.3);
-    style::legend_row(plot, 10);
+    style::legend_row(plot, 5);
     add_title(plot, q(title.empty() ? "Digit places on their clocks (held-out numbers)" : title));
 }
 
