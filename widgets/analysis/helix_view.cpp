@@ -62,7 +62,8 @@ HelixView::HelixView(RunCatalog* catalog, QWidget* parent) : RepresentationView(
     layer_->setToolTip(
         "The layer whose helix and clocks are drawn: 0 is the embeddings (a model folder) or "
         "the input (a run), the last one the model's output");
-    layer_->setMinimumContentsLength(18);
+    layer_->setMinimumContentsLength(14);
+    layer_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     circle_ = new QComboBox;
     for (const int t : kCircles)
         circle_->addItem(QStringLiteral("T = %1").arg(t), t);
@@ -92,6 +93,7 @@ QWidget* HelixView::build_plots() {
         p->layout()->setContentsMargins(0, 0, 0, 0);
         p->controls()->addStretch(1);
         p->add_export_button()->setToolTip("Save this plot (PNG, SVG, PDF)");
+        p->plot()->setMinimumSize(160, 60);  // two rows of plots fit a 1366x768 screen (test_layout)
     }
     r2_panel_->plot()->setToolTip(
         "Per layer: the share of the variance of the numbers' representations that a helix explains (a "
