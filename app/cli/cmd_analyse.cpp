@@ -31,7 +31,7 @@
 #endif
 
 // Plain C++ (QCustomPlot only forward-declared); the drawing functions are linked only with FONE_WITH_PLOTS.
-#include "analysis_plots.h"
+#include "analyse_output.h"
 
 namespace fone::cli {
 namespace {
@@ -216,33 +216,6 @@ Loaded load(const SourceOptions& o, bool need_even_spacing) {
     if (need_even_spacing) out.step = even_step(out.numbers, o.inputs[out.chosen]);
     out.description = out.layer_names[out.chosen];
     return out;
-}
-
-std::string out_path(const std::string& dir, const std::string& name) {
-    std::filesystem::create_directories(dir);
-    return (std::filesystem::path(dir) / name).string();
-}
-
-std::string number_text(double v) {
-    if (std::isinf(v)) return "inf";
-    std::ostringstream s;
-    s.precision(12);
-    s << v;
-    return s.str();
-}
-
-// Draws into a PNG when this build has QCustomPlot; returns the path, or null when there are no plots. A
-// template so that, without plots, the drawing lambda is never instantiated (and never linked).
-template <class Draw>
-json maybe_png(const std::string& path, int width, int height, Draw&& draw, bool wanted) {
-#ifdef FONE_WITH_PLOTS
-    if (!wanted) return nullptr;
-    plots::write_png(path, width, height, std::forward<Draw>(draw));
-    return path;
-#else
-    (void)path, (void)width, (void)height, (void)draw, (void)wanted;
-    return nullptr;
-#endif
 }
 
 // With --out: j as OUT/STEM.json and, unless no_png, the drawing as OUT/STEM.png (size() gives its pixels),
@@ -783,6 +756,10 @@ void add_analyse_commands(CLI::App& app) {
     register_tokens(analyse);
     register_errors(analyse);
     register_dump(analyse);
+    add_dynamics_commands(analyse);
+#ifdef FONE_WITH_TORCH
+    add_intervention_commands(analyse);
+#endif
 }
 
 }  // namespace fone::cli

@@ -32,5 +32,9 @@ nlohmann::json check_train_args(const std::vector<std::string>& args);
 
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);
+// analyse patch | knockout (cmd_analyse_intervene.cpp, needs LibTorch), under `analyse`
+void add_intervention_commands(CLI::App* analyse);
+// analyse timeline | grokking (cmd_analyse_dynamics.cpp; grokking needs LibTorch), under `analyse`
+void add_dynamics_commands(CLI::App* analyse);
 
 }  // namespace fone::cli

@@ -2,6 +2,8 @@
 #include "analysis_plots.h"
 
 #include <qcustomplot.h>
+
+#include "plot_kit.h"
 #include <QApplication>
 #include <QDir>
 #include <QLocale>
@@ -13,7 +15,7 @@
 #include <stdexcept>
 
 namespace fone::plots {
-namespace {
+namespace kit {
 
 // Tableau's ten categorical colours: distinguishable, and readable on white.
 const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
@@ -71,12 +73,12 @@ void add_title(QCustomPlot& plot, const QString& title) {
     plot.plotLayout()->addElement(0, 0, text);
 }
 
-QFont label_font(int size = 9, bool bold = false) {
+QFont label_font(int size, bool bold) {
     return QFont("DejaVu Sans", size, bold ? QFont::Bold : QFont::Normal);
 }
 
 QCPItemText* add_text(QCustomPlot& plot, double x, double y, const QString& text, Qt::Alignment align,
-                      const QFont& font, const QColor& colour = kInk) {
+                      const QFont& font, const QColor& colour) {
     auto* item = new QCPItemText(&plot);
     item->position->setCoords(x, y);
     item->setPositionAlignment(align);
@@ -129,7 +131,8 @@ void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y
     plot.yAxis->setRange(y_centre - y_half, y_centre + y_half);
 }
 
-}  // namespace
+}  // namespace kit
+using namespace kit;
 
 void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const SpectrumStyle& style) {
     reset(plot);
