@@ -11,9 +11,9 @@
 
 #include "analyse_output.h"
 #include "command_support.h"
-#include "dynamics_plots.h"
 #include "fone/store/run_store.h"
 #include "fone/train/intervention.h"
+#include "intervention_plots.h"
 #include "json_io.h"
 
 namespace fone::cli {
@@ -27,8 +27,8 @@ int parse_layer(const std::string& text) {
     int layer = 0;
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), layer);
     if (ec != std::errc() || end != text.data() + text.size() || layer < 0)
-        throw std::invalid_argument("--layer takes 'head' or a layer number 0.. (0: the input), not '" + text +
-                                    "'");
+        throw std::invalid_argument("--layer takes 'head' or a layer number 0.. (0: the input), not '" +
+                                    text + "'");
     return layer;
 }
 
@@ -87,10 +87,7 @@ void register_patch(CLI::App* analyse) {
     auto r = std::make_shared<PatchRequest>();
     auto layer = std::make_shared<std::string>("head");
     auto serve_flag = std::make_shared<bool>(false);
-    auto* cmd = analyse->add_subcommand(
-        "patch",
-        "Turn one digit's clock (the (cos, sin) pair of one decimal place) at a layer and position, run the "
-        "rest of the forward pass: the answer before and after, and every place's digit probabilities");
+    auto* cmd = analyse->add_subcommand(kAnalysePatch.name, kAnalysePatch.description);
     add_run_options(cmd, *o);
     cmd->add_option("--prompt", r->prompt, "The prompt, e.g. 123.456+654.321=");
     cmd->add_option("--place", r->place, "Decimal place whose pair turns: 0 units, 1 tens, -1 tenths")
@@ -112,7 +109,8 @@ void register_patch(CLI::App* analyse) {
             InterventionSession session(run_dir(*o), o->threads);
             if (*serve_flag) return serve(session);
             if (r->prompt.empty()) throw std::invalid_argument("give --prompt (or --serve)");
-            if (r->digit < 0 && std::isnan(r->angle_degrees)) throw std::invalid_argument("give --digit or --angle");
+            if (r->digit < 0 && std::isnan(r->angle_degrees))
+                throw std::invalid_argument("give --digit or --angle");
             print_json_line(std::cout, session.patch(*r));
         });
     });
@@ -125,16 +123,14 @@ void register_knockout(CLI::App* analyse) {
     auto examples = std::make_shared<int>(200);
     auto out_dir = std::make_shared<std::string>();
     auto no_png = std::make_shared<bool>(false);
-    auto* cmd = analyse->add_subcommand(
-        "knockout",
-        "Remove (or scale) one period's pair at a layer: with --prompt, which digits break; without, the "
-        "damage of every layer x period over the run's test split (DIR/knockout.csv, DIR/knockout.png)");
+    auto* cmd = analyse->add_subcommand(kAnalyseKnockout.name, kAnalyseKnockout.description);
     add_run_options(cmd, *o);
     cmd->add_option("--prompt", r->prompt, "One prompt (needs --period)");
     cmd->add_option("--period", r->period, "The period whose pair is scaled, e.g. 10 or 0.01");
     cmd->add_option("--layer", *layer, "head, 0 (the input: the numbers' FoNE features) or k (after block k)")
         ->capture_default_str();
-    cmd->add_option("--scale", r->scale, "What the pair is multiplied by (0: removed)")->capture_default_str();
+    cmd->add_option("--scale", r->scale, "What the pair is multiplied by (0: removed)")
+        ->capture_default_str();
     cmd->add_option("--examples", *examples, "Test examples of the map")
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();
@@ -148,7 +144,8 @@ void register_knockout(CLI::App* analyse) {
                 InterventionSession session(run_dir(*o), o->threads);
                 return print_json_line(std::cout, session.knockout(*r));
             }
-            if (out_dir->empty()) throw std::invalid_argument("give --prompt and --period, or --out DIR for the map");
+            if (out_dir->empty())
+                throw std::invalid_argument("give --prompt and --period, or --out DIR for the map");
             const std::string dir = run_dir(*o);
             InterventionSession session(dir, o->threads, /*test_split=*/true);
             const analysis::DamageMap map = session.knockout_map(*examples, r->scale);
@@ -163,7 +160,8 @@ void register_knockout(CLI::App* analyse) {
             for (std::size_t l = 0; l < map.layers.size(); ++l) {
                 json row;
                 for (std::size_t t = 0; t < map.periods.size(); ++t)
-                    row[map.periods[t]] = map.answers_changed(static_cast<Eigen::Index>(l), static_cast<Eigen::Index>(t));
+                    row[map.periods[t]] =
+                        map.answers_changed(static_cast<Eigen::Index>(l), static_cast<Eigen::Index>(t));
                 rows.push_back({{"layer", map.layers[l]}, {"answers_changed", row}});
             }
             print_json_line(std::cout, {{"analysis", "knockout"},
@@ -179,7 +177,8 @@ void register_knockout(CLI::App* analyse) {
 
 }  // namespace
 
-void add_intervention_commands(CLI::App* analyse) {
+void add_intervention_commands(CLI::App& app) {
+    CLI::App* analyse = app.get_subcommand("analyse");
     register_patch(analyse);
     register_knockout(analyse);
 }

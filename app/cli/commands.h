@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -16,10 +17,56 @@ struct CliFailure : std::runtime_error {
         : std::runtime_error(what), code(exit_code) {}
 };
 
-void add_number_commands(CLI::App& app);     // encode, decode, parse
-void add_run_commands(CLI::App& app);        // runs list | show | export
-void add_data_commands(CLI::App& app);       // data (a task's splits as a+b=c files, text tasks as .jsonl)
-void add_text_commands(CLI::App& app);       // tokenize (text with numbers, three number schemes)
+void add_number_commands(CLI::App& app);  // encode, decode, parse
+void add_run_commands(CLI::App& app);     // runs list | show | export
+void add_data_commands(CLI::App& app);    // data (a task's splits as a+b=c files, text tasks as .jsonl)
+void add_text_commands(CLI::App& app);    // tokenize (text with numbers, three number schemes)
+// The commands that need LibTorch, in --help's order, with the descriptions --help shows. They live in
+// libfone_torch_commands.so (torch_commands.h), which registers them with these descriptions; `fone` lists
+// them from this table without loading LibTorch.
+struct CommandSummary {
+    const char* name;
+    const char* description;
+};
+inline constexpr CommandSummary kTorchCommands[] = {
+    {"train", "Train a model; JSON events on stdout, one per line"},
+    {"eval", "Metrics of a run's model on its test split or a dataset file (JSON)"},
+    {"predict", "The model's answer to a prompt such as \"123.456+654.321=\" (JSON)"},
+    {"generate",
+     "Text from a text run's model after a prompt, streamed token by token (greedy unless --temperature)"},
+    {"sweep",
+     "Train a grid of runs (train sizes x size levels x methods x seeds), N at a time; JSON events on "
+     "stdout"},
+    {"reproduce", "Run one of the paper's experiments at this machine's scale"},
+    {"export", "Copy a run's model (weights and config, no optimiser state)"},
+};
+// `fone runs convert` reads LibTorch archives, so it too lives in libfone_torch_commands.so, under the
+// `runs` group that `fone` itself registers.
+inline constexpr CommandSummary kRunsConvert = {
+    "convert",
+    "Rewrite a run's checkpoints of an older fone (.pt, LibTorch archives) as safetensors. Opening a .pt "
+    "file "
+    "can run code stored in it: convert only runs from someone you trust (--trust says you do)"};
+// `fone analyse patch | knockout` run a model: they too live in libfone_torch_commands.so, under the
+// `analyse` group that `fone` itself registers.
+inline constexpr CommandSummary kAnalysePatch = {
+    "patch",
+    "Turn one digit's clock (the (cos, sin) pair of one decimal place) at a layer and position, run the "
+    "rest of the forward pass: the answer before and after, and every place's digit probabilities"};
+inline constexpr CommandSummary kAnalyseKnockout = {
+    "knockout",
+    "Remove (or scale) one period's pair at a layer: with --prompt, which digits break; without, the "
+    "damage of every layer x period over the run's test split (DIR/knockout.csv, DIR/knockout.png)"};
+// The LibTorch commands inside a group of `fone`'s own.
+struct GroupedCommand {
+    const char* group;
+    CommandSummary command;
+};
+inline constexpr GroupedCommand kGroupedTorchCommands[] = {
+    {"runs", kRunsConvert}, {"analyse", kAnalysePatch}, {"analyse", kAnalyseKnockout}};
+// kTorchCommands' description of `name` (throws std::out_of_range for another name).
+std::string torch_command_description(std::string_view name);
+
 void add_train_commands(CLI::App& app);      // train, eval, predict (needs LibTorch)
 void add_generate_command(CLI::App& app);    // generate: text from a text run's model (needs LibTorch)
 void add_sweep_commands(CLI::App& app);      // sweep: a grid of train runs (needs LibTorch)
@@ -33,8 +80,6 @@ nlohmann::json check_train_args(const std::vector<std::string>& args);
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);
 // analyse patch | knockout (cmd_analyse_intervene.cpp, needs LibTorch), under `analyse`
-void add_intervention_commands(CLI::App* analyse);
-// analyse timeline | grokking (cmd_analyse_dynamics.cpp; grokking needs LibTorch), under `analyse`
-void add_dynamics_commands(CLI::App* analyse);
+void add_intervention_commands(CLI::App& app);
 
 }  // namespace fone::cli

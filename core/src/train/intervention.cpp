@@ -21,10 +21,10 @@ using nlohmann::json;
 
 // What one forward pass edits. Any of the three may be empty.
 struct Edit {
-    std::function<void(ModelInputs&)> input;                 // the inputs, before the pass
-    int residual_layer = -1;                                 // where `residual` acts (0..layers)
-    std::function<torch::Tensor(torch::Tensor)> residual;    // the residual stream [B, L, d] there
-    std::function<torch::Tensor(torch::Tensor)> head;        // the head's features [B, d]
+    std::function<void(ModelInputs&)> input;               // the inputs, before the pass
+    int residual_layer = -1;                               // where `residual` acts (0..layers)
+    std::function<torch::Tensor(torch::Tensor)> residual;  // the residual stream [B, L, d] there
+    std::function<torch::Tensor(torch::Tensor)> head;      // the head's features [B, d]
 };
 
 // What a pass gives back: the head's features at the last position, and (kept) the inputs as edited and
@@ -73,6 +73,31 @@ Edit scaling(int layer, int64_t k, double scale) {
     return e;
 }
 
+// The edit of a patch: pair k at one site set to `pair` (2 entries): in the head's features (row 0), in a
+// number's FoNE features at the input, or in the residual stream after `layer` at `position`.
+Edit setting_pair(int layer, int64_t position, int64_t k, bool number_input, const torch::Tensor& pair) {
+    Edit e;
+    if (layer == kHeadLayer) {
+        e.head = [k, pair](torch::Tensor x) {
+            auto y = x.clone();
+            y[0].narrow(0, 2 * k, 2).copy_(pair);
+            return y;
+        };
+    } else if (number_input) {
+        e.input = [position, k, pair](ModelInputs& m) {
+            m.fone[0][position].narrow(0, 2 * k, 2).copy_(pair);
+        };
+    } else {
+        e.residual_layer = layer;
+        e.residual = [position, k, pair](torch::Tensor x) {
+            auto y = x.clone();
+            y[0][position].narrow(0, 2 * k, 2).copy_(pair);
+            return y;
+        };
+    }
+    return e;
+}
+
 std::string layer_name(int layer, int layers) {
     if (layer == kHeadLayer) return "head";
     if (layer == 0) return "input";
@@ -111,7 +136,8 @@ struct InterventionSession::Impl {
         const int k = place + spec.frac_digits;
         if (k < 0 || k >= slots())
             throw std::invalid_argument("--place " + std::to_string(place) + ": the run's digit places are " +
-                                        std::to_string(place_of(0)) + ".." + std::to_string(place_of(slots() - 1)));
+                                        std::to_string(place_of(0)) + ".." +
+                                        std::to_string(place_of(slots() - 1)));
         return k;
     }
 
@@ -122,16 +148,19 @@ struct InterventionSession::Impl {
         std::string listed;
         for (std::size_t k = 0; k < all.size(); ++k) {
             listed += (k ? ", " : "") + fa::period_text(all[k]);
-            if (Decimal::try_parse(text, t) && std::abs(all[k].value() - t.to_double()) <= 1e-9 * all[k].value())
+            if (Decimal::try_parse(text, t) &&
+                std::abs(all[k].value() - t.to_double()) <= 1e-9 * all[k].value())
                 return static_cast<int>(k);
         }
-        throw std::invalid_argument("--period '" + text + "' is not one of the run's periods (" + listed + ")");
+        throw std::invalid_argument("--period '" + text + "' is not one of the run's periods (" + listed +
+                                    ")");
     }
 
     void check_layer(int layer) const {
         if (layer != kHeadLayer && (layer < 0 || layer > layers))
             throw std::invalid_argument("--layer " + std::to_string(layer) + ": the run has layers 0.." +
-                                        std::to_string(layers) + " (0: the input) and the head (the default)");
+                                        std::to_string(layers) +
+                                        " (0: the input) and the head (the default)");
     }
 
     Pass run(const ModelInputs& inputs, const Edit& e, bool keep_layers, bool last_only) {
@@ -165,9 +194,10 @@ struct InterventionSession::Impl {
     // The first row's digits as `fone predict` lists them, and its value.
     json digits_json(const Pass& p) {
         const auto f = p.features[0].to(torch::kCPU).to(torch::kFloat64);
-        const auto probs = torch::softmax(model()->digit_logits_of_features(p.features)[0].to(torch::kFloat64), -1)
-                               .to(torch::kCPU)
-                               .contiguous();
+        const auto probs =
+            torch::softmax(model()->digit_logits_of_features(p.features)[0].to(torch::kFloat64), -1)
+                .to(torch::kCPU)
+                .contiguous();
         json digits = json::array();
         for (int k = 0; k < slots(); ++k) {
             const double* q = probs[k].data_ptr<double>();
@@ -185,12 +215,19 @@ struct InterventionSession::Impl {
 
     // Every place's pair at a site: the FoNE features of a number at the input, else the residual stream
     // (or the head's features).
-    json site_json(const Pass& p, int layer, int64_t position, bool number_input) {
+    static torch::Tensor site_row(const Pass& p, int layer, int64_t position, bool number_input) {
         torch::Tensor row;
-        if (layer == kHeadLayer) row = p.features[0];
-        else if (number_input) row = p.in.fone[0][position];
-        else row = p.layers[static_cast<std::size_t>(layer)][0][position];
-        row = row.to(torch::kCPU).to(torch::kFloat64);
+        if (layer == kHeadLayer)
+            row = p.features[0];
+        else if (number_input)
+            row = p.in.fone[0][position];
+        else
+            row = p.layers[static_cast<std::size_t>(layer)][0][position];
+        return row.to(torch::kCPU).to(torch::kFloat64);
+    }
+
+    json site_json(const Pass& p, int layer, int64_t position, bool number_input) {
+        const torch::Tensor row = site_row(p, layer, position, number_input);
         json pairs = json::array();
         for (int k = 0; k < slots(); ++k)
             pairs.push_back({{"position", place_of(k)}, {"pair", pair_json(row.narrow(0, 2 * k, 2))}});
@@ -258,63 +295,47 @@ json InterventionSession::patch(const PatchRequest& r) {
     const int64_t length = in.tokens.size(1);
     const int64_t position = r.position < 0 ? length - 1 : r.position;
     if (position >= length)
-        throw std::invalid_argument("--position " + std::to_string(r.position) + ": the prompt has tokens 0.." +
-                                    std::to_string(length - 1));
+        throw std::invalid_argument("--position " + std::to_string(r.position) +
+                                    ": the prompt has tokens 0.." + std::to_string(length - 1));
     if (r.layer == kHeadLayer && position != length - 1)
         throw std::invalid_argument("--position: the digit head reads the last token (" +
                                     std::to_string(length - 1) + ") only; give --layer for other positions");
     const bool number_input = r.layer == 0 && in.num_mask[0][position].item<bool>();
-    const double target = by_digit ? fa::digit_angle(r.digit, s.spec.base) : r.angle_degrees * std::numbers::pi / 180;
+    const double target =
+        by_digit ? fa::digit_angle(r.digit, s.spec.base) : r.angle_degrees * std::numbers::pi / 180;
 
-    json out = {{"prompt", r.prompt}, {"tokens", s.tokens_json(in)}, {"layer", layer_json(r.layer)},
-                {"layer_name", layer_name(r.layer, s.layers)}, {"position", position},
-                {"place", r.place}, {"period", fa::period_text(s.spec.periods()[static_cast<std::size_t>(k)])}};
+    json out = {{"prompt", r.prompt},
+                {"tokens", s.tokens_json(in)},
+                {"layer", layer_json(r.layer)},
+                {"layer_name", layer_name(r.layer, s.layers)},
+                {"position", position},
+                {"place", r.place},
+                {"period", fa::period_text(s.spec.periods()[static_cast<std::size_t>(k)])}};
     out["token"] = out["tokens"][static_cast<std::size_t>(position)];
-    if (by_digit) out["digit"] = r.digit;
-    else out["angle"] = r.angle_degrees;
+    if (by_digit)
+        out["digit"] = r.digit;
+    else
+        out["angle"] = r.angle_degrees;
 
-    Edit e;
-    fa::Pair before_pair, after_pair;
-    if (number_input) {
-        // The number's own FoNE features: a digit becomes the number with that digit (its other pairs kept).
-        const auto features = in.fone[0][position].to(torch::kCPU).contiguous();
-        const std::span<const float> row(features.data_ptr<float>(), static_cast<std::size_t>(features.size(0)));
-        const Decimal x = decode(row, s.spec);
-        before_pair = {row[2 * k], row[2 * k + 1]};
-        if (by_digit) {
-            const Decimal changed = fa::with_digit(x, r.place, r.digit);
-            check_fits(changed, s.spec);
-            const std::vector<double> enc = fone::encode(changed, s.spec);
-            after_pair = {enc[2 * k], enc[2 * k + 1]};
-            out["number_before"] = x.to_string();
-            out["number_after"] = changed.to_string();
-        } else {
-            after_pair = fa::turned(before_pair, target);
-        }
-        e.input = [&](ModelInputs& m) {
-            m.fone[0][position].narrow(0, 2 * k, 2).copy_(pair_tensor(after_pair, m.fone));
-        };
-    } else {
-        const auto turn = [&](torch::Tensor pair) {
-            before_pair = pair_of(pair);
-            after_pair = fa::turned(before_pair, target);
-            return pair_tensor(after_pair, pair);
-        };
-        // Row `row` of x ([B, d] head features, or [B, L, d] residual at `position`) with pair k turned.
-        const auto turned_in = [&](torch::Tensor x) {
-            auto y = x.clone();
-            auto at = r.layer == kHeadLayer ? y[0] : y[0][position];
-            at.narrow(0, 2 * k, 2).copy_(turn(at.narrow(0, 2 * k, 2).clone()));
-            return y;
-        };
-        if (r.layer == kHeadLayer) {
-            e.head = turned_in;
-        } else {
-            e.residual_layer = r.layer;
-            e.residual = turned_in;
-        }
-    }
+    // The pair as the unedited pass leaves it at the site; the edit sets it to a fixed value, computed here.
     const Pass before = s.run(in, {}, true, false);
+    const fa::Pair before_pair =
+        pair_of(s.site_row(before, r.layer, position, number_input).narrow(0, 2 * k, 2));
+    fa::Pair after_pair = fa::turned(before_pair, target);
+    if (number_input && by_digit) {
+        // The number's own FoNE features: a digit becomes the number with that digit (its other pairs kept).
+        const auto features = in.fone[0][position].to(torch::kCPU).to(torch::kFloat32).contiguous();
+        const std::span<const float> row(features.data_ptr<float>(),
+                                         static_cast<std::size_t>(features.size(0)));
+        const Decimal x = decode(row, s.spec);
+        const Decimal changed = fa::with_digit(x, r.place, r.digit);
+        check_fits(changed, s.spec);
+        const std::vector<double> enc = fone::encode(changed, s.spec);
+        after_pair = {enc[2 * static_cast<std::size_t>(k)], enc[2 * static_cast<std::size_t>(k) + 1]};
+        out["number_before"] = x.to_string();
+        out["number_after"] = changed.to_string();
+    }
+    const Edit e = setting_pair(r.layer, position, k, number_input, pair_tensor(after_pair, before.features));
     const Pass after = s.run(in, e, true, false);
     const json b = s.digits_json(before), a = s.digits_json(after);
     out["pair_before"] = {before_pair.x, before_pair.y};
@@ -360,7 +381,8 @@ analysis::DamageMap InterventionSession::knockout_map(int examples, double scale
     const std::vector<Example>& test = s.a.run.splits.test;
     if (test.empty()) throw std::invalid_argument("the run has no test split to knock out on");
     if (examples < 1) throw std::invalid_argument("--examples must be at least 1");
-    const std::vector<Example> chosen(test.begin(), test.begin() + std::min<std::size_t>(test.size(), examples));
+    const std::vector<Example> chosen(test.begin(),
+                                      test.begin() + std::min<std::size_t>(test.size(), examples));
     const ModelInputs in = to_device(s.a.run.scheme->encode(chosen), s.a.device).in;
     std::vector<Decimal> truth;
     for (const Example& e : chosen)
@@ -387,7 +409,8 @@ analysis::DamageMap InterventionSession::knockout_map(int examples, double scale
         map.layers.push_back(layer_name(layers[l], s.layers));
         map.cells.emplace_back();
         for (int k = 0; k < s.slots(); ++k) {
-            const std::vector<Decimal> after = s.answers(s.run(in, scaling(layers[l], k, scale), false, true));
+            const std::vector<Decimal> after =
+                s.answers(s.run(in, scaling(layers[l], k, scale), false, true));
             const fa::AnswerChanges c = fa::compare_answers(before, after, truth, places);
             map.exact_before = c.exact_before;
             map.answers_changed(static_cast<Eigen::Index>(l), k) = c.answers_changed;

@@ -35,10 +35,10 @@ Decimal with_digit(const Decimal& x, int place, int digit);
 // How answers changed under an intervention, over a set of prompts.
 struct AnswerChanges {
     int prompts = 0;
-    double exact_before = 0.0;     // share of prompts answered exactly before
-    double exact_after = 0.0;      // ... and after
-    double answers_changed = 0.0;  // share of prompts whose answer changed
-    std::vector<int> places;       // highest first
+    double exact_before = 0.0;          // share of prompts answered exactly before
+    double exact_after = 0.0;           // ... and after
+    double answers_changed = 0.0;       // share of prompts whose answer changed
+    std::vector<int> places;            // highest first
     std::vector<double> place_changed;  // per place: share of prompts whose digit there changed
 };
 // Digits are compared place by place (missing digits are 0), and a sign that differs changes the answer.
@@ -55,8 +55,8 @@ struct DamageMap {
     double scale = 0.0;                // what the pair was multiplied by
     int prompts = 0;
     double exact_before = 0.0;
-    Eigen::MatrixXd answers_changed;  // layers x periods, share of prompts whose answer changed
-    Eigen::MatrixXd exact_after;      // layers x periods
+    Eigen::MatrixXd answers_changed;                // layers x periods, share of prompts whose answer changed
+    Eigen::MatrixXd exact_after;                    // layers x periods
     std::vector<std::vector<AnswerChanges>> cells;  // [layer][period], the details
 };
 // layer,period,place,scale,prompts,exact_before,exact_after,answers_changed,changed_at_<place>...

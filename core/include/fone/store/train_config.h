@@ -21,6 +21,9 @@ namespace fone {
 
 struct TrainConfig {
     TaskOptions task;
+    // The content digest of task.data_file (file_digest) when the run started, "" for generated data. With
+    // it, task.data_file is an absolute path: a run never reads another file of the same name later.
+    std::string data_digest;
     // A language model on text with numbers (issue 4, docs/text.md) instead of an arithmetic task:
     // "text" (the corpus task.data_file: JSONL of {"prompt", "answer"} or plain text, one document a
     // line) or a built-in generator, "word-problems", "units", "tables". Empty: the arithmetic task
@@ -50,9 +53,6 @@ struct TrainConfig {
     double target_acc = 0.0;      // stop once the test exact match reaches this (0: never)
     int eval_every = 0;           // steps between evaluations (0: once per epoch)
     int checkpoint_every = 0;     // steps between checkpoints (0: once per epoch)
-    // What every evaluation records in <run>/snapshots/ (fone/store/snapshots.h): "representations" (the
-    // probe set's hidden states), "weights" (those and the model's weights: the grokking measures) or "none".
-    std::string snapshots = "representations";
     std::string name;             // run name ("" : generated)
     std::string preset;           // the preset it started from, for the record
 

@@ -21,9 +21,9 @@ namespace fone {
 inline constexpr int kHeadLayer = -1;
 
 struct PatchRequest {
-    std::string prompt;  // "123.456+654.321="
-    int place = 0;       // the decimal place whose pair turns: 0 units, 1 tens, -1 tenths
-    int digit = -1;      // >= 0: to digit D's point on the circle
+    std::string prompt;                   // "123.456+654.321="
+    int place = 0;                        // the decimal place whose pair turns: 0 units, 1 tens, -1 tenths
+    int digit = -1;                       // >= 0: to digit D's point on the circle
     double angle_degrees = std::nan("");  // otherwise to this angle
     int layer = kHeadLayer;
     int position = -1;  // token index in the prompt, 0 = [BOS]; -1: the last token
