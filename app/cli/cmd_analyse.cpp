@@ -756,6 +756,7 @@ void add_analyse_commands(CLI::App& app) {
     register_tokens(analyse);
     register_errors(analyse);
     register_dump(analyse);
+    add_timeline_command(analyse);
 }
 
 }  // namespace fone::cli

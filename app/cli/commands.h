@@ -79,6 +79,8 @@ nlohmann::json check_train_args(const std::vector<std::string>& args);
 
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);
+// analyse timeline (cmd_analyse_timeline.cpp), under `analyse`
+void add_timeline_command(CLI::App* analyse);
 // analyse patch | knockout (cmd_analyse_intervene.cpp, needs LibTorch), under `analyse`
 void add_intervention_commands(CLI::App& app);
 
