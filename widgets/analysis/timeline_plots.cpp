@@ -3,6 +3,8 @@
 
 #include <qcustomplot.h>
 
+#include <algorithm>
+
 #include "plot_style.h"
 
 namespace fone::plots {
@@ -33,14 +35,17 @@ QCPColorMap* step_map(QCustomPlot& plot, const std::vector<std::int64_t>& steps,
     return map;
 }
 
-// A label at the right end of row y and a marker at column x (the step the row's period emerged).
-void mark_row(QCustomPlot& plot, int cols, double y, int emerged_column, const QString& label) {
+// A label at the right (or left) end of row y and a marker at column x (the step the row's period emerged).
+void mark_row(QCustomPlot& plot, int cols, double y, int emerged_column, const QString& label, bool left) {
     auto* line = new QCPItemLine(&plot);
     line->start->setCoords(-0.5, y);
     line->end->setCoords(cols - 0.5, y);
     line->setPen(QPen(QColor(255, 255, 255, 140), 1, Qt::DashLine));
-    style::add_text(plot, cols - 0.5, y, label + " ", Qt::AlignRight | Qt::AlignBottom, style::font(9, true),
-                    Qt::white);
+    auto* text = style::add_text(plot, left ? -0.5 : cols - 0.5, y, label,
+                                 (left ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom,
+                                 style::font(9, true), Qt::white);
+    text->setBrush(QColor(0, 0, 0, 150));  // readable on the brightest cells too
+    text->setPadding(QMargins(3, 1, 3, 1));
     if (emerged_column >= 0) {
         auto* tick = new QCPItemTracer(&plot);
         tick->position->setCoords(emerged_column, y);
@@ -85,11 +90,19 @@ void draw_timeline(QCustomPlot& plot, const analysis::Timeline& t, std::size_t l
                          QStringLiteral("T=%1").arg(period_label(t.period[static_cast<std::size_t>(r + 1)])));
     plot.yAxis->setTicker(periods);
     plot.yAxis->setLabel(QStringLiteral("period along the number axis"));
-    for (const analysis::KeyPeriod& k : t.key_periods.at(layer)) {
+    // Labels of neighbouring rows (within a line of text) go to alternate ends, so they never overlap.
+    std::vector<analysis::KeyPeriod> keys = t.key_periods.at(layer);
+    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.k < b.k; });
+    const double rows_per_line = rows * 14.0 / std::max(100, plot.axisRect()->height());
+    int previous_k = -1000;
+    bool left = true;
+    for (const analysis::KeyPeriod& k : keys) {
+        left = k.k - previous_k < rows_per_line + 1 ? !left : false;
+        previous_k = k.k;
         const QString when =
             k.emerged_at >= 0 ? QStringLiteral(", from step %1").arg(k.emerged_at) : QString();
         mark_row(plot, cols, k.k - 1, column_of(t.steps, k.emerged_at),
-                 QStringLiteral("T=%1%2").arg(period_label(k.period), when));
+                 QStringLiteral("T=%1%2").arg(period_label(k.period), when), left);
     }
     if (current >= 0 && current < cols) {
         auto* cursor = new QCPItemLine(&plot);
