@@ -216,17 +216,4 @@ Loaded load(const SourceOptions& o, bool need_even_spacing) {
     return out;
 }
 
-std::string out_path(const std::string& dir, const std::string& name) {
-    std::filesystem::create_directories(dir);
-    return (std::filesystem::path(dir) / name).string();
-}
-
-std::string number_text(double v) {
-    if (std::isinf(v)) return "inf";
-    std::ostringstream s;
-    s.precision(12);
-    s << v;
-    return s.str();
-}
-
 }  // namespace fone::cli

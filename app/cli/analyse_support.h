@@ -17,7 +17,7 @@
 #include "json_io.h"
 
 // Plain C++ (QCustomPlot only forward-declared); the drawing functions are linked only with FONE_WITH_PLOTS.
-#include "analysis_plots.h"
+#include "analyse_output.h"  // out_path, number_text, maybe_png
 
 namespace fone::cli {
 
@@ -62,25 +62,6 @@ Loaded load(const SourceOptions& o, bool need_even_spacing);
 
 // `fone analyse helix` and `fone analyse digits` (cmd_analyse_numbers.cpp).
 void add_number_geometry_commands(CLI::App* analyse);
-
-// dir/name, creating dir.
-std::string out_path(const std::string& dir, const std::string& name);
-// A value as CSV text ("inf" for infinity, 12 significant digits).
-std::string number_text(double v);
-
-// Draws into a PNG when this build has QCustomPlot; returns the path, or null when there are no plots. A
-// template so that, without plots, the drawing lambda is never instantiated (and never linked).
-template <class Draw>
-json maybe_png(const std::string& path, int width, int height, Draw&& draw, bool wanted) {
-#ifdef FONE_WITH_PLOTS
-    if (!wanted) return nullptr;
-    plots::write_png(path, width, height, std::forward<Draw>(draw));
-    return path;
-#else
-    (void)path, (void)width, (void)height, (void)draw, (void)wanted;
-    return nullptr;
-#endif
-}
 
 // With --out: j as OUT/STEM.json and, unless no_png, the drawing as OUT/STEM.png (size() gives its pixels),
 // both listed in j["files"]. Without --out, j stays as it is.

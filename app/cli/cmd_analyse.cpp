@@ -555,6 +555,7 @@ void add_analyse_commands(CLI::App& app) {
     register_errors(analyse);
     register_dump(analyse);
     add_number_geometry_commands(analyse);
+    add_timeline_command(analyse);
 }
 
 }  // namespace fone::cli

@@ -53,12 +53,25 @@ inline constexpr CommandSummary kModelForward = {
     "forward",
     "One forward pass of a model folder: the logits and hidden states at the last position (embeddings, "
     "after every block, the last after the final norm: transformers' output_hidden_states)"};
+// `fone analyse patch | knockout` run a model: they too live in libfone_torch_commands.so, under the
+// `analyse` group that `fone` itself registers.
+inline constexpr CommandSummary kAnalysePatch = {
+    "patch",
+    "Turn one digit's clock (the (cos, sin) pair of one decimal place) at a layer and position, run the "
+    "rest of the forward pass: the answer before and after, and every place's digit probabilities"};
+inline constexpr CommandSummary kAnalyseKnockout = {
+    "knockout",
+    "Remove (or scale) one period's pair at a layer: with --prompt, which digits break; without, the "
+    "damage of every layer x period over the run's test split (DIR/knockout.csv, DIR/knockout.png)"};
 // The LibTorch commands inside groups of `fone`'s own: {group, command}.
 struct GroupedCommand {
     const char* group;
     CommandSummary command;
 };
-inline constexpr GroupedCommand kTorchSubcommands[] = {{"runs", kRunsConvert}, {"model", kModelForward}};
+inline constexpr GroupedCommand kTorchSubcommands[] = {{"runs", kRunsConvert},
+                                                       {"model", kModelForward},
+                                                       {"analyse", kAnalysePatch},
+                                                       {"analyse", kAnalyseKnockout}};
 // kTorchCommands' description of `name` (throws std::out_of_range for another name).
 std::string torch_command_description(std::string_view name);
 
@@ -79,5 +92,9 @@ void add_model_forward_command(CLI::App& app);
 
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);
+// analyse timeline (cmd_analyse_timeline.cpp), under `analyse`
+void add_timeline_command(CLI::App* analyse);
+// analyse patch | knockout (cmd_analyse_intervene.cpp, needs LibTorch), under `analyse`
+void add_intervention_commands(CLI::App& app);
 
 }  // namespace fone::cli

@@ -18,6 +18,7 @@ void add_commands(CLI::App& app) {
     add_reproduce_commands(app);
     add_export_commands(app);
     add_model_forward_command(app);
+    add_intervention_commands(app);
 }
 
 // "LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel": the workbench greys out CUDA unless

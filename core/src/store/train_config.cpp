@@ -87,6 +87,8 @@ void TrainConfig::validate() const {
     check(threads >= 0 && threads <= 1024, "threads: must be in 0..1024 (0: every core)");
     check(target_acc >= 0 && target_acc <= 1, "target_acc: must be a fraction in [0, 1]");
     check(eval_every >= 0 && checkpoint_every >= 0, "eval_every, checkpoint_every: must not be negative");
+    check(snapshots == "representations" || snapshots == "none",
+          "snapshots: must be \"representations\" or \"none\"");
     check(task.kind != TaskKind::file || !task.data_file.empty(), "data: the file task needs --data FILE");
     check(task.modulus >= 2, "modulus: must be at least 2");
     check(task.long_digits >= 1 && task.long_digits <= 1000, "long_digits: must be in 1..1000");
@@ -178,6 +180,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("target_acc", c.target_acc);
     field("eval_every", c.eval_every);
     field("checkpoint_every", c.checkpoint_every);
+    field("snapshots", c.snapshots);
     field("name", c.name);
     field("preset", c.preset);
     field("int_digits", c.int_digits);

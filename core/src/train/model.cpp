@@ -273,11 +273,13 @@ torch::Tensor FoneTransformerImpl::forward(const ModelInputs& in, bool last_only
     }
     if (abacus && in.positions.defined())  // row 0 is "not a digit": masked out rather than learned
         x = x + abacus(in.positions) * in.positions.gt(0).unsqueeze(-1).to(x.dtype());
+    if (residual_hook) x = residual_hook(0, x);
     if (layers) layers->push_back(x);
     for (std::size_t i = 0; i < blocks->size(); ++i) {
         const bool last = last_only && i + 1 == blocks->size();
         x = blocks[i]->as<Block>()->forward(x, rope_cos, rope_sin, in.key_mask, last,
                                             cache ? &(*cache)[i] : nullptr);
+        if (residual_hook) x = residual_hook(static_cast<int64_t>(i) + 1, x);
         if (layers) layers->push_back(x);
     }
     if (last_only && blocks->size() == 0) x = x.narrow(1, x.size(1) - 1, 1);
@@ -293,8 +295,12 @@ torch::Tensor FoneTransformerImpl::head_features(const torch::Tensor& h) {
 }
 
 torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
+    return digit_logits_of_features(head_features(h));
+}
+
+torch::Tensor FoneTransformerImpl::digit_logits_of_features(const torch::Tensor& features) {
     if (pairs_per_slot > 1) {
-        auto pairs = head_features(h).narrow(-1, 0, 2 * slots * pairs_per_slot);
+        auto pairs = features.narrow(-1, 0, 2 * slots * pairs_per_slot);
         auto shape = pairs.sizes().vec();
         shape.back() = slots;
         shape.push_back(pairs_per_slot);
@@ -303,7 +309,7 @@ torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
         auto logits = (pairs.reshape(shape).unsqueeze(-1) * prototypes).sum(-2).sum(-2);
         return log_temperature.defined() ? logits * log_temperature.exp() : logits;
     }
-    auto pairs = head_features(h).narrow(-1, 0, 2 * slots);
+    auto pairs = features.narrow(-1, 0, 2 * slots);
     auto shape = pairs.sizes().vec();
     shape.back() = slots;
     shape.push_back(2);
@@ -312,8 +318,12 @@ torch::Tensor FoneTransformerImpl::digit_logits(const torch::Tensor& h) {
 }
 
 torch::Tensor FoneTransformerImpl::sign_logit(const torch::Tensor& h) {
+    return sign_feature ? sign_logit_of_features(head_features(h)) : torch::Tensor();
+}
+
+torch::Tensor FoneTransformerImpl::sign_logit_of_features(const torch::Tensor& features) {
     if (!sign_feature) return {};
-    auto z = head_features(h).select(-1, 2 * slots * pairs_per_slot);
+    auto z = features.select(-1, 2 * slots * pairs_per_slot);
     return log_temperature.defined() ? z * log_temperature.exp() : z;
 }
 

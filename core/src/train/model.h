@@ -3,6 +3,7 @@
 // headers of fone/train/.
 #pragma once
 
+#include <functional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -96,6 +97,11 @@ struct DigitPrediction {
     torch::Tensor negative;  // [...] bool: the sign logit > 0 (all false without a sign entry)
 };
 
+// An edit of the residual stream during a forward pass (interventions, train/intervention.cpp): called with
+// the layer (0: after the input embedding, k: after block k) and the residual [B, L, d]; what it returns is
+// what the next block reads (and what `layers` records).
+using ResidualHook = std::function<torch::Tensor(int64_t layer, const torch::Tensor& x)>;
+
 struct FoneTransformerImpl : torch::nn::Module {
     FoneTransformerImpl(const ModelConfig& c, const ModelHeads& heads);
     // The FoNE model: number features of fone_width entries and the digit head.
@@ -120,6 +126,9 @@ struct FoneTransformerImpl : torch::nn::Module {
     torch::Tensor head_features(const torch::Tensor& h);  // what the output heads read: h after head_norm
     torch::Tensor digit_logits(const torch::Tensor& h);   // [..., slots, base], temperature included
     torch::Tensor sign_logit(const torch::Tensor& h);     // [...]; undefined without a sign feature
+    // The same from head_features(h) already computed (an intervention edits them in between).
+    torch::Tensor digit_logits_of_features(const torch::Tensor& features);
+    torch::Tensor sign_logit_of_features(const torch::Tensor& features);
     torch::Tensor regress(const torch::Tensor& h);        // [..., regression]
     double temperature();
 
@@ -145,6 +154,7 @@ struct FoneTransformerImpl : torch::nn::Module {
     torch::Tensor log_temperature;            // only with head_temperature
     torch::Tensor prototypes;  // [2, base]: column j is φ(j, base); with multipliers [r, 2, base]: φ(j, c_r)
     torch::Tensor rope_cos, rope_sin;  // [max_seq, head_dim / 2]
+    ResidualHook residual_hook;        // empty but during an intervention
 };
 TORCH_MODULE(FoneTransformer);
 

@@ -3,14 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "train/representations_of.h"
 #include "train/run_model.h"
 #include "train/scheme_parts.h"
 
 namespace fone {
 namespace {
-
-// Token methods' number tokens follow the shared words and ".".
-constexpr int64_t kFirstNumberToken = kBaseVocab + 1;
 
 // Inputs of equal length as one batch: each defined field concatenated along the batch dimension.
 ModelInputs cat_inputs(const std::vector<ModelInputs>& inputs) {
@@ -35,7 +33,8 @@ std::vector<std::vector<float>> rows_of(const torch::Tensor& m) {
 }
 
 // Number-token methods: the residual stream at the number's position, layer by layer.
-void hidden_states(AnsweringRun& a, const std::vector<Decimal>& numbers, NumberRepresentations& out) {
+void hidden_states(FoneTransformer& model, const NumberScheme& scheme, const torch::Device& device,
+                   const std::vector<Decimal>& numbers, NumberRepresentations& out) {
     out.source = "hidden_states";
     std::vector<std::vector<torch::Tensor>> per_layer;  // [layer][chunk] -> [n, D]
     // Prompts of equal length go through the model together, up to kChunk at a time (a number's prompt
@@ -45,14 +44,14 @@ void hidden_states(AnsweringRun& a, const std::vector<Decimal>& numbers, NumberR
     const auto flush = [&] {
         if (pending.empty()) return;
         std::vector<torch::Tensor> layers;
-        a.run.model->forward(cat_inputs(pending), /*last_only=*/false, &layers);
+        model->forward(cat_inputs(pending), /*last_only=*/false, &layers);
         per_layer.resize(layers.size());
         for (std::size_t k = 0; k < layers.size(); ++k)
             per_layer[k].push_back(layers[k].select(1, -1));
         pending.clear();
     };
     for (const Decimal& x : numbers) {
-        ModelInputs in = to_device(a.run.scheme->encode_prompt(x.to_string()), a.device).in;
+        ModelInputs in = to_device(scheme.encode_prompt(x.to_string()), device).in;
         if (!pending.empty() && (pending.size() == kChunk || in.tokens.size(1) != pending[0].tokens.size(1)))
             flush();
         pending.push_back(std::move(in));
@@ -63,38 +62,46 @@ void hidden_states(AnsweringRun& a, const std::vector<Decimal>& numbers, NumberR
 }
 
 // Token methods: the embedding rows of the tokens that spell each number.
-void token_embeddings(AnsweringRun& a, const std::vector<Decimal>& numbers, NumberRepresentations& out) {
+void token_embeddings(FoneTransformer& model, const NumberScheme& scheme, const torch::Device& device,
+                      const std::vector<Decimal>& numbers, NumberRepresentations& out) {
     out.source = "token_embeddings";
-    const auto& vocab = a.run.scheme->vocabulary();
+    const auto& vocab = scheme.vocabulary();
     std::vector<int64_t> ids;
     for (const Decimal& x : numbers) {
         const std::string name = x.to_string();
         const auto it = std::find(vocab.begin() + kFirstNumberToken, vocab.end(), name);
         if (x.negative() || it == vocab.end())
-            throw std::invalid_argument("number " + name + " is not one token of method " +
-                                        a.run.config.method);
+            throw std::invalid_argument("number " + name + " is not one token of method " + scheme.name());
         ids.push_back(it - vocab.begin());
     }
-    const auto rows = torch::tensor(ids, torch::kInt64).to(a.device);
-    out.layers.push_back(rows_of(a.run.model->embed->weight.index_select(0, rows)));
+    const auto rows = torch::tensor(ids, torch::kInt64).to(device);
+    out.layers.push_back(rows_of(model->embed->weight.index_select(0, rows)));
 }
 
 }  // namespace
 
-NumberRepresentations number_representations(const std::string& run_dir, const std::vector<Decimal>& numbers,
-                                             int threads) {
-    AnsweringRun a = open_for_answers(run_dir, threads, RunData::none);
+bool uses_hidden_states(const ModelHeads& heads) {
+    return heads.digit_slots > 0 || heads.regression > 0 ||
+           (heads.fone_width > 0 && heads.abacus_positions == 0);
+}
+
+NumberRepresentations representations_of(FoneTransformer& model, const NumberScheme& scheme,
+                                         const torch::Device& device, const std::vector<Decimal>& numbers) {
     torch::NoGradGuard no_grad;
     NumberRepresentations out;
     for (const Decimal& x : numbers)
         out.numbers.push_back(x.to_string());
-    const ModelHeads heads = a.run.scheme->heads();
-    if (heads.digit_slots > 0 || heads.regression > 0 ||
-        (heads.fone_width > 0 && heads.abacus_positions == 0))
-        hidden_states(a, numbers, out);
+    if (uses_hidden_states(scheme.heads()))
+        hidden_states(model, scheme, device, numbers, out);
     else
-        token_embeddings(a, numbers, out);
+        token_embeddings(model, scheme, device, numbers, out);
     return out;
+}
+
+NumberRepresentations number_representations(const std::string& run_dir, const std::vector<Decimal>& numbers,
+                                             int threads) {
+    AnsweringRun a = open_for_answers(run_dir, threads, RunData::none);
+    return representations_of(a.run.model, *a.run.scheme, a.device, numbers);
 }
 
 }  // namespace fone

@@ -19,6 +19,7 @@
 #include "train/checkpoint_file.h"
 #include "train/device_setup.h"
 #include "train/run_model.h"
+#include "train/snapshots.h"
 #include "train/timing.h"
 #include "train/typed_eval.h"
 
@@ -367,6 +368,7 @@ void Trainer::evaluate() {
         eval_event(per_example * n, clock_.epoch_cpu_seconds / done * n, 1.0 / std::max(per_example, 1e-12));
     emit(last_eval_, true);
     const double em = counted_exact_match();
+    write_snapshot(run_, device_, dir_, {pos_.step, epoch_float(), em});
     if (em >= pos_.best_exact_match) {
         pos_.best_exact_match = em;
         checkpoint(kBestCheckpoint);

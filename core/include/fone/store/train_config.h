@@ -57,6 +57,9 @@ struct TrainConfig {
     double target_acc = 0.0;      // stop once the test exact match reaches this (0: never)
     int eval_every = 0;           // steps between evaluations (0: once per epoch)
     int checkpoint_every = 0;     // steps between checkpoints (0: once per epoch)
+    // What every evaluation records in <run>/snapshots/ (fone/store/snapshots.h): "representations" (the
+    // probe set's hidden states at every layer) or "none".
+    std::string snapshots = "representations";
     std::string name;             // run name ("" : generated)
     std::string preset;           // the preset it started from, for the record
 

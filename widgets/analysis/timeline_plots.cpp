@@ -1,0 +1,116 @@
+// QCustomPlot drawings of training dynamics; see timeline_plots.h.
+#include "timeline_plots.h"
+
+#include <qcustomplot.h>
+
+#include <algorithm>
+
+#include "plot_style.h"
+
+namespace fone::plots {
+
+namespace {
+
+// A period in number units with at most 4 significant digits: 10, 2.5, 333.3.
+QString period_label(double value) {
+    return QString::number(value, 'g', value >= 1e4 ? 6 : 4);
+}
+
+// A colour map of columns (steps) x rows, the x axis ticked with the steps (thinned to about 8 labels).
+QCPColorMap* step_map(QCustomPlot& plot, const std::vector<std::int64_t>& steps, int rows) {
+    const int cols = static_cast<int>(steps.size());
+    auto* map = new QCPColorMap(plot.xAxis, plot.yAxis);
+    map->data()->setSize(cols, rows);
+    map->data()->setRange(QCPRange(0, std::max(1, cols - 1)), QCPRange(0, std::max(1, rows - 1)));
+    map->setInterpolate(false);
+    QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    const int every = std::max(1, cols / 8);
+    for (int s = 0; s < cols; s += every)
+        ticks->addTick(s, QString::number(steps[static_cast<std::size_t>(s)]));
+    if ((cols - 1) % every) ticks->addTick(cols - 1, QString::number(steps.back()));
+    plot.xAxis->setTicker(ticks);
+    plot.xAxis->setLabel(QStringLiteral("training step (one column per snapshot)"));
+    plot.xAxis->setRange(-0.5, cols - 0.5);
+    plot.yAxis->setRange(-0.5, rows - 0.5);
+    return map;
+}
+
+// A label at the right (or left) end of row y and a marker at column x (the step the row's period emerged).
+void mark_row(QCustomPlot& plot, int cols, double y, int emerged_column, const QString& label, bool left) {
+    auto* line = new QCPItemLine(&plot);
+    line->start->setCoords(-0.5, y);
+    line->end->setCoords(cols - 0.5, y);
+    line->setPen(QPen(QColor(255, 255, 255, 140), 1, Qt::DashLine));
+    auto* text = style::add_text(plot, left ? -0.5 : cols - 0.5, y, label,
+                                 (left ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom,
+                                 style::font(9, true), Qt::white);
+    text->setBrush(QColor(0, 0, 0, 150));  // readable on the brightest cells too
+    text->setPadding(QMargins(3, 1, 3, 1));
+    if (emerged_column >= 0) {
+        auto* tick = new QCPItemTracer(&plot);
+        tick->position->setCoords(emerged_column, y);
+        tick->setStyle(QCPItemTracer::tsCircle);
+        tick->setSize(9);
+        tick->setPen(QPen(Qt::white, 2));
+    }
+}
+
+int column_of(const std::vector<std::int64_t>& steps, std::int64_t step) {
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        if (steps[i] == step) return static_cast<int>(i);
+    return -1;
+}
+
+}  // namespace
+
+void draw_timeline(QCustomPlot& plot, const analysis::Timeline& t, std::size_t layer,
+                   const std::string& title, int current) {
+    style::begin_drawing(plot);
+    const int cols = static_cast<int>(t.steps.size()), rows = static_cast<int>(t.k.size()) - 1;  // k >= 1
+    auto* map = step_map(plot, t.steps, rows);
+    // Row r is frequency k = r + 1: the longest period at the bottom.
+    for (int s = 0; s < cols; ++s)
+        for (int r = 0; r < rows; ++r)
+            map->data()->setCell(s, r, t.magnitude.at(layer)(s, r + 1));
+    auto* scale = new QCPColorScale(&plot);
+    plot.plotLayout()->addElement(0, 1, scale);
+    scale->setType(QCPAxis::atRight);
+    style::ink_axis(scale->axis());
+    scale->axis()->setLabel(QStringLiteral("magnitude"));
+    map->setColorScale(scale);
+    map->setGradient(QCPColorGradient::gpThermal);
+    map->rescaleDataRange(true);
+    auto* margins = new QCPMarginGroup(&plot);
+    plot.axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    QSharedPointer<QCPAxisTickerText> periods(new QCPAxisTickerText);
+    const int every = std::max(1, rows / 10);
+    for (int r = 0; r < rows; r += every)
+        periods->addTick(r,
+                         QStringLiteral("T=%1").arg(period_label(t.period[static_cast<std::size_t>(r + 1)])));
+    plot.yAxis->setTicker(periods);
+    plot.yAxis->setLabel(QStringLiteral("period along the number axis"));
+    // Labels of neighbouring rows (within a line of text) go to alternate ends, so they never overlap.
+    std::vector<analysis::KeyPeriod> keys = t.key_periods.at(layer);
+    std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.k < b.k; });
+    const double rows_per_line = rows * 14.0 / std::max(100, plot.axisRect()->height());
+    int previous_k = -1000;
+    bool left = true;
+    for (const analysis::KeyPeriod& k : keys) {
+        left = k.k - previous_k < rows_per_line + 1 ? !left : false;
+        previous_k = k.k;
+        const QString when =
+            k.emerged_at >= 0 ? QStringLiteral(", from step %1").arg(k.emerged_at) : QString();
+        mark_row(plot, cols, k.k - 1, column_of(t.steps, k.emerged_at),
+                 QStringLiteral("T=%1%2").arg(period_label(k.period), when), left);
+    }
+    if (current >= 0 && current < cols) {
+        auto* cursor = new QCPItemLine(&plot);
+        cursor->start->setCoords(current, -0.5);
+        cursor->end->setCoords(current, rows - 0.5);
+        cursor->setPen(QPen(QColor(0, 200, 255), 2));
+    }
+    style::add_title(plot, QString::fromStdString(title.empty() ? "Spectrum over training" : title));
+}
+
+}  // namespace fone::plots
