@@ -65,10 +65,11 @@ class TestExperiments : public QObject {
         QStringList names;
         for (const auto& e : all)
             names << QString::fromStdString(e.name);
-        QCOMPARE(names,
-                 QStringList({"efficiency", "data-size", "model-size", "ablations", "ntl", "modular"}));
+        QCOMPARE(names, QStringList({"efficiency", "data-size", "model-size", "ablations", "ntl", "modular",
+                                     "bittokens"}));
         int cells = 0;
         for (const fone::Experiment& e : all) {
+            if (!golden.contains(e.name)) continue;  // born a file (issue 19 on): nothing to compare with
             const json& want = golden.at(e.name);
             QCOMPARE(e.title, want.at("title").get<std::string>());
             QCOMPARE(e.report, e.name);
