@@ -1,5 +1,7 @@
-// Matmul GFLOP/s of LibTorch's CPU BLAS, so a slow BLAS (Debian's reference libblas) shows at once.
-// With OpenBLAS this machine's 2 cores reach about 200 GFLOP/s fp32.
+// Matmul GFLOP/s of LibTorch's CPU BLAS and the kernel it runs on, so a slow BLAS (Debian's reference
+// libblas) or a fallback kernel (OpenBLAS's SSE3 "Prescott" on a CPU it does not know) shows at once.
+// Like `fone`, it asks OpenBLAS for the best kernel the CPU supports (fone/platform/blas_kernel.h);
+// OPENBLAS_CORETYPE=NAME measures another one.
 //   build/bin/bench_matmul
 #include <chrono>
 #include <cstdio>
@@ -7,6 +9,8 @@
 #include <string>
 
 #include <torch/torch.h>
+
+#include "fone/platform/blas_kernel.h"
 
 namespace {
 
@@ -37,8 +41,10 @@ double gflops(int64_t n, int threads) {
 }  // namespace
 
 int main() {
-    const int hw = static_cast<int>(std::thread::hardware_concurrency());
-    std::printf("LibTorch %s, BLAS: %s\n", TORCH_VERSION, blas_library().c_str());
+    fone::use_best_blas_kernel();
+    const int hw = fone::available_cores();
+    std::printf("LibTorch %s, BLAS: %s\n%s\n", TORCH_VERSION, blas_library().c_str(),
+                fone::blas_kernel_text().c_str());
     for (int64_t n : {512, 1024, 2048})
         for (int threads : {1, hw})
             std::printf("sgemm %4lld x %-4lld  %d thread(s): %7.1f GFLOP/s\n", static_cast<long long>(n),

@@ -16,32 +16,46 @@ every method, drawn first from the seed) is scored at the end:
                        text tokens in every scheme
   tokens per example   prompt and answer tokens
 
-  bench/text_compare.py [--fone build/bin/fone] [--out build/text-compare] [--cpu-seconds 600]
+The additive templates (two prices, money left, combined weight: one addition or subtraction of the
+prompt's numbers, the arithmetic FoNE learns best) are reported apart from the others, with each method's
+digit accuracy by digit position on them (where its numbers go wrong).
+
+  bench/text_compare.py [--fone build/bin/fone] [--out build/text-compare] [--cpu-seconds 150]
+                        [--seeds 42,43,44] [--jobs 3] [--extra "--digit-loss-weight 2"]
+
+--jobs trains that many runs at once: a run's CPU seconds are its own process's (wait4), so the budget
+stays per run. --extra adds fone train options to the fone runs only (to measure a setting).
 """
 import argparse
+import concurrent.futures
 import json
 import os
-import resource
+import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 MODEL = ["--hidden", "128", "--layers", "2", "--heads", "4", "--kv-heads", "2", "--head-dim", "32",
          "--intermediate", "512"]
+ADDITIVE = ["two prices", "money left", "combined weight"]
 
 
 def run(cmd, check=True):
-    """Runs a command; returns (stdout, CPU seconds of the child, wall seconds)."""
-    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """Runs a command; returns (stdout, CPU seconds of this child alone, wall seconds)."""
     t0 = time.time()
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.time() - t0
-    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, text=True)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.time() - t0
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
     if check and p.returncode != 0:
-        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr}")
-    return p.stdout, cpu, wall
+        sys.exit(f"failed ({p.returncode}): {' '.join(cmd)}\n{stderr}")
+    return stdout, usage.ru_utime + usage.ru_stime, wall
 
 
 def events(stdout):
@@ -53,15 +67,20 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fone", default=os.path.join(root, "build", "bin", "fone"))
     ap.add_argument("--out", default=os.path.join(root, "build", "text-compare"))
-    ap.add_argument("--cpu-seconds", type=float, default=600.0, help="training budget per method")
+    ap.add_argument("--cpu-seconds", type=float, default=150.0, help="training budget per run")
     ap.add_argument("--methods", default="fone,digit,subword")
+    ap.add_argument("--seeds", default="42", help="comma-separated: one run per method and seed")
+    ap.add_argument("--jobs", type=int, default=1, help="trainings at once")
+    ap.add_argument("--per-step", default="", help="CPU s per step of each method from an earlier "
+                    "calibration (fone=0.219,digit=0.253,...): no calibration runs")
+    ap.add_argument("--extra", default="", help="more fone train options for the fone runs")
     ap.add_argument("--test-size", type=int, default=500)
-    ap.add_argument("--seed", type=int, default=42)
     ap.add_argument("--batch", type=int, default=64)
-    ap.add_argument("--show", type=int, default=3, help="right and wrong answers shown per method, each "
-                    "generated again with `fone generate`")
+    ap.add_argument("--show", type=int, default=3, help="right and wrong answers shown per method (first "
+                    "seed), each generated again with `fone generate`")
     ap.add_argument("--report-only", action="store_true", help="no training: the report of the runs in --out")
     a = ap.parse_args()
+    a.seed_list = [int(x) for x in a.seeds.split(",")]
     runs = os.path.join(a.out, "runs")
     results_path = os.path.join(a.out, "results.json")
     if a.report_only:
@@ -76,39 +95,62 @@ def main():
 
 
 def train_all(a, runs, results_path):
-    def train(method, name, train_size, test_size):
+    def train(method, name, train_size, test_size, seed):
         cmd = [a.fone, "train", "--task", "word-problems", "--method", method, "--train-size", str(train_size),
                "--val-size", "0", "--test-size", str(test_size), "--epochs", "1", "--batch", str(a.batch),
-               "--eval-every", "100000000", "--threads", "1", "--seed", str(a.seed), "--runs-dir", runs,
-               "--name", name] + MODEL
+               "--eval-every", "100000000", "--threads", "1", "--seed", str(seed), "--runs-dir", runs,
+               "--name", name] + MODEL + (shlex.split(a.extra) if method == "fone" else [])
         return run(cmd)
 
-    results = []
-    for method in a.methods.split(","):
-        # Calibration: the difference of a 10-step and a 30-step run is the cost of 20 steps (data, the
-        # tokenizer and the final evaluation cost the same in both).
-        _, c1, _ = train(method, f"calibrate-{method}-10", 10 * a.batch, 20)
-        _, c2, _ = train(method, f"calibrate-{method}-30", 30 * a.batch, 20)
+    def calibrate(method):
+        known = dict(kv.split("=") for kv in a.per_step.split(",") if kv)
+        if method in known:
+            per_step = float(known[method])
+            return per_step, max(10, int(a.cpu_seconds / per_step))
+        # The difference of a 10-step and a 30-step run is the cost of 20 steps (data, the tokenizer and
+        # the final evaluation cost the same in both).
+        _, c1, _ = train(method, f"calibrate-{method}-10", 10 * a.batch, 20, a.seed_list[0])
+        _, c2, _ = train(method, f"calibrate-{method}-30", 30 * a.batch, 20, a.seed_list[0])
         per_step = max((c2 - c1) / 20, 1e-3)
         steps = max(10, int(a.cpu_seconds / per_step))
         print(f"{method}: {per_step:.3f} CPU s per step -> {steps} steps ({steps * a.batch} problems)",
               file=sys.stderr, flush=True)
-        out, cpu, wall = train(method, f"wp-{method}", steps * a.batch, a.test_size)
+        return per_step, steps
+
+    def one(method, seed, per_step, steps):
+        name = f"wp-{method}-s{seed}"
+        out, cpu, wall = train(method, name, steps * a.batch, a.test_size, seed)
         ev = events(out)
         start = next(e for e in ev if e["event"] == "start")
         final = [e for e in ev if e["event"] == "eval"][-1]
-        results.append({"method": method, "run": os.path.join(runs, f"wp-{method}"), "cpu_per_step": per_step,
-                        "steps": steps, "train_examples": steps * a.batch, "process_cpu_seconds": cpu,
-                        "wall_seconds": wall, "train_seconds": ev[-1]["elapsed_seconds"],
-                        "params": start["params"], "params_without_embedding": start["params_without_embedding"],
-                        "vocab_size": start["text"]["vocab_size"], "eval": final})
-        with open(results_path, "w") as f:  # after every method: an interrupted comparison keeps its runs
-            json.dump(results, f, indent=1)
+        print(f"{name}: {cpu:.0f} CPU s, exact {final['exact_match']:.3f}", file=sys.stderr, flush=True)
+        return {"method": method, "seed": seed, "run": os.path.join(runs, name), "cpu_per_step": per_step,
+                "steps": steps, "train_examples": steps * a.batch, "process_cpu_seconds": cpu,
+                "wall_seconds": wall, "train_seconds": ev[-1]["elapsed_seconds"], "params": start["params"],
+                "params_without_embedding": start["params_without_embedding"],
+                "vocab_size": start["text"]["vocab_size"], "extra": a.extra if method == "fone" else "",
+                "eval": final}
+
+    methods = a.methods.split(",")
+    with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
+        calibrated = dict(zip(methods, pool.map(calibrate, methods)))
+        jobs = [pool.submit(one, m, seed, *calibrated[m]) for seed in a.seed_list for m in methods]
+        results = []
+        for job in jobs:  # in order; saved after each, so an interrupted comparison keeps its runs
+            results.append(job.result())
+            with open(results_path, "w") as f:
+                json.dump(results, f, indent=1)
     return results
 
 
 def template(prompt):
     """The generator's template of a word problem (core/src/text/text_data.cpp)."""
+    if "spend?" in prompt:
+        return "two prices"
+    if "is left?" in prompt:
+        return "money left"
+    if "weigh together?" in prompt:
+        return "combined weight"
     if "bags of" in prompt:
         return "bags × kg"
     if "note." in prompt:
@@ -122,53 +164,116 @@ def template(prompt):
     return "total cost"
 
 
-def report(a, results):
+def first_number(text):
+    """The first number of an answer as a string of digits around its point ("$1,017.60" -> "1017.60")."""
+    num = ""
+    for c in text:
+        if c.isdigit() or (c == "." and num and "." not in num):
+            num += c
+        elif num:
+            break
+    return num.rstrip(".")
+
+
+def digit_positions(expected, predicted):
+    """Per decimal position (2 = hundreds ... -2 = hundredths): 1 when the digits agree."""
+    def digits(x):
+        whole, _, frac = (x or "").partition(".")
+        out = {p: int(d) for p, d in enumerate(reversed(whole))}
+        out.update({-1 - p: int(d) for p, d in enumerate(frac)})
+        return out
+    e, g = digits(first_number(expected)), digits(first_number(predicted))
+    return {p: int(e.get(p, 0) == g.get(p, 0)) for p in range(-2, 3)}
+
+
+def test_split(a, seed):
     # The test split is drawn first from the seed: `fone data` with the same seed and size gives it.
-    data = os.path.join(a.out, "data")
+    data = os.path.join(a.out, f"data-s{seed}")
     if not os.path.exists(data):
         run([a.fone, "data", "--task", "word-problems", "--train-size", "1", "--val-size", "0", "--test-size",
-             str(a.test_size), "--seed", str(a.seed), "--out", data])
+             str(a.test_size), "--seed", str(seed), "--out", data])
     with open(os.path.join(data, "test.jsonl")) as f:
-        tests = [json.loads(line) for line in f]
-    templates = sorted({template(t["prompt"]) for t in tests})
+        return [json.loads(line) for line in f]
+
+
+def score_run(a, r):
+    """Right answers per template, digit accuracy by position on the additive ones, sample generations."""
+    tests = test_split(a, r["seed"])
+    out, _, _ = run([a.fone, "eval", "--run", r["run"], "--threads", "1", "--mispredictions", "1000000"])
+    wrong = {m["prompt"]: m["predicted"] for m in events(out)[0]["mispredictions"]}
+    r["by_template"], r["additive_positions"] = {}, {str(p): [0, 0] for p in range(-2, 3)}
+    for t in tests:
+        name = template(t["prompt"])
+        right, n = r["by_template"].get(name, [0, 0])
+        r["by_template"][name] = [right + (t["prompt"] not in wrong), n + 1]
+        if name in ADDITIVE:
+            for p, ok in digit_positions(t["answer"], wrong.get(t["prompt"], t["answer"])).items():
+                r["additive_positions"][str(p)][0] += ok
+                r["additive_positions"][str(p)][1] += 1
+    r["generations"] = []
+    if r["seed"] != a.seed_list[0]:
+        return
+    shown = [t for t in tests if t["prompt"] not in wrong][: a.show] + \
+            [t for t in tests if t["prompt"] in wrong][: a.show]
+    for t in shown:
+        out, _, _ = run([a.fone, "generate", "--run", r["run"], "--threads", "1", "--json", t["prompt"]])
+        r["generations"].append({"prompt": t["prompt"], "reference": t["answer"],
+                                 "generated": events(out)[-1]["text"]})
+
+
+def mean_range(values, fmt):
+    values = list(values)
+    m = sum(values) / len(values)
+    return fmt(m) if len(values) == 1 else f"{fmt(m)} ({fmt(min(values))}–{fmt(max(values))})"
+
+
+def report(a, results):
     for r in results:
-        # Every wrong answer of the run's model on the test split; the others are right.
-        out, _, _ = run([a.fone, "eval", "--run", r["run"], "--threads", "1", "--mispredictions", "1000000"])
-        wrong = {m["prompt"]: m["predicted"] for m in events(out)[0]["mispredictions"]}
-        r["by_template"] = {}
-        for name in templates:
-            of = [t for t in tests if template(t["prompt"]) == name]
-            r["by_template"][name] = [sum(t["prompt"] not in wrong for t in of), len(of)]
-        shown = [t for t in tests if t["prompt"] not in wrong][: a.show] + \
-                [t for t in tests if t["prompt"] in wrong][: a.show]
-        r["generations"] = []
-        for t in shown:
-            out, _, _ = run([a.fone, "generate", "--run", r["run"], "--threads", "1", "--json", t["prompt"]])
-            r["generations"].append({"prompt": t["prompt"], "reference": t["answer"],
-                                     "generated": events(out)[-1]["text"]})
+        if "by_template" not in r:
+            score_run(a, r)
     with open(os.path.join(a.out, "report.json"), "w") as f:
         json.dump(results, f, indent=1)
-
-    lines = ["| method | params (w/o embedding) | training problems | CPU s (process) | number exact match | "
-             "answer exact match | digit accuracy | numbers within 1% | median relative error | "
-             "text-token perplexity | tokens / example | tokens / number |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in results:
-        e = r["eval"]
-        median = e.get("number_relative_error_median")
-        lines.append(f"| {r['method']} | {r['params']:,} ({r['params_without_embedding']:,}) | "
-                     f"{r['train_examples']:,} | {r['process_cpu_seconds']:.0f} | "
-                     f"{100 * e['exact_match']:.1f}% | {100 * e['answer_exact_match']:.1f}% | "
-                     f"{100 * e['digit_accuracy']:.1f}% | {100 * e['number_within_1_percent']:.1f}% | "
-                     f"{'-' if median is None else f'{100 * median:.1f}%'} | {e['text_perplexity']:.4f} | "
-                     f"{e['tokens_per_example']:.1f} | {e['tokens_per_number']:.2f} |")
-    lines += ["", "| template | " + " | ".join(r["method"] for r in results) + " |",
-              "|---|" + "---|" * len(results)]
+    methods = list(dict.fromkeys(r["method"] for r in results))
+    of = {m: [r for r in results if r["method"] == m] for m in methods}
+    pct = lambda x: f"{100 * x:.1f}%"
+    seeds = ", ".join(str(r["seed"]) for r in of[methods[0]])
+    lines = [f"Seeds {seeds}: mean over seeds (lowest–highest).", "",
+             "| method | params (w/o embedding) | steps × 64 problems | CPU s per run (process) | "
+             "number exact match | answers with the right words | digit accuracy | numbers within 1% | "
+             "text-token perplexity | tokens / example |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    for m in methods:
+        rs, r0 = of[m], of[m][0]
+        ev = lambda key: (r["eval"].get(key, 0.0) for r in rs)
+        lines.append(f"| {m}{' ' + r0['extra'] if r0.get('extra') else ''} | {r0['params']:,} "
+                     f"({r0['params_without_embedding']:,}) | {r0['steps']:,} | "
+                     f"{mean_range((r['process_cpu_seconds'] for r in rs), lambda x: f'{x:.0f}')} | "
+                     f"{mean_range(ev('exact_match'), pct)} | {mean_range(ev('answer_words_match'), pct)} | "
+                     f"{mean_range(ev('digit_accuracy'), pct)} | {mean_range(ev('number_within_1_percent'), pct)} | "
+                     f"{mean_range(ev('text_perplexity'), lambda x: f'{x:.4f}')} | "
+                     f"{r0['eval']['tokens_per_example']:.1f} |")
+    templates = sorted({t for r in results for t in r["by_template"]}, key=lambda t: (t not in ADDITIVE, t))
+    lines += ["", "Answers right / test problems of that template, summed over the seeds (per seed in brackets):",
+              "", "| template | " + " | ".join(methods) + " |", "|---|" + "---|" * len(methods)]
     for name in templates:
-        cells = [f"{r['by_template'][name][0]} / {r['by_template'][name][1]}" for r in results]
-        lines.append(f"| {name} | " + " | ".join(cells) + " |")
-    for r in results:
-        lines.append(f"\n{r['method']} (`fone generate --run {os.path.basename(r['run'])} PROMPT`):\n")
+        cells = []
+        for m in methods:
+            per = [r["by_template"].get(name, [0, 0]) for r in of[m]]
+            right, n = sum(p[0] for p in per), sum(p[1] for p in per)
+            cells.append(f"{right} / {n} = {pct(right / n) if n else '-'} ({', '.join(str(p[0]) for p in per)})")
+        lines.append(f"| {name}{' (additive)' if name in ADDITIVE else ''} | " + " | ".join(cells) + " |")
+    lines += ["", "Additive templates, the answer's digits right by position (all seeds):", "",
+              "| method | hundreds | tens | units | tenths | hundredths |", "|---|---|---|---|---|---|"]
+    for m in methods:
+        cells = []
+        for p in ("2", "1", "0", "-1", "-2"):
+            right = sum(r["additive_positions"][p][0] for r in of[m])
+            n = sum(r["additive_positions"][p][1] for r in of[m])
+            cells.append(pct(right / n) if n else "-")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    for m in methods:
+        r = of[m][0]
+        lines.append(f"\n{m} (`fone generate --run {os.path.basename(r['run'])} PROMPT`):\n")
         for g in r["generations"]:
             mark = "right" if g["generated"] == g["reference"] else f"wrong: the answer is `{g['reference']}`"
             lines.append(f"- {g['prompt']} → `{g['generated']}` ({mark})")

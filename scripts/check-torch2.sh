@@ -12,6 +12,7 @@
 #   FONE_TORCH2_PYTHON  the Python for the venv     (default: python3)
 #   FONE_JOBS           build and test jobs         (default: 2)
 #   FONE_NICE           niceness of build and tests (default: 10)
+#   FONE_TORCH2_LABELS  the CTest labels to run     (default: unit|cli|train; scripts/check-cuda.sh: gpu)
 #   CUDA_HOME           CUDA toolkit                (default: the one whose nvcc is on PATH, else /usr/local/cuda)
 # Extra arguments go to ctest (e.g. scripts/check-torch2.sh -R test_engine).
 set -euo pipefail
@@ -23,6 +24,7 @@ SPEC="${FONE_TORCH2_SPEC:-torch}"
 PYTHON="${FONE_TORCH2_PYTHON:-python3}"
 JOBS="${FONE_JOBS:-2}"
 NICE="${FONE_NICE:-10}"
+LABELS="${FONE_TORCH2_LABELS:-unit|cli|train}"
 START=$SECONDS
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
@@ -212,10 +214,10 @@ fi
 FONE_VERSION_LINE="$("$BUILD/bin/fone" --version 2>&1 | tail -n 1 || true)"
 
 # ---- tests -----------------------------------------------------------------------------------------------
-log "running ctest -L 'unit|cli|train'"
+log "running ctest -L '$LABELS'"
 T0=$SECONDS
 set +e
-nice -n "$NICE" ctest --test-dir "$BUILD" -L 'unit|cli|train' --output-on-failure -j "$JOBS" "$@" 2>&1 \
+nice -n "$NICE" ctest --test-dir "$BUILD" -L "$LABELS" --output-on-failure -j "$JOBS" "$@" 2>&1 \
   | tee "$BUILD/check-torch2-ctest.log"
 TEST_RC=${PIPESTATUS[0]}
 set -e

@@ -141,7 +141,7 @@ run_one() {
     if [[ "$name" == fuzz_checkpoint ]]; then
         # A tiny trained run's checkpoint: the seed of the flips and structured modes, and (raw mode) a file.
         local store="$dir/seed-store"
-        if [[ ! -f "$store/seed/checkpoint-last.pt" ]]; then
+        if [[ ! -f "$store/seed/checkpoint-last.safetensors" ]]; then
             rm -rf "$store"
             "$fone" train --task dec-add --train-size 64 --test-size 16 --val-size 0 --epochs 1 --batch 32 \
                 --hidden 16 --layers 1 --heads 2 --kv-heads 1 --intermediate 32 --head-dim 8 --threads 1 \
@@ -151,10 +151,10 @@ run_one() {
                 exit 1
             }
         fi
-        env_seed="$store/seed/checkpoint-last.pt"
+        env_seed="$store/seed/checkpoint-last.safetensors"
         { printf '\x00'; cat "$env_seed"; } >"$corpus/raw_seed"
         printf '\x02\x10\x20\x41' >"$corpus/flip_seed"
-        for k in 0 1 2 3 4 5 6; do printf "\\x03\\x0$k\\x0$k\\x05{\"task\":\"dec-add\"}" >"$corpus/structured_$k"; done
+        for k in 0 1 2 3 4 5 6; do printf "\\x03\\x0$k\\x0$k\\x05\\x01{\"task\":\"dec-add\"}" >"$corpus/structured_$k"; done
         max_len=$(( $(stat -c %s "$env_seed") + 4096 ))
         rss=3072
         extra=(-detect_leaks=0)

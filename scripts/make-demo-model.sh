@@ -3,9 +3,11 @@
 # 6-digit decimal addition ("123.456+654.321=" -> 777.777), trained and exported reproducibly.
 #   scripts/make-demo-model.sh [FONE]        (FONE: build/bin/fone)
 # The recipe (also recorded in resources/demo-model/config.json): the measured defaults for dec-add with
-# 51,200 examples (hidden 64, 2 layers, 2 heads of width 32, 5 epochs, batch 256, lr 3e-3, cosine), seed 1,
-# one thread (the same bits on every run of the same build and BLAS). `fone export` drops the optimiser
-# state. Then `fone eval` and `fone predict` check it (tests/test_demo_model.cpp checks the installed copy).
+# 51,200 examples (typed sums: half uniform, half the shapes people type; hidden 64, 2 layers, 2 heads of
+# width 32, 10 epochs, batch 256, lr 3e-3, cosine), seed 1, one thread (the same bits on every run of the
+# same build and BLAS). `fone export` drops the optimiser state. Then `fone eval`, `fone eval --suite typed`
+# and `fone predict` check it (tests/test_demo_model.cpp checks the copy in resources/, with the six sums of
+# issue 14: 500+500, 250+250, 100+23, 0.5+0.25, 999.999+0.001, 123.4+5).
 set -euo pipefail
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fone="${1:-$repo/build/bin/fone}"
@@ -21,4 +23,5 @@ rm -rf "$repo/resources/demo-model"
 mv "$tmp/demo-model" "$repo/resources/demo-model"
 du -sh "$repo/resources/demo-model"
 "$fone" eval --run "$repo/resources/demo-model" --runs-dir "$tmp/runs" --threads 1
+"$fone" eval --run "$repo/resources/demo-model" --runs-dir "$tmp/runs" --threads 1 --suite typed
 "$fone" predict --run "$repo/resources/demo-model" --runs-dir "$tmp/runs" "123.456+654.321="

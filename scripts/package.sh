@@ -34,12 +34,15 @@ fone_log "checking the installed programs"
   --runs-dir "$tmp/runs" --name installed >/dev/null
 test -f "$tmp/runs/installed/summary.json"
 # The bundled demo model answers, from its installed copy.
-/usr/bin/fone predict --run /usr/share/fone-workbench/demo-model --runs-dir "$tmp/runs" "123.456+654.321=" \
-  | grep -q '"value":"777.777"'
+# (Outputs are captured before grep: `grep -q` closes the pipe at its first match, and under pipefail the
+# SIGPIPE of a writer with more to say would fail the check.)
+answer="$(/usr/bin/fone predict --run /usr/share/fone-workbench/demo-model --runs-dir "$tmp/runs" "123.456+654.321=")"
+grep -q '"value":"777.777"' <<<"$answer"
 fone_log "the installed demo model answers 123.456+654.321 = 777.777"
 # The experiments of `fone reproduce`, from their installed copy.
 test "$(/usr/bin/fone reproduce --list | grep -c '"experiment"')" -ge 6
-/usr/bin/fone reproduce efficiency --dry-run | grep -q '"run":"repro-efficiency-quick-dec-add-fone"'
+plan="$(/usr/bin/fone reproduce efficiency --dry-run)"
+grep -q '"run":"repro-efficiency-quick-dec-add-fone"' <<<"$plan"
 test -f /usr/share/applications/fone-workbench.desktop
 test -f /usr/share/metainfo/io.github.fone_workbench.metainfo.xml
 if [ -x /usr/bin/fone-workbench ]; then

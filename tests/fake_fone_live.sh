@@ -5,12 +5,14 @@ case "$1" in
   train) ;;
   *) echo "fone $1: error: this fake only trains" >&2; exit 2;;
 esac
-method=""; name=""
+method=""; name=""; runs="/nonexistent"
 while [ $# -gt 0 ]; do
-  case "$1" in --method) method=$2; shift;; --name) name=$2; shift;; esac
+  case "$1" in --method) method=$2; shift;; --name) name=$2; shift;; --runs-dir) runs=$2; shift;; esac
   shift
 done
-echo "{\"event\":\"start\",\"run\":\"$name\",\"dir\":\"/nonexistent/$name\"}"
+# The run's folder in the store it was given, as `fone train` makes it (a config, no checkpoint).
+mkdir -p "$runs/$name" 2>/dev/null && echo "{\"task\":\"dec-add\",\"method\":\"$method\"}" > "$runs/$name/config.json"
+echo "{\"event\":\"start\",\"run\":\"$name\",\"dir\":\"$runs/$name\"}"
 if [ "$method" = fone ]; then
   t=0
   for a in 0.2 0.7 0.995; do

@@ -16,8 +16,19 @@ struct Result {
     QByteArray out, err;
 };
 
-inline Result run_fone(const QStringList& args, const QByteArray& input = {}, int timeout_ms = 300000) {
+// env: "NAME=VALUE" entries over this process's environment ("NAME=" removes NAME).
+inline Result run_fone(const QStringList& args, const QByteArray& input = {}, int timeout_ms = 300000,
+                       const QStringList& env = {}) {
     QProcess p;
+    QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+    for (const QString& kv : env) {
+        const QString name = kv.section('=', 0, 0), value = kv.section('=', 1);
+        if (value.isEmpty())
+            e.remove(name);
+        else
+            e.insert(name, value);
+    }
+    p.setProcessEnvironment(e);
     p.start(QStringLiteral(FONE_BIN_DIR "/fone"), args);
     p.waitForStarted();
     if (!input.isEmpty()) p.write(input);

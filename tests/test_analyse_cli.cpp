@@ -272,7 +272,8 @@ class TestAnalyseCli : public QObject {
         expect_one_line_error({"analyse", "spectrum", "--numbers", "100", "-m", "1", "--out", out},
                               "integer digits");
         expect_one_line_error({"analyse", "circles", "4.1.7"}, "4.1.7");
-        expect_one_line_error({"analyse", "tokens", "--csv", dir_.filePath("missing.csv")}, "cannot read");
+        expect_one_line_error({"analyse", "tokens", "--csv", dir_.filePath("missing.csv")},
+                              "missing.csv: missing");
         expect_one_line_error({"analyse", "probe", "--numbers", "100", "--mod", "1", "--out", out},
                               "at least 2");
         const auto run_source = run_fone({"analyse", "spectrum", "--source", "run", "--out", out});

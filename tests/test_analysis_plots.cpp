@@ -2,6 +2,7 @@
 // value, the circles' hands end on the embedding's pairs, a plot can be redrawn with another analysis, and
 // the offscreen PNG has the asked size and the drawing's colours.
 #include <qcustomplot.h>
+#include <QFontMetrics>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -15,6 +16,12 @@ namespace fa = fone::analysis;
 namespace fp = fone::plots;
 
 namespace {
+
+// The colour of the plot's page: the background brush, which QCustomPlot keeps without a getter, read off a
+// small rendering's corner.
+QColor page_colour(QCustomPlot& plot) {
+    return plot.toPixmap(24, 24).toImage().pixelColor(0, 0);
+}
 
 fa::Spectrum encoder_spectrum() {
     fone::FoneSpec spec;
@@ -119,6 +126,9 @@ class TestAnalysisPlots : public QObject {
         const QStringList labels = texts(plot);
         QVERIFY(labels.contains("x mod T = 4.17"));
         QVERIFY(labels.contains("T = 0.1"));
+        // Each circle is named by its digit's place, for people, over its period.
+        for (const char* place : {"units", "tenths", "hundredths"})
+            QVERIFY2(labels.contains(place), qPrintable(labels.join('|')));
         // Equal scales: one unit is as many pixels across as up. (A hidden widget gets no resize event, so
         // the viewport is set as toPixmap() sets it.)
         plot.setViewport(QRect(0, 0, w, h));
@@ -127,6 +137,85 @@ class TestAnalysisPlots : public QObject {
         const double per_y = plot.yAxis->coordToPixel(0) - plot.yAxis->coordToPixel(1);
         QVERIFY2(std::abs(per_x - per_y) < 0.05 * per_x,
                  qPrintable(QString("%1 vs %2").arg(per_x).arg(per_y)));
+    }
+
+    void a_negative_number_is_read_clockwise() {
+        // −42.5: FoNE negates every sine, so the T = 100 hand is at 360° − 153° = 207°. The marks are
+        // mirrored too: the carried digit 4 sits at −144° (216°), just behind the hand, and the text says |x|
+        // mod T.
+        fone::FoneSpec spec;
+        spec.int_digits = 2;
+        spec.frac_digits = 1;
+        const fa::UnitCircles c = fa::unit_circles(Decimal::parse("-42.5"), spec);
+        QCustomPlot plot;
+        const auto [w, h] = fp::circles_size(c);
+        plot.resize(w, h);
+        fp::CircleHandles handles;
+        fp::draw_circles(plot, c, {}, &handles);
+        const auto& tens = c.circles[2];  // T = 100 carries the tens digit
+        QCOMPARE(tens.digit, 4);
+        QVERIFY(std::abs(tens.angle * 180 / M_PI - 207.0) < 1e-9);
+        QVERIFY(handles.mirrored);
+        const auto carried = handles.carried[2]->data()->at(0);
+        const double mark =
+            std::atan2(carried->value - handles.centres[2].second, carried->key - handles.centres[2].first) *
+            180 / M_PI;
+        QVERIFY2(std::abs(mark - (-144.0)) < 1e-6, qPrintable(QString::number(mark)));
+        const QStringList labels = texts(plot);
+        QVERIFY2(labels.contains("|x| mod T = 42.5"), qPrintable(labels.join('|')));
+        QVERIFY2(labels.contains("digit 4 · 153.0° clockwise"), qPrintable(labels.join('|')));
+        // A positive number again: not mirrored (drawn afresh).
+        QVERIFY(!fp::update_circles(handles, fa::unit_circles(Decimal::parse("42.5"), spec)));
+    }
+
+    void places_have_names() {
+        QCOMPARE(QString::fromStdString(fp::place_name(0)), QString("units"));
+        QCOMPARE(QString::fromStdString(fp::place_name(3)), QString("thousands"));
+        QCOMPARE(QString::fromStdString(fp::place_name(-1)), QString("tenths"));
+        QCOMPARE(QString::fromStdString(fp::place_name(-6)), QString("millionths"));
+        QCOMPARE(QString::fromStdString(fp::place_name(9)), QString("10⁹s"));
+        QCOMPARE(QString::fromStdString(fp::place_name(2, 7)), QString("7²s"));
+    }
+
+    void texts_fit_and_legends_keep_off_the_data() {
+        // A long title in a narrow plot: two lines, none wider than the plot.
+        QCustomPlot plot;
+        plot.resize(360, 300);
+        std::vector<fa::ProbeResult> results = {{2, 0.5, 0.5, 75, 25}, {10, 1.0, 0.12, 75, 25}};
+        fp::draw_probe(plot, results, "Linear probe of x mod T, layer 3: block 3 of a long run name here");
+        plot.setViewport(QRect(0, 0, 360, 300));
+        plot.replot();
+        auto* title = qobject_cast<QCPTextElement*>(plot.plotLayout()->element(0, 0));
+        QVERIFY(title);
+        QVERIFY(title->text().contains('\n'));
+        for (const QString& line : title->text().split('\n'))
+            QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(line) <= 360, qPrintable(line));
+        // The legend has a row of its own above the axes.
+        QVERIFY(plot.legend->outerRect().bottom() <= plot.axisRect()->outerRect().top());
+        // Bars that are small but not zero do not read 0.0%.
+        fp::draw_bars(plot, {"a", "b", "c"}, {0.0004, 0.0, 0.032}, {.y_max = 0.05});
+        const QStringList labels = texts(plot);
+        QVERIFY2(labels.contains("0.04%") && labels.contains("0%") && labels.contains("3.2%"),
+                 qPrintable(labels.join('|')));
+    }
+
+    void dark_paper_and_the_answer_line() {
+        fone::FoneSpec spec;
+        spec.int_digits = 1;
+        spec.frac_digits = 0;
+        const fa::UnitCircles c = fa::unit_circles(Decimal::parse("7"), spec);
+        QCustomPlot plot;
+        plot.resize(500, 400);
+        fp::set_paper(plot, {.dark = true});
+        fp::draw_circles(plot, c, "t", nullptr, "Read off the circles: 7");
+        QVERIFY(page_colour(plot).lightness() < 80);
+        QString footer;
+        for (int i = 0; i < plot.plotLayout()->elementCount(); ++i)
+            if (auto* t = qobject_cast<QCPTextElement*>(plot.plotLayout()->elementAt(i))) footer = t->text();
+        QCOMPARE(footer, QString("Read off the circles: 7"));
+        fp::set_paper(plot, {});
+        fp::draw_circles(plot, c);
+        QCOMPARE(page_colour(plot), QColor(Qt::white));
     }
 
     void hidden_state_bars_are_the_probabilities() {
@@ -166,7 +255,61 @@ class TestAnalysisPlots : public QObject {
         const QStringList labels = texts(plot);
         QVERIFY(labels.contains("predicted 2 · true 1"));
         QVERIFY(labels.contains("|h| = 2.00"));
+        // No text runs into another: the caption, |h| and the period labels of one circle are apart.
+        plot.setViewport(QRect(0, 0, w, hgt));
+        plot.replot();
+        QList<std::pair<QString, QRectF>> boxes;
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().size() > 2)
+                boxes.push_back(
+                    {t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())});
+        QVERIFY(boxes.size() >= 3 * 4);  // caption, |h|, place and period of each circle
+        for (int i = 0; i < boxes.size(); ++i)
+            for (int j = i + 1; j < boxes.size(); ++j)
+                QVERIFY2(!boxes[i].second.intersects(boxes[j].second),
+                         qPrintable(boxes[i].first + " overlaps " + boxes[j].first));
         QVERIFY(plot.plotLayout()->elementCount() >= 2);
+    }
+
+    void seven_clocks_in_a_short_plot_keep_their_texts_apart() {
+        // The welcome view on a 1280 x 720 screen: 7 clocks in a plot about 535 x 160. Each cell is as wide
+        // as its captions ("7 ✓", "|h| = 5.74"), and the bars make way rather than shrinking the clocks.
+        fone::FoneSpec spec;
+        spec.int_digits = 4;
+        spec.frac_digits = 3;
+        std::vector<float> hidden;
+        for (int d : {7, 7, 7, 7, 7, 7, 0}) {
+            hidden.push_back(static_cast<float>(5.74 * std::cos(2 * M_PI * d / 10)));
+            hidden.push_back(static_cast<float>(5.74 * std::sin(2 * M_PI * d / 10)));
+        }
+        hidden.push_back(-3.0f);  // past the pairs, as in a model's hidden state
+        const Decimal truth = Decimal::parse("777.777");
+        const fa::HiddenCircles h = fa::hidden_circles(hidden, spec, &truth);
+        QCOMPARE(h.pairs.size(), std::size_t(7));
+        QCustomPlot plot;
+        plot.resize(535, 160);
+        fp::draw_hidden_circles(plot, h,
+                                "Hidden state of demo-model for 123.456+654.321=", "The model answers");
+        plot.setViewport(QRect(0, 0, 535, 160));
+        plot.replot();
+        QList<std::pair<QString, QRectF>> boxes;
+        int bars = 0;
+        for (int i = 0; i < plot.itemCount(); ++i) {
+            bars += qobject_cast<QCPItemRect*>(plot.item(i)) != nullptr;
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().size() > 1)
+                boxes.push_back(
+                    {t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())});
+        }
+        QCOMPARE(bars, 0);
+        QVERIFY(texts(plot).contains("|h| = 5.74"));
+        QVERIFY(texts(plot).contains("7 ✓"));
+        for (int i = 0; i < boxes.size(); ++i) {
+            QVERIFY2(QRectF(0, 0, 535, 160).contains(boxes[i].second),
+                     qPrintable(boxes[i].first + " is cut"));
+            for (int j = i + 1; j < boxes.size(); ++j)
+                QVERIFY2(!boxes[i].second.intersects(boxes[j].second),
+                         qPrintable(boxes[i].first + " overlaps " + boxes[j].first));
+        }
     }
 
     void probe_bars_are_the_accuracies() {

@@ -25,6 +25,7 @@
 #include "hidden_view.h"
 #include "pca_view.h"
 #include "playground_view.h"
+#include "plot_panel.h"
 #include "run_catalog.h"
 #include "spectrum_view.h"
 #include "workbench_window.h"
@@ -35,6 +36,12 @@ using nlohmann::json;
 namespace fa = fone::analysis;
 
 namespace {
+
+// The colour of the plot's page: the background brush, which QCustomPlot keeps without a getter, read off a
+// small rendering's corner.
+QColor page_colour(QCustomPlot& plot) {
+    return plot.toPixmap(24, 24).toImage().pixelColor(0, 0);
+}
 
 constexpr int kChildMs = 120000;  // a child `fone` on a busy 2-core machine
 
@@ -78,10 +85,11 @@ class TestAnalysisViews : public QObject {
         QVERIFY2(QFile::exists(kFone), "build the fone target first");
         QVERIFY(store_.isValid());
         register_analysis_views();
-        // The tiny run the child-process paths look inside (a few seconds).
+        // The tiny run the child-process paths look inside (a few seconds); 2 layers whatever the default
+        // for small sets is, so the spectrum has input + 2 blocks.
         const auto r = fone_test::run_fone({"train", "--task", "dec-add", "--train-size", "200",
                                             "--test-size", "20", "--epochs", "1", "--threads", "1",
-                                            "--runs-dir", store_.path(), "--name", "tiny"});
+                                            "--layers", "2", "--runs-dir", store_.path(), "--name", "tiny"});
         QVERIFY2(r.code == 0, r.err.constData());
         run_dir_ = store_.path() + "/tiny";
         QVERIFY(run_has_model(run_dir_));
@@ -228,18 +236,33 @@ class TestAnalysisViews : public QObject {
         QVERIFY(v.summary().contains("true 15.75"));
         QVERIFY(v.plot()->itemCount() > 0);
 
-        // A prompt the model cannot read: fone's own message in the view, no crash.
+        // The answer is the picture's last line, so an export carries it.
+        QVERIFY2(v.answer_line().startsWith("The model answers"), qPrintable(v.answer_line()));
+
+        // A prompt the model cannot read: fone's own message in the view, no crash, and the last picture
+        // is gone (it would read as the answer to the new question).
         QSignalSpy failed(&v, &HiddenView::predictionFailed);
-        v.set_prompt("hello");
+        v.set_prompt("hello=");
         v.predict();
         QVERIFY(failed.wait(kChildMs));
-        QVERIFY2(v.status_text().contains("no token for 'hello'"), qPrintable(v.status_text()));
+        QVERIFY2(v.status_text().contains("no token for 'hello"), qPrintable(v.status_text()));
         QVERIFY(!v.busy());
+        QVERIFY(!v.circles().has_value());
+        QVERIFY(v.answer_line().isEmpty());
+        QCOMPARE(v.plot()->plottableCount(), 0);
+
+        // A sum without '=' is not asked: the model would answer something else; the view says why.
+        QVERIFY(v.set_run(run_dir_));
+        v.set_prompt("5+5");
+        v.predict();
+        QVERIFY(!v.busy());
+        QVERIFY2(v.status_text().contains("End the question with '='"), qPrintable(v.status_text()));
+        QVERIFY(!v.prediction().is_object());
     }
 
     void hidden_view_survives_a_broken_run_and_no_program() {
         QTemporaryDir broken;
-        QFile f(broken.path() + "/checkpoint-best.pt");
+        QFile f(broken.path() + "/checkpoint-best.safetensors");
         QVERIFY(f.open(QIODevice::WriteOnly));
         f.write("not a checkpoint");
         f.close();
@@ -250,7 +273,7 @@ class TestAnalysisViews : public QObject {
         QSignalSpy failed(&v, &HiddenView::predictionFailed);
         v.predict();
         QVERIFY(failed.wait(kChildMs));
-        QVERIFY(v.status_text().startsWith("fone predict: "));
+        QVERIFY2(v.status_text().startsWith("No answer: "), qPrintable(v.status_text()));
         QVERIFY(!v.circles().has_value());
 
         v.set_run(run_dir_);
@@ -284,6 +307,25 @@ class TestAnalysisViews : public QObject {
             QVERIFY(std::abs(spikes[static_cast<std::size_t>(i)].magnitude - std::sqrt(2.0)) < 1e-9);
         }
         QVERIFY(v.spikes_text().contains("T = 10 (k = 100"));
+        // Hovering the k = 100 spike names it (zoom, pan and hover on the spectrum).
+        v.resize(1100, 700);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QCustomPlot* sp = v.spectrum_plot();
+        sp->replot();
+        auto* panel = qobject_cast<PlotPanel*>(sp->parentWidget());
+        QVERIFY(panel);
+        const QPointF spike(sp->xAxis->coordToPixel(100), sp->yAxis->coordToPixel(std::sqrt(2.0) / 2));
+        QVERIFY2(panel->hover_text(spike).startsWith("k = 100 · period T = 10"),
+                 qPrintable(panel->hover_text(spike)));
+        QVERIFY(sp->interactions().testFlag(QCP::iRangeZoom));
+        // The probe's bars too.
+        QCustomPlot* pp = v.probe_plot();
+        pp->replot();
+        auto* probe_panel = qobject_cast<PlotPanel*>(pp->parentWidget());
+        const QPointF bar(pp->xAxis->coordToPixel(2) - 4, pp->yAxis->coordToPixel(0.5));  // x mod 10's bars
+        QVERIFY2(probe_panel->hover_text(bar).startsWith("x mod 10: held-out accuracy 100.0%"),
+                 qPrintable(probe_panel->hover_text(bar)));
         // The probe reads x mod 10 and x mod 100 exactly off the encoder's pairs.
         const SpectrumResult* r = v.result();
         QCOMPARE(r->probe_periods, (std::vector<std::int64_t>{2, 5, 10, 100}));
@@ -412,7 +454,7 @@ class TestAnalysisViews : public QObject {
                                "<b style='color:red'>5</b>&nbsp;</span>"));
         QCOMPARE(position_name(0), QString("units"));
         QCOMPARE(position_name(-2), QString("hundredths"));
-        QCOMPARE(position_name(5), QString("10^5"));
+        QCOMPARE(position_name(5), QString("hundred-thousands"));
     }
 
     void errors_view_lists_mispredictions() {
@@ -438,6 +480,46 @@ class TestAnalysisViews : public QObject {
         QCOMPARE(yes, v.errors().all_off_by_5);
         QVERIFY(v.summary().contains("Off by exactly 5"));
         QVERIFY(v.rates_plot()->plottableCount() > 0);
+        // Each bar names its place, and says its value on hover.
+        v.resize(1000, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        QCustomPlot* rp = v.rates_plot();
+        rp->replot();
+        auto* bars = qobject_cast<QCPBars*>(rp->plottable(0));
+        QVERIFY(bars && bars->dataCount() == 7);  // 10³ (thousands) .. 10⁻³ (thousandths)
+        int highest = 0;
+        for (int i = 1; i < bars->dataCount(); ++i)
+            if (bars->data()->at(i)->value > bars->data()->at(highest)->value) highest = i;
+        const auto bar = bars->data()->at(highest);
+        QVERIFY(bar->value > 0);
+        const QPointF pixel(rp->xAxis->coordToPixel(bar->key), rp->yAxis->coordToPixel(bar->value / 2));
+        const QString hover = qobject_cast<PlotPanel*>(rp->parentWidget())->hover_text(pixel);
+        QVERIFY2(hover.startsWith(position_name(3 - highest) + " ("), qPrintable(hover));
+        QVERIFY2(hover.contains("of the 20 test answers have this digit wrong"), qPrintable(hover));
+    }
+
+    void figures_follow_the_dark_theme_and_export_on_white() {
+        CirclesView v;
+        v.resize(900, 600);
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
+        auto* panel = qobject_cast<PlotPanel*>(v.plot()->parentWidget());
+        QVERIFY(panel && panel->is_figure());
+        panel->apply_theme(dark_theme());
+        QVERIFY(page_colour(*v.plot()).lightness() < 80);
+        QTemporaryDir dir;
+        QString error;
+        QVERIFY2(panel->export_to(dir.filePath("c.png"), &error), qPrintable(error));
+        const QImage image(dir.filePath("c.png"));
+        int white = 0;
+        for (int y = 0; y < image.height(); y += 4)
+            for (int x = 0; x < image.width(); x += 4)
+                white += image.pixelColor(x, y) == Qt::white;
+        QVERIFY(white > (image.width() / 4) * (image.height() / 4) / 2);
+        QVERIFY(page_colour(*v.plot()).lightness() < 80);  // the screen stays dark
+        panel->apply_theme(light_theme());
+        QCOMPARE(page_colour(*v.plot()), QColor(Qt::white));
     }
 
     // ---- Playground ------------------------------------------------------------------------------------

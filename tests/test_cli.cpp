@@ -1,6 +1,8 @@
 // The `fone` command line, run as a user runs it: output contracts (JSON fields) and errors.
 #include <QtTest>
 
+#include "fone/platform/blas_kernel.h"
+#include "fone/platform/cpu.h"
 #include "fone_process.h"
 
 using namespace fone_test;
@@ -18,6 +20,59 @@ class TestCli : public QObject {
         QVERIFY2(r.out.contains("CPU only") || r.out.contains("CUDA") || r.out.contains("without LibTorch"),
                  r.out.constData());
         QVERIFY2(r.out.contains("; Qt 6.") || r.out.contains("without Qt"), r.out.constData());
+    }
+
+    // The BLAS kernel in use (issue 15): on a CPU with AVX2 or AVX-512 never OpenBLAS's SSE fallback.
+    void version_names_a_fitting_blas_kernel() {
+        const auto r = run_fone({"--version"}, {}, 300000, {"OPENBLAS_CORETYPE="});
+        QCOMPARE(r.code, 0);
+        // Whether LibTorch's BLAS is OpenBLAS, asked here independently of `fone`'s answer.
+        if (r.out.contains("without LibTorch") || !fone::torch_blas().openblas) QSKIP("no OpenBLAS here");
+        QVERIFY2(r.out.contains("OpenBLAS ") && r.out.contains(" kernel"), r.out.constData());
+        const fone::CpuFeatures cpu = fone::cpu_features();
+        if (!cpu.avx2) QSKIP("this CPU has no AVX2: any kernel OpenBLAS picks fits it");
+        for (const char* fallback : {"Prescott", "Core2", "Penryn", "Nehalem", "Barcelona", "Sandybridge"})
+            QVERIFY2(!r.out.contains(QByteArray(", ") + fallback + " kernel"), r.out.constData());
+    }
+
+    void a_users_openblas_coretype_wins() {
+        const auto r = run_fone({"--version"}, {}, 300000, {"OPENBLAS_CORETYPE=Prescott"});
+        QCOMPARE(r.code, 0);
+        if (r.out.contains("without LibTorch") || r.out.contains("not OpenBLAS")) QSKIP("no OpenBLAS here");
+        QVERIFY2(r.out.contains("Prescott kernel (OPENBLAS_CORETYPE=Prescott)"), r.out.constData());
+    }
+
+    // What happens on a CPU that OpenBLAS does not know (Emerald Rapids: Prescott), emulated: `fone` sets
+    // OPENBLAS_CORETYPE and starts again, and the kernel really is the better one.
+    void a_fallback_kernel_is_replaced_before_libtorch_runs() {
+        if (!fone::cpu_features().avx2) QSKIP("this CPU has no AVX2: there is nothing better than SSE");
+        const auto r = run_fone({"--version"}, {}, 300000,
+                                {"OPENBLAS_CORETYPE=", "FONE_PRETEND_OPENBLAS_CORE=Prescott"});
+        QCOMPARE(r.code, 0);
+        if (r.out.contains("without LibTorch") || r.out.contains("not OpenBLAS")) QSKIP("no OpenBLAS here");
+        const std::string expected = *fone::better_blas_kernel(fone::cpu_features(), "Prescott");
+        QVERIFY2(r.out.contains(QByteArray::fromStdString(", " + expected + " kernel (OPENBLAS_CORETYPE=")),
+                 r.out.constData());
+    }
+
+    // The number commands and --help start without LibTorch (its start-up is ~0.4 s); train loads it.
+    void number_commands_do_not_load_libtorch() {
+        const auto loads_torch = [](const QStringList& args) {
+            const auto r = run_fone(args, {}, 300000, {"LD_DEBUG=files"});
+            return r.err.contains("libtorch_cpu.so");
+        };
+        QVERIFY(!loads_torch({"encode", "1.5"}));
+        QVERIFY(!loads_torch({"decode", "0.3,0.9"}));
+        QVERIFY(!loads_torch({"parse", "12 pens"}));
+        QVERIFY(!loads_torch({"--help"}));
+        QVERIFY(loads_torch({"train", "--help"}));
+    }
+
+    void help_lists_the_libtorch_commands() {
+        const auto r = run_fone({"--help"});
+        QCOMPARE(r.code, 0);
+        for (const char* c : {"train", "eval", "predict", "generate", "sweep", "reproduce", "export"})
+            QVERIFY2(r.out.contains(QByteArray("\n  ") + c + " "), c);
     }
 
     void encode_contract() {

@@ -1,5 +1,6 @@
 // The bundled demo model (resources/demo-model, made by scripts/make-demo-model.sh) still loads with this
-// build and still answers: 123.456+654.321 = 777.777, and at least 99% exact match on its test split.
+// build and still answers: 123.456+654.321 = 777.777, the sums people type (500+500, 0.5+0.25, ...), and at
+// least 99% exact match on its test split.
 // The installed copy (share/fone-workbench/demo-model) is checked by scripts/package.sh --install-check.
 #include <QDir>
 #include <QJsonArray>
@@ -8,7 +9,6 @@
 #include <cmath>
 
 #include "fone_process.h"
-#include "train/zip_integrity.h"
 
 using namespace fone_test;
 
@@ -21,9 +21,10 @@ class TestDemoModel : public QObject {
   private Q_SLOTS:
     void initTestCase() {
         QVERIFY2(QFile::exists(FONE_BIN_DIR "/fone"), "build the fone target first");
-        QVERIFY2(QFile::exists(model_ + "/checkpoint-best.pt"), "resources/demo-model is missing");
-        QVERIFY2(!QFile::exists(model_ + "/checkpoint-last.pt"), "the demo ships one checkpoint");
-        QVERIFY(QFileInfo(model_ + "/checkpoint-best.pt").size() < 2 * 1024 * 1024);  // small: no optimiser
+        QVERIFY2(QFile::exists(model_ + "/checkpoint-best.safetensors"), "resources/demo-model is missing");
+        QVERIFY2(QDir(model_).entryList({"checkpoint-last*", "*.pt"}).isEmpty(),
+                 "the demo ships one checkpoint, in safetensors");
+        QVERIFY(QFileInfo(model_ + "/checkpoint-best.safetensors").size() < 2 * 1024 * 1024);  // no optimiser
     }
 
     void answers_the_readme_example() {
@@ -43,6 +44,18 @@ class TestDemoModel : public QObject {
         }
     }
 
+    // The sums a visitor types (issue 14): round numbers, short ones, carries to a round number.
+    void answers_the_sums_people_type() {
+        const std::pair<const char*, const char*> sums[] = {
+            {"500+500=", "1000"},  {"250+250=", "500"},        {"100+23=", "123"},
+            {"0.5+0.25=", "0.75"}, {"999.999+0.001=", "1000"}, {"123.4+5=", "128.4"}};
+        for (const auto& [prompt, answer] : sums) {
+            const Result r = run_fone({"predict", "--run", model_, "--runs-dir", store_.path(), prompt});
+            QVERIFY2(r.code == 0, r.err.constData());
+            QCOMPARE(first_line(r.out)["value"].toString(), QString(answer));
+        }
+    }
+
     void exact_match_on_its_test_split() {
         const Result r = run_fone({"eval", "--run", model_, "--runs-dir", store_.path(), "--threads", "1"});
         QVERIFY2(r.code == 0, r.err.constData());
@@ -52,42 +65,29 @@ class TestDemoModel : public QObject {
                  qPrintable(QString::number(m["exact_match"].toDouble())));
     }
 
-    // The CRC check that guards LibTorch's loader (core/src/train/zip_integrity.cpp) on the demo's real
-    // checkpoint: whole, one bit flipped in a tensor record, truncated, and not a zip at all.
-    void checkpoint_integrity_is_checked() {
-        const QString src = model_ + "/checkpoint-best.pt";
-        QCOMPARE(QString::fromStdString(fone::detail::zip_problem(src.toStdString())), QString());
-        QFile f(src);
+    // The demo's real checkpoint damaged three ways (one bit flipped in its header, truncated, not a
+    // safetensors file at all): through the CLI, one clear line each, never a crash.
+    void damaged_checkpoint_is_one_clear_line() {
+        QFile f(model_ + "/checkpoint-best.safetensors");
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QByteArray bytes = f.readAll();
-        const QString copy = store_.path() + "/copy.pt";
-        const auto write = [&](const QByteArray& b) {
-            QFile out(copy);
-            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
-            out.write(b);
-        };
         QByteArray flipped = bytes;
-        flipped[bytes.size() / 2] = char(flipped[bytes.size() / 2] ^ 0x10);
-        write(flipped);
-        QVERIFY2(QString::fromStdString(fone::detail::zip_problem(copy.toStdString()))
-                     .contains("fails its CRC-32"),
-                 fone::detail::zip_problem(copy.toStdString()).c_str());
-        write(bytes.left(bytes.size() - 100));
-        QVERIFY(!fone::detail::zip_problem(copy.toStdString()).empty());
-        write("not a zip archive at all, just text that is long enough");
-        QVERIFY(
-            QString::fromStdString(fone::detail::zip_problem(copy.toStdString())).startsWith("not a zip"));
-        // And through the CLI: one clear line, never a crash.
+        flipped[12] = char(flipped[12] ^ 0x10);  // inside the JSON header
         const QString dir = store_.path() + "/damaged";
         QVERIFY(QDir().mkpath(dir));
         for (const char* name : {"config.json", "summary.json", "status.json"})
             QVERIFY(QFile::copy(model_ + "/" + name, dir + "/" + name));
-        write(flipped);
-        QVERIFY(QFile::rename(copy, dir + "/checkpoint-best.pt"));
-        const Result r = run_fone({"predict", "--run", dir, "--runs-dir", store_.path(), "1+1="});
-        QCOMPARE(r.code, 1);
-        QVERIFY2(r.err.contains("corrupt or truncated checkpoint") && r.err.count('\n') == 1,
-                 r.err.constData());
+        for (const QByteArray& b :
+             {flipped, bytes.left(bytes.size() - 100),
+              QByteArray("not a safetensors file at all, just text that is long enough")}) {
+            QFile out(dir + "/checkpoint-best.safetensors");
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(b);
+            out.close();
+            const Result r = run_fone({"predict", "--run", dir, "--runs-dir", store_.path(), "1+1="});
+            QCOMPARE(r.code, 1);
+            QVERIFY2(r.err.contains("checkpoint") && r.err.count('\n') == 1, r.err.constData());
+        }
     }
 
     void dump_does_not_depend_on_the_batch() {

@@ -33,7 +33,7 @@ std::unique_ptr<QProcess> start_until_checkpoint(const QStringList& args, const 
     p->waitForStarted();
     QElapsedTimer t;
     t.start();
-    while (!QFile::exists(run_dir + "/checkpoint-last.pt") && t.elapsed() < 60000)
+    while (!QFile::exists(run_dir + "/checkpoint-last.safetensors") && t.elapsed() < 60000)
         QThread::msleep(20);
     return p;
 }
@@ -71,7 +71,7 @@ class TestEngine : public QObject {
 
         const QString run_dir = runs() + "/ref";
         for (const char* f : {"config.json", "status.json", "metrics.jsonl", "summary.json",
-                              "checkpoint-last.pt", "checkpoint-best.pt"})
+                              "checkpoint-last.safetensors", "checkpoint-best.safetensors"})
             QVERIFY2(QFile::exists(run_dir + "/" + f), f);
         QCOMPARE(read_json(run_dir + "/status.json")["status"].toString(), QString("finished"));
         QCOMPARE(read_json(run_dir + "/config.json")["seed"].toInt(), 42);
@@ -228,13 +228,14 @@ class TestEngine : public QObject {
     }
 
     void corrupt_checkpoint_is_a_clear_error() {
-        QVERIFY(QFile::copy(runs() + "/ref/checkpoint-last.pt", dir_.path() + "/saved.pt"));
-        QFile f(runs() + "/ref/checkpoint-best.pt");
+        QVERIFY(QFile::copy(runs() + "/ref/checkpoint-last.safetensors", dir_.path() + "/saved.safetensors"));
+        QFile f(runs() + "/ref/checkpoint-best.safetensors");
         QVERIFY(f.resize(f.size() / 2));
         const auto e = run_fone({"eval", "--run", "ref", "--runs-dir", runs()});
         QCOMPARE(e.code, 1);
-        QVERIFY2(e.err.contains("checkpoint-best.pt: corrupt or truncated checkpoint"), e.err.constData());
-        QFile g(runs() + "/killed/checkpoint-last.pt");
+        QVERIFY2(e.err.contains("checkpoint-best.safetensors: corrupt or truncated checkpoint"),
+                 e.err.constData());
+        QFile g(runs() + "/killed/checkpoint-last.safetensors");
         QVERIFY(g.open(QIODevice::WriteOnly));
         g.write("garbage");
         g.close();

@@ -2,6 +2,7 @@
 // signs, Unicode operators, errors) and prompts (numbers as the number parser finds them, operators, "="),
 // and the exact answer of an arithmetic prompt. Expected values are written out by hand.
 #include <QtTest>
+#include <cstring>
 
 #include <cstdint>
 #include <optional>
@@ -249,8 +250,10 @@ class TestExpression : public QObject {
                                 << "12 + 40 =";
         QTest::newRow("line break") << "12 +\n40 ="
                                     << "12 + 40 =";
-        QTest::newRow("unicode minus and times") << "7 − 3 × 2 ="
-                                                 << "7 - 3 * 2 =";
+        QTest::newRow("unicode minus") << "7 − 3 ="
+                                       << "7 - 3 =";
+        QTest::newRow("unicode times") << "7 × 3 ="
+                                       << "7 * 3 =";
         QTest::newRow("mod") << "52+94 mod 97="
                              << "52 + 94 mod 97 =";
         QTest::newRow("list") << "1,2,3="
@@ -264,12 +267,12 @@ class TestExpression : public QObject {
                                         << "-5 + 3 =";
         QTest::newRow("minus after a digit") << "3-5="
                                              << "3 - 5 =";
-        QTest::newRow("thousands separator") << "1,000+2="
-                                             << "1000 + 2 =";
-        QTest::newRow("no equals") << "12+3"
-                                   << "12 + 3";
-        QTest::newRow("one number") << "4.17"
-                                    << "4.17";
+        // As a dataset line reads them: commas part the numbers of a classify question, and a '-' right
+        // after an operator is the sign of the number that follows.
+        QTest::newRow("classify commas") << "120,450,900="
+                                         << "120 , 450 , 900 =";
+        QTest::newRow("minus minus") << "5--3="
+                                     << "5 - -3 =";
         QTest::newRow("exponent") << "1e3*2="
                                   << "1000 * 2 =";
     }
@@ -287,6 +290,20 @@ class TestExpression : public QObject {
                                     << "no token for 'five='";
         QTest::newRow("caret") << "2^3="
                                << "no token for '^";
+        QTest::newRow("slash") << "1/2="
+                               << "no token for '/2='";
+        QTest::newRow("no equals") << "12+3"
+                                   << "ends with '='";
+        QTest::newRow("one number") << "4.17"
+                                    << "ends with '='";
+        QTest::newRow("answered") << "1+2=3=4+5"
+                                  << "text after '='";
+        QTest::newRow("answered and asked") << "1+2=3="
+                                            << "text after '='";
+        QTest::newRow("no form") << "1,000+2="
+                                 << "not a question the model can answer";
+        QTest::newRow("escape sequence") << "\x1b[31m="
+                                         << "no token for '\\x1b[31m='";
         QTest::newRow("no number") << "+ ="
                                    << "the prompt has no number";
         QTest::newRow("empty") << ""
@@ -300,6 +317,15 @@ class TestExpression : public QObject {
             QFAIL("no std::invalid_argument");
         } catch (const std::invalid_argument& e) {
             QVERIFY2(std::string(e.what()).find(message.toStdString()) != std::string::npos, e.what());
+        }
+    }
+    // A 100,000-character prompt gives a short message.
+    void long_prompt_short_message() {
+        try {
+            fone::parse_prompt("1+" + std::string(100000, 'x') + "=");
+            QFAIL("no std::invalid_argument");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(std::strlen(e.what()) < 300, e.what());
         }
     }
     void prompt_with_the_placeholder_is_a_number_error() {

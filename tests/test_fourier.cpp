@@ -249,6 +249,11 @@ class TestFourier : public QObject {
                                  fone::encode(Decimal::parse("343"), spec_of(3, 0, 7)));  // 7^3
         QVERIFY_THROWS_EXCEPTION(fone::NumberError, fone::encode(Decimal::parse("0.5"), spec_of(3, 2, 7)));
         QVERIFY_THROWS_EXCEPTION(fone::NumberError, fone::encode(Decimal(), spec_of(0, 0)));
+        // m + n overflowing an int (`fone encode -m 2147483647 1.5` printed zeros): refused, not wrapped.
+        QVERIFY_THROWS_EXCEPTION(fone::NumberError,
+                                 fone::encode(Decimal::parse("1.5"), spec_of(2147483647, 1)));
+        QVERIFY_THROWS_EXCEPTION(fone::NumberError,
+                                 fone::encode(Decimal::parse("1.5"), spec_of(1, 2147483647)));
         QVERIFY_THROWS_EXCEPTION(fone::NumberError, fone::encode(Decimal(), spec_of(3, 0, 1)));
         QVERIFY_THROWS_EXCEPTION(fone::NumberError, fone::encode_padded(Decimal(), spec_of(3, 0), 4));
         const std::vector<double> short_embedding(5, 0.0);

@@ -48,7 +48,7 @@ std::string make_run(const std::string& root, const std::string& name, const jso
     fs::create_directories(dir);
     spit(dir + "/config.json", config.dump());
     if (!status.empty()) spit(dir + "/status.json", status.dump());
-    if (checkpoint) spit(dir + "/checkpoint-last.pt", "weights");
+    if (checkpoint) spit(dir + "/checkpoint-last.safetensors", "weights");
     return dir;
 }
 
@@ -155,12 +155,12 @@ class TestRunPolicy : public QObject {
         const std::string trained = make_run(r, "trained", {{"status", "stopped"}}, true);
         QVERIFY(error_of([&] { fone::clear_run_dir(trained, RunAction::restart); }).find("not deleted") !=
                 std::string::npos);
-        QVERIFY(fs::exists(trained + "/checkpoint-last.pt"));
+        QVERIFY(fs::exists(trained + "/checkpoint-last.safetensors"));
         const std::string failed = make_run(r, "nan", {{"status", "failed"}}, true);
         QCOMPARE(fone::clear_run_dir(failed, RunAction::retry), r + "/nan.failed-1");
         make_run(r, "nan", {{"status", "failed"}}, true);
         QCOMPARE(fone::clear_run_dir(failed, RunAction::retry), r + "/nan.failed-2");
-        QVERIFY(fs::exists(r + "/nan.failed-1/checkpoint-last.pt") && !fs::exists(failed));
+        QVERIFY(fs::exists(r + "/nan.failed-1/checkpoint-last.safetensors") && !fs::exists(failed));
     }
 
     void grids_expand_in_order_with_their_names() {

@@ -12,6 +12,9 @@
 #include <fstream>
 #include <sstream>
 
+#include <sys/stat.h>
+#include "fone/store/file_read.h"
+#include "fone/store/run_lock.h"
 #include "fone/store/run_store.h"
 
 namespace fs = std::filesystem;
@@ -329,9 +332,9 @@ class TestRunStore : public QObject {
         QCOMPARE(runs[1].config, json::object());
 
         QCOMPARE(runs[2].status, std::string("interrupted"));
-        QCOMPARE(runs[2].message,
-                 "process " + std::to_string(gone) +
-                     " is gone (killed or crashed); resume with: fone train --resume c-killed");
+        QCOMPARE(runs[2].message, "process " + std::to_string(gone) +
+                                      " is gone (killed, crashed or the machine restarted); resume with: "
+                                      "fone train --resume c-killed");
         QCOMPARE(runs[2].last_status["step"].get<int>(), 10);
 
         QCOMPARE(runs[3].status, std::string("running"));
@@ -427,6 +430,130 @@ class TestRunStore : public QObject {
                  qgetenv("HOME").toStdString() + "/.local/share/fone-workbench/runs");
         if (had_fone) qputenv("FONE_RUNS_DIR", old_fone);
         if (had_xdg) qputenv("XDG_DATA_HOME", old_xdg);
+    }
+
+    // With neither FONE_RUNS_DIR, XDG_DATA_HOME nor HOME the store is under the current folder, made
+    // absolute, and the note says where.
+    void default_root_without_home_is_named() {
+        const QByteArray old_home = qgetenv("HOME"), old_fone = qgetenv("FONE_RUNS_DIR"),
+                         old_xdg = qgetenv("XDG_DATA_HOME");
+        qunsetenv("HOME");
+        qunsetenv("FONE_RUNS_DIR");
+        qunsetenv("XDG_DATA_HOME");
+        const std::string root = fone::RunStore::default_root(), note = fone::RunStore::default_root_note();
+        qputenv("HOME", old_home);
+        if (!old_fone.isEmpty()) qputenv("FONE_RUNS_DIR", old_fone);
+        if (!old_xdg.isEmpty()) qputenv("XDG_DATA_HOME", old_xdg);
+        QVERIFY2(fs::path(root).is_absolute(), root.c_str());
+        QVERIFY2(note.find(root) != std::string::npos, note.c_str());
+        QCOMPARE(fone::RunStore::default_root_note(), std::string());
+    }
+
+    // Files that are not regular files, or too large, are refused at once (never a hang, never a read
+    // until memory runs out).
+    void read_regular_file_refuses_special_files() {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString();
+        const std::string fifo = dir + "/fifo";
+        QVERIFY(::mkfifo(fifo.c_str(), 0644) == 0);
+        QElapsedTimer t;
+        t.start();
+        for (const std::string& path : {fifo, std::string("/dev/zero"), dir}) {
+            const fone::FileRead r = fone::read_regular_file(path, 1 << 20);
+            QVERIFY2(!r.ok() && r.error.find(path) == 0, r.error.c_str());
+        }
+        spit(dir + "/big", std::string(2000, 'x'));
+        QVERIFY(fone::read_regular_file(dir + "/big", 1000).error.find("larger than") != std::string::npos);
+        QCOMPARE(fone::read_regular_file(dir + "/big", 2000).text.size(), std::size_t(2000));
+        QVERIFY(fone::read_regular_file(dir + "/none", 10).missing);
+        QVERIFY(t.elapsed() < 5000);
+        QVERIFY(fone::file_digest("/dev/zero").empty());
+    }
+
+    // A last metrics line without its newline is cut off, so the next append starts a line of its own.
+    void repair_jsonl_tail_cuts_a_partial_line() {
+        QTemporaryDir tmp;
+        const std::string path = tmp.path().toStdString() + "/metrics.jsonl";
+        QCOMPARE(fone::repair_jsonl_tail(path), std::size_t(0));  // missing
+        spit(path, "{\"step\": 1}\n{\"step\": 2}\n");
+        QCOMPARE(fone::repair_jsonl_tail(path), std::size_t(0));
+        spit(path, "{\"step\": 1}\n{\"step\": 2, \"lo");
+        QCOMPARE(fone::repair_jsonl_tail(path), std::size_t(15));  // {"step": 2, "lo
+        fone::append_jsonl(path, {{"step", 3}});
+        QCOMPARE(slurp(path), std::string("{\"step\": 1}\n{\"step\":3}\n"));
+        QCOMPARE(fone::read_metrics(path).records.size(), std::size_t(2));
+        spit(path, std::string(10000, 'x'));  // no newline at all: the whole file is one cut line
+        QCOMPARE(fone::repair_jsonl_tail(path), std::size_t(10000));
+        QCOMPARE(fs::file_size(path), std::uintmax_t(0));
+    }
+
+    // Names a listing would hide, or that JSON cannot hold, are refused when the run is made.
+    void names_are_checked_up_front() {
+        QTemporaryDir tmp;
+        fone::RunStore store(tmp.path().toStdString());
+        for (const std::string& bad : {std::string("x.tmp-5"), std::string("bad\xff"), std::string(200, 'a')})
+            QVERIFY2(!run_error([&] { store.create_run(bad, json::object()); }).empty(), bad.c_str());
+        QCOMPARE(fone::run_name_problem("ok-name"), std::string());
+    }
+
+    // A bare name is the store's run, even when the current folder has a run folder of that name.
+    void store_run_before_current_folder() {
+        QTemporaryDir tmp;
+        const std::string root = tmp.path().toStdString() + "/store";
+        fone::RunStore store(root);
+        const std::string in_store = store.create_run("same", json{{"task", "dec-add"}});
+        const fs::path here = tmp.path().toStdString() + "/here";
+        fs::create_directories(here / "same");
+        spit((here / "same" / "config.json").string(), "{}");
+        const fs::path old = fs::current_path();
+        fs::current_path(here);
+        const std::string resolved = store.resolve("same");
+        const std::string explicit_path = store.resolve("./same");
+        fs::current_path(old);
+        QCOMPARE(resolved, in_store);
+        QCOMPARE(explicit_path, (here / "same").string());
+    }
+
+    // A run's identity: the settings that make its model and data, not its name, threads or versions.
+    void run_identity_ignores_name_threads_versions() {
+        const json a = {
+            {"task", "dec-add"}, {"seed", 1}, {"name", "a"}, {"threads", 1}, {"versions", {{"fone", "1"}}}};
+        json b = a;
+        b["name"] = "b";
+        b["threads"] = 8;
+        b["versions"] = {{"fone", "2"}};
+        QCOMPARE(fone::run_identity(a), fone::run_identity(b));
+        b["seed"] = 2;
+        QVERIFY(fone::run_identity(a) != fone::run_identity(b));
+        QCOMPARE(fone::run_identity(a).size(), std::size_t(16));
+    }
+
+    // The lock: a second acquire is refused naming the holder; the probe sees it held, then free.
+    void run_lock_is_exclusive_and_released() {
+        QTemporaryDir tmp;
+        const std::string dir = tmp.path().toStdString();
+        QCOMPARE(fone::probe_run_lock(dir).state, fone::LockState::unknown);
+        {
+            const fone::RunLock lock = fone::RunLock::acquire(dir);
+            QVERIFY(lock.held());
+            // flock locks belong to the open file: a child process (a second trainer) cannot take it.
+            const pid_t child = ::fork();
+            if (child == 0) {
+                bool refused = false;
+                try {
+                    fone::RunLock::acquire(dir);
+                } catch (const fone::RunError& e) {
+                    refused = std::string(e.what()).find("process " + std::to_string(::getppid())) !=
+                              std::string::npos;
+                }
+                ::_exit(refused ? 0 : 1);
+            }
+            int status = 0;
+            ::waitpid(child, &status, 0);
+            QVERIFY(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        QCOMPARE(fone::probe_run_lock(dir).state, fone::LockState::free);
+        QVERIFY(!fone::run_process_alive(dir, ::getpid()));  // the lock decides, not the (live) pid
     }
 
     void cli_runs_end_to_end() {

@@ -352,7 +352,7 @@ class TestSweep : public QObject {
         QVERIFY(gone.waitForStarted());
         const int dead_pid = static_cast<int>(gone.processId());
         gone.waitForFinished();
-        QVERIFY(QFile::remove(s2 + "/checkpoint-last.pt"));
+        QVERIFY(QFile::remove(s2 + "/checkpoint-last.safetensors"));
         QVERIFY(QFile::remove(s2 + "/summary.json"));
         QJsonObject st = read_json(s2 + "/status.json");
         st["status"] = "running";

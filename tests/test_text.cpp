@@ -150,7 +150,7 @@ class TestText : public QObject {
 
   private Q_SLOTS:
     void word_problem_answers() {
-        int kinds[6] = {};
+        int kinds[9] = {};
         for (const TextExample& e : examples_of(TextTask::word_problems, 3000, 1)) {
             const auto in = numbers_in(e.prompt), out = numbers_in(e.answer);
             QCOMPARE(out.size(), std::size_t{1});
@@ -175,6 +175,21 @@ class TestText : public QObject {
                 QCOMPARE(in.size(), std::size_t{2});
                 QCOMPARE(answer * 100, in[0] * (100 - in[1] / 1000));
                 ++kinds[3];
+            } else if (contains(e.prompt, "spend?")) {  // additive: two prices
+                QCOMPARE(in.size(), std::size_t{2});
+                QCOMPARE(answer, in[0] + in[1]);
+                QCOMPARE(e.answer.substr(e.answer.size() - 1), std::string("."));
+                ++kinds[6];
+            } else if (contains(e.prompt, "is left?")) {  // additive: money left
+                QCOMPARE(in.size(), std::size_t{2});
+                QCOMPARE(answer, in[0] - in[1]);
+                QVERIFY(answer > 0);
+                ++kinds[7];
+            } else if (contains(e.prompt, "weigh together?")) {  // additive: combined weight
+                QCOMPARE(in.size(), std::size_t{2});
+                QCOMPARE(answer, in[0] + in[1]);
+                QVERIFY(contains(e.answer, " kg."));
+                ++kinds[8];
             } else if (contains(e.prompt, "bags of")) {
                 QCOMPARE(in.size(), std::size_t{2});
                 QCOMPARE(answer, in[0] / 1000 * in[1]);
@@ -188,7 +203,7 @@ class TestText : public QObject {
             }
         }
         for (const int k : kinds)
-            QVERIFY(k > 300);  // each of the 6 templates is drawn (about 500 each)
+            QVERIFY(k > 200);  // each of the 9 templates is drawn (about 333 each)
     }
 
     void unit_answers() {
@@ -539,6 +554,44 @@ class TestText : public QObject {
         write_bytes(path, "not a model");
         QVERIFY_THROWS_EXCEPTION(fone::TokenizerError, TextTokenizer::load(path, TextScheme::fone));
         std::filesystem::remove(path);
+    }
+
+    // What may come next in well-formed text: whole UTF-8 characters from byte pieces, and (fone) no
+    // [NUM] right after a [NUM].
+    void not_allowed_after_by_hand() {
+        namespace tt = fone::text_token;
+        const TextTokenizer& t = shared_tokenizer();
+        const auto byte = [](int b) { return 6 + b; };
+        const auto allowed = [&](const std::vector<int>& ids, int id) {
+            return t.not_allowed_after(ids)[static_cast<std::size_t>(id)] == 0;
+        };
+        const std::vector<int> start;
+        QCOMPARE(t.not_allowed_after(start).size(), static_cast<std::size_t>(t.vocab_size()));
+        QVERIFY(allowed(start, byte('A')) && allowed(start, byte(0xC3)) && allowed(start, byte(0xF4)));
+        QVERIFY(allowed(start, tt::kNum) && allowed(start, tt::kEos) && allowed(start, 262));
+        for (const int b : {0x80, 0xBF, 0xC0, 0xC1, 0xF5, 0xFF})  // never the start of a character
+            QVERIFY(!allowed(start, byte(b)));
+        // "é" is C3 A9; "▁" (U+2581) is E2 96 81: while a character is incomplete, only its next byte.
+        QVERIFY(allowed({byte(0xC3)}, byte(0xA9)));
+        QVERIFY(!allowed({byte(0xC3)}, byte('A')) && !allowed({byte(0xC3)}, tt::kEos) &&
+                !allowed({byte(0xC3)}, 262) && !allowed({byte(0xC3)}, tt::kNum));
+        QVERIFY(allowed({262, byte(0xE2), byte(0x96)}, byte(0x81)));
+        QVERIFY(!allowed({byte(0xE2), byte(0x96)}, byte('x')));
+        QVERIFY(allowed({byte(0xE2), byte(0x96), byte(0x81)}, 262));  // complete: anything may follow
+        QVERIFY(!allowed({byte(0xE2), byte(0x96), byte(0x81)}, byte(0x81)));
+        QVERIFY(allowed({byte(0xC3), byte(0xA9)}, byte(0xC3)) &&
+                !allowed({byte(0xC3), byte(0xA9)}, byte(0xA9)));
+        // Overlong forms and surrogates: E0 takes A0-BF first, ED 80-9F, F0 90-BF, F4 80-8F.
+        QVERIFY(!allowed({byte(0xE0)}, byte(0x9F)) && allowed({byte(0xE0)}, byte(0xA0)));
+        QVERIFY(allowed({byte(0xED)}, byte(0x9F)) && !allowed({byte(0xED)}, byte(0xA0)));
+        QVERIFY(!allowed({byte(0xF0)}, byte(0x8F)) && allowed({byte(0xF0)}, byte(0x90)));
+        QVERIFY(!allowed({byte(0xF4)}, byte(0x90)) && allowed({byte(0xF0), byte(0x90)}, byte(0x80)));
+        QVERIFY(allowed({byte(0xF0), byte(0x90), byte(0x80)}, byte(0x80)));
+        // fone: two values in a row would print as one number; digits follow digits in the digit scheme.
+        QVERIFY(!allowed({262, tt::kNum}, tt::kNum) && allowed({262, tt::kNum}, 262));
+        const TextTokenizer digit = t.with_scheme(TextScheme::digit);
+        const int seven = digit.text_piece_count() + 9;
+        QVERIFY(!digit.not_allowed_after({262, seven})[static_cast<std::size_t>(seven)]);
     }
 
     void bad_input_is_an_error() {

@@ -16,7 +16,7 @@ class TestTrainConfig : public QObject {
         QCOMPARE(big.task.kind, fone::TaskKind::dec_add);
         QCOMPARE(big.model.hidden, 64);
         QCOMPARE(big.batch, std::size_t(256));
-        QCOMPARE(big.epochs, 5);
+        QCOMPARE(big.epochs, 10);  // typed sampling (below); uniform keeps the paper-recipe 5
         QVERIFY(!big.swap_operands);
         QVERIFY(big.model.head_temperature);
         QCOMPARE(big.eval_every, 50);
@@ -25,8 +25,52 @@ class TestTrainConfig : public QObject {
         QCOMPARE(small.model.hidden, 128);
         QVERIFY(!small.model.head_temperature);
         QCOMPARE(small.epochs, 100);
+        QCOMPARE(small.batch, std::size_t(128));  // typed sums below 12,800; uniform keeps 256 (below)
+        QCOMPARE(small.model.layers, 3);          // typed sums below 12,800; uniform keeps 2 (below)
+        QCOMPARE(big.model.layers, 2);
+        QCOMPARE(resolve_train_config({{{"train_size", 12800}}}).model.layers, 2);
+        QCOMPARE(resolve_train_config({{{"train_size", 6400}, {"model", {{"layers", 2}}}}}).model.layers, 2);
+        QCOMPARE(resolve_train_config({{{"train_size", 12800}}}).batch, std::size_t(256));
         // Long addition needs room for 61 digit slots in the hidden state.
         QVERIFY(resolve_train_config({{{"task", "long-add"}}}).model.hidden >= 2 * 61 + 1);
+    }
+
+    // Addition and subtraction draw typed sums by default (the weights recorded); --sampling uniform, the
+    // paper preset and other tasks keep the paper's sampling and its epochs.
+    void sampling_defaults() {
+        const TrainConfig typed = resolve_train_config({{{"train_size", 51200}}});
+        QCOMPARE(typed.task.sampling, std::string("typed"));
+        QCOMPARE(typed.task.sampling_weights.at("uniform"), 7.0);
+        QCOMPARE(typed.task.sampling_weights.at("carry"), 1.0);
+        QCOMPARE(typed.task.sampling_weights.size(), std::size_t{8});
+        const TrainConfig sub = resolve_train_config({{{"task", "sub"}}});
+        QCOMPARE(sub.task.sampling_weights.at("uniform"), 6.0);  // no one_decimal shape
+        // Small sets: three quarters uniform.
+        QCOMPARE(resolve_train_config({{{"train_size", 6400}}}).task.sampling_weights.at("uniform"), 21.0);
+        const TrainConfig uniform = resolve_train_config({{{"sampling", "uniform"}}});
+        QCOMPARE(uniform.task.sampling, std::string("uniform"));
+        QVERIFY(uniform.task.sampling_weights.empty());
+        QCOMPARE(uniform.epochs, 5);
+        QCOMPARE(resolve_train_config({{{"sampling", "uniform"}, {"epochs", 3}}}).epochs, 3);
+        const TrainConfig small_uniform =
+            resolve_train_config({{{"train_size", 6400}, {"sampling", "uniform"}}});
+        QCOMPARE(small_uniform.batch, std::size_t(256));
+        QCOMPARE(small_uniform.epochs, 100);
+        QCOMPARE(small_uniform.model.layers, 2);
+        QCOMPARE(resolve_train_config({{{"train_size", 6400}, {"batch", 64}}}).batch, std::size_t(64));
+        QCOMPARE(resolve_train_config({{{"train_size", 6400}, {"preset", "paper"}}}).batch, std::size_t(512));
+        QCOMPARE(resolve_train_config({{{"preset", "paper"}}}).task.sampling, std::string("uniform"));
+        QCOMPARE(resolve_train_config({{{"task", "mul3"}}}).task.sampling, std::string("uniform"));
+        QCOMPARE(resolve_train_config({{{"task", "mul3"}}}).epochs, 5);
+        const TrainConfig given =
+            resolve_train_config({{{"sampling_weights", {{"round", 2}, {"uniform", 1}}}}});
+        QCOMPARE(given.task.sampling_weights.size(), std::size_t{2});
+        for (const json& bad : {json{{"sampling", "shaped"}}, json{{"sampling", 3}},
+                                json{{"task", "mul3"}, {"sampling", "typed"}},
+                                json{{"sampling", "uniform"}, {"sampling_weights", {{"round", 1}}}},
+                                json{{"sampling_weights", {{"one_decimal", 1}}}, {"task", "int-add"}},
+                                json{{"sampling_weights", {{"round", "x"}}}}, json{{"sampling_weights", 2}}})
+            QVERIFY_THROWS_EXCEPTION(std::invalid_argument, resolve_train_config({bad}));
     }
 
     void paper_preset() {

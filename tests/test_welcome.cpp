@@ -11,11 +11,14 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 
 #include "analysis_views.h"
+#include "fone/platform/cpu.h"
 #include "hidden_view.h"
 #include "plot_panel.h"
 #include "run_catalog.h"
+#include "run_picker.h"
 #include "welcome_view.h"
 #include "workbench_window.h"
 
@@ -79,7 +82,8 @@ class TestWelcome : public QObject {
         QCOMPARE(value(digit, "--method"), QString("digit"));
         QCOMPARE(value(fone, "--target-acc"), QString("0.99"));  // FoNE stops at 99%
         QVERIFY(!digit.contains("--target-acc"));                // digit-wise is stopped by the view
-        QCOMPARE(value(fone, "--threads"), QString("1"));        // the two share the cores evenly
+        // the two share the cores evenly
+        QCOMPARE(value(fone, "--threads"), QString::number(std::max(1, fone::available_cores() / 2)));
     }
 
     void train_it_live_races_the_two_runs() {
@@ -111,6 +115,32 @@ class TestWelcome : public QObject {
         QVERIFY2(summary.contains("Given twice that time"), qPrintable(summary));
         QVERIFY(view.live_runs().at(0).endsWith("-fone"));
         QVERIFY(view.live_runs().at(1).endsWith("-digit"));
+        // The verdict in words, for presenter mode.
+        QVERIFY2(view.verdict().contains("Given twice that time"), qPrintable(view.verdict()));
+        QCOMPARE(view.live_curves().size(), 2);
+        QCOMPARE(view.live_curves()[0].percent.size(), 3);
+    }
+
+    void train_it_live_uses_the_open_store() {
+        // The window's store (--runs-dir), not the default one: the runs are rows of its Runs table.
+        QTemporaryDir dir;
+        WorkbenchOptions o;
+        o.runs_dir = dir.path() + "/store";
+        o.cli = kFakeFone;
+        o.use_settings = false;
+        WorkbenchWindow w(o);
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        auto* welcome = qobject_cast<WelcomeView*>(w.view("welcome"));
+        QVERIFY(welcome);
+        QSignalSpy finished(welcome, &WelcomeView::liveFinished);
+        welcome->train_live();
+        QCOMPARE(welcome->live_store(), w.catalog()->root());
+        QVERIFY(finished.wait(30000));
+        for (const QString& name : welcome->live_runs()) {
+            QVERIFY2(QFile::exists(w.catalog()->root() + "/" + name + "/config.json"), qPrintable(name));
+            QTRY_VERIFY_WITH_TIMEOUT(w.catalog()->row_of(name) >= 0, 10000);
+        }
     }
 
     void a_failing_live_run_is_shown() {
@@ -129,6 +159,19 @@ class TestWelcome : public QObject {
         QVERIFY(finished.wait(30000));
         QVERIFY2(view.status_text().contains("no such task"), qPrintable(view.status_text()));
         QVERIFY(!view.busy());
+    }
+
+    void the_demo_model_is_in_every_run_list() {
+        // An empty store: the pickers of Hidden state, Spectrum, PCA and Errors offer the demo model.
+        QTemporaryDir dir;
+        RunCatalog catalog;
+        QSignalSpy loaded(&catalog, &RunCatalog::loaded);
+        catalog.open(dir.path());
+        QVERIFY(loaded.wait(10000));
+        RunPicker picker(&catalog);
+        QCOMPARE(picker.count(), 1);
+        QCOMPARE(picker.run_dir(), demo_model_dir());
+        QVERIFY(picker.combo()->currentText().startsWith("demo model"));
     }
 
     void the_window_opens_on_the_welcome_view() {

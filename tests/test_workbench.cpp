@@ -8,17 +8,22 @@
 #include <QAbstractItemModel>
 #include <QDir>
 #include <QFile>
+#include <QImage>
 #include <QLineEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <algorithm>
 #include <cmath>
 
 #include "comparison_view.h"
+#include "confirm.h"
 #include "curve_view.h"
+#include "fone/platform/cpu.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
 #include "fone_process.h"
@@ -78,7 +83,8 @@ void write_finished_run(const QString& root, const QString& name, double train_s
     QDir().mkpath(root + "/" + name);
     write_json(root + "/" + name + "/config.json", {{"task", "dec-add"},
                                                     {"method", "fone"},
-                                                    {"train_size", train_size},
+                                                    // a whole number, as `fone train` writes it
+                                                    {"train_size", static_cast<long long>(train_size)},
                                                     {"seed", seed},
                                                     {"size_level", 1}});
     write_json(root + "/" + name + "/status.json",
@@ -218,6 +224,8 @@ class TestWorkbench : public QObject {
         fill_tiny_run(w.launch_panel());
         QVERIFY(w.launch_panel()->is_valid());
         w.launch_panel()->launch();
+        // The run is selected once it exists: its curve grows without a click.
+        QTRY_COMPARE_WITH_TIMEOUT(w.curves()->shown_count(), 1, kRunTimeoutMs);
         QTRY_VERIFY_WITH_TIMEOUT(row_with_status(w.catalog(), "finished") >= 0, kRunTimeoutMs);
         const int row = row_with_status(w.catalog(), "finished");
         const RunEntry& e = w.catalog()->at(row);
@@ -225,7 +233,6 @@ class TestWorkbench : public QObject {
         QVERIFY(QFile::exists(e.dir + "/summary.json"));
         QCOMPARE(table_status(w, e.name), QString("finished"));
         QCOMPARE(e.train_size, 400.0);
-        w.select_runs({e.name});
         QCOMPARE(w.curves()->shown_count(), 1);
         QTRY_VERIFY(w.curves()->point_count() >= 1);  // one evaluation at the end of the epoch
         w.curves()->set_metric(CurveMetric::loss);
@@ -238,6 +245,7 @@ class TestWorkbench : public QObject {
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
         QVERIFY(loaded.wait(10000));
         fill_tiny_run(w.launch_panel());
+        w.launch_panel()->field("threads")->setText("");  // the queue chooses: its share of the cores
         SweepDesigner* sweep = w.sweep_designer();
         sweep->field("name")->setText("t");
         sweep->field("from")->setText("200");
@@ -250,6 +258,11 @@ class TestWorkbench : public QObject {
                 w.catalog()->at(w.catalog()->row_of("t-n200-fone-s1")).status == "finished" &&
                 w.catalog()->at(w.catalog()->row_of("t-n400-fone-s1")).status == "finished",
             kRunTimeoutMs);
+        // Two at once: each run had half the cores (issue 15: no oversubscription).
+        const QString config = w.catalog()->at(w.catalog()->row_of("t-n200-fone-s1")).dir + "/config.json";
+        QFile cf(config);
+        QVERIFY(cf.open(QIODevice::ReadOnly));
+        QCOMPARE(QJsonDocument::fromJson(cf.readAll())["threads"].toInt(), fone::threads_per_run(2));
         // The figure fills in (its refresh is debounced): one series, the two sizes, one seed each.
         QTRY_VERIFY_WITH_TIMEOUT(
             !w.data_size_view()->series().empty() && w.data_size_view()->series()[0].points.size() == 2,
@@ -259,7 +272,11 @@ class TestWorkbench : public QObject {
         // Queuing the same sweep again trains nothing new (once the children have exited).
         QTRY_COMPARE_WITH_TIMEOUT(w.jobs()->running_count(), 0, 20000);
         const int rows = w.catalog()->size();
+        QSignalSpy queued(sweep, &SweepDesigner::sweepQueued);
         sweep->queue_sweep();
+        QVERIFY(!queued.isEmpty() || queued.wait(5000));
+        QCOMPARE(queued.last().at(0).toInt(), 0);  // queued
+        QCOMPARE(queued.last().at(1).toInt(), 2);  // finished already
         QCOMPARE(w.jobs()->queued_count() + w.jobs()->running_count(), 0);
         QCOMPARE(w.catalog()->size(), rows);
     }
@@ -268,6 +285,7 @@ class TestWorkbench : public QObject {
         QTemporaryDir dir;
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path() + "/config");
         QCoreApplication::setOrganizationName("fone-workbench-test");
+        write_finished_run(dir.path() + "/runs", "s1", 800, 1, 0.5);
         WorkbenchOptions o = options_for(dir.path() + "/runs");
         o.use_settings = true;
         {
@@ -276,12 +294,29 @@ class TestWorkbench : public QObject {
             w.set_theme("dark");
             w.run_table()->setColumnHidden(RunTableModel::kSeed, true);
             w.launch_panel()->field("train_size")->setText("1234");
+            // The sweep designer, the filter and the selection come back too.
+            w.sweep_designer()->field("name")->setText("my-sweep");
+            w.sweep_designer()->field("from")->setText("100");
+            w.sweep_designer()->set_method_checked("digit", true);
+            QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+            QVERIFY(w.catalog()->is_loaded() || loaded.wait(10000));
+            w.run_filter()->setText("task:dec-add");  // (s1 stays in sight)
+            w.select_runs({"s1"});
             w.close();  // saves
         }
         WorkbenchWindow again(o);
         QCOMPARE(again.theme().name, QString("dark"));
         QVERIFY(again.run_table()->isColumnHidden(RunTableModel::kSeed));
         QCOMPARE(again.launch_panel()->field("train_size")->text(), QString("1234"));
+        QCOMPARE(again.sweep_designer()->field("name")->text(), QString("my-sweep"));
+        QCOMPARE(again.sweep_designer()->field("from")->text(), QString("100"));
+        auto methods = again.sweep_designer()->state()["methods"].get<std::vector<std::string>>();
+        std::sort(methods.begin(), methods.end());
+        QCOMPARE(methods, (std::vector<std::string>{"digit", "fone"}));
+        QCOMPARE(again.run_filter()->text(), QString("task:dec-add"));
+        QSignalSpy loaded(again.catalog(), &RunCatalog::loaded);
+        QVERIFY(again.catalog()->is_loaded() || loaded.wait(10000));
+        QTRY_COMPARE(again.curves()->shown_count(), 1);  // s1 selected again
         again.set_theme("light");
     }
 
@@ -385,8 +420,14 @@ class TestWorkbench : public QObject {
         w.select_runs({"done"});
         const QStringList csv = w.selected_rows_text(false).trimmed().split('\n');
         QCOMPARE(csv.size(), 2);
-        QVERIFY2(csv[1].startsWith("done,finished,100%,dec-add,fone"), qPrintable(csv[1]));
+        // CSV for spreadsheets: numbers as numbers, the units in the header; Markdown as the table reads.
+        QVERIFY2(csv[0].startsWith("Run,Status,Progress (%),Task,Method"), qPrintable(csv[0]));
+        QVERIFY2(csv[1].startsWith("done,finished,100,dec-add,fone"), qPrintable(csv[1]));
+        const RunEntry& done = w.catalog()->at(w.catalog()->row_of("done"));
+        QVERIFY2(csv[1].contains("," + QString::number(done.params, 'g', 12) + ","), qPrintable(csv[1]));
+        QVERIFY(!csv[1].contains('%'));
         QVERIFY(w.selected_rows_text(true).startsWith("| Run | Status | Progress |"));
+        QVERIFY(w.selected_rows_text(true).contains("| 100% |"));
 
         // Reattached: new lines of the running run's metrics keep filling its curve.
         w.select_runs({"live"});
@@ -402,6 +443,235 @@ class TestWorkbench : public QObject {
         QCOMPARE(w.catalog()->at(w.catalog()->row_of("live")).step, 2.0);
         sleeper.kill();
         sleeper.waitForFinished();
+    }
+
+    void launch_form_says_what_the_run_gets() {
+        LaunchPanel panel;
+        panel.show();
+        const QPoint epochs_at = panel.field("epochs")->pos();
+        // A problem is listed by the button; the fields do not move.
+        panel.field("lr")->setText("abc");
+        QVERIFY(!panel.is_valid());
+        QVERIFY2(panel.problems_text().contains("Learning rate: must be a number"),
+                 qPrintable(panel.problems_text()));
+        QCOMPARE(panel.field("epochs")->pos(), epochs_at);
+        panel.field("lr")->clear();
+        // Threads: no more than this computer's cores.
+        panel.field("threads")->setText("1000");
+        QVERIFY(!panel.is_valid());
+        QVERIFY2(panel.problems_text().contains("cores"), qPrintable(panel.problems_text()));
+        panel.field("threads")->setText("1");
+        // Stop at exact match is a percentage, the run gets a fraction.
+        panel.field("target_acc")->setText("99");
+        QVERIFY(panel.is_valid());
+        QCOMPARE(panel.settings()["target_acc"].get<double>(), 0.99);
+        panel.field("target_acc")->setText("150");
+        QVERIFY(!panel.is_valid());
+        panel.load_settings({{"task", "dec-add"}, {"target_acc", 0.99}});
+        QCOMPARE(panel.field("target_acc")->text(), QString("99"));
+        // Steps as the run counts them: 400 examples and their 400 swaps (a small set swaps operands), batch
+        // 50, one epoch: 16 steps; the run does as many.
+        panel.load_settings({});
+        fill_tiny_run(&panel);
+        panel.field("batch")->setText("50");
+        QVERIFY(panel.is_valid());
+        QVERIFY2(panel.resolved_text().contains("(about 16 steps)"), qPrintable(panel.resolved_text()));
+        QTemporaryDir dir;
+        const auto trained =
+            fone_test::run_fone(QStringList{"train"} + LaunchPanel::train_args(panel.settings()) +
+                                QStringList{"--name", "steps", "--runs-dir", dir.path()});
+        QVERIFY2(trained.code == 0, trained.err.constData());
+        const json summary = fone::read_json_file((dir.path() + "/steps/summary.json").toStdString());
+        QCOMPARE(summary.value("step", 0), 16);
+    }
+
+    void a_read_only_store_is_flagged() {
+        // /proc/sys/dev: a folder nobody (root included) can create files in.
+        if (!QFileInfo(QStringLiteral("/proc/sys/dev")).isDir()) QSKIP("no /proc/sys/dev here");
+        WorkbenchWindow w(options_for("/proc/sys/dev"));
+        QVERIFY2(w.store_problem().startsWith("read-only"), qPrintable(w.store_problem()));
+        QVERIFY(!w.launch_panel()->problems_text().isEmpty());
+        QSignalSpy requested(w.launch_panel(), &LaunchPanel::launchRequested);
+        w.launch_panel()->launch();
+        QCOMPARE(requested.count(), 0);
+        for (QPushButton* b : w.launch_panel()->findChildren<QPushButton*>())
+            if (b->text() == "Launch run") QVERIFY(!b->isEnabled());
+    }
+
+    void a_broken_run_shows_no_progress() {
+        QTemporaryDir dir;
+        write_finished_run(dir.path(), "b", 800, 1, 0.5);
+        QFile summary(dir.path() + "/b/summary.json");
+        QVERIFY(summary.open(QIODevice::WriteOnly));
+        summary.write("{ not json");
+        summary.close();
+        RunCatalog catalog;
+        QSignalSpy loaded(&catalog, &RunCatalog::loaded);
+        catalog.open(dir.path());
+        QVERIFY(loaded.wait(10000));
+        const RunEntry& e = catalog.at(catalog.row_of("b"));
+        QCOMPARE(e.status, QString("broken"));
+        QVERIFY(e.progress() < 0);
+        RunTableModel model(&catalog);
+        QCOMPARE(model.index(catalog.row_of("b"), RunTableModel::kProgress).data().toString(), QString("—"));
+    }
+
+    void large_sweeps_ask_first_and_queue_without_freezing() {
+        QTemporaryDir dir;
+        const QString script = dir.path() + "/fake-fone";  // trains nothing: the queue is what is tested
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\ncase \"$1\" in --version) echo 'fone 0 (CPU only)'; exit 0;; esac\nsleep 30\n");
+        f.close();
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        WorkbenchWindow w(options_for(dir.path() + "/runs", script));
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        SweepDesigner* sweep = w.sweep_designer();
+        sweep->set_max_parallel(1);
+        sweep->field("name")->setText("big");
+        sweep->field("from")->setText("1");
+        sweep->field("to")->setText("1024");  // 11 sizes
+        QStringList seeds;
+        for (int s = 1; s <= 30; ++s)
+            seeds << QString::number(s);
+        sweep->field("seeds")->setText(seeds.join(','));  // x 30 seeds = 330 runs
+        QVERIFY2(sweep->summary_text().contains("330 runs"), qPrintable(sweep->summary_text()));
+        // With no finished run in the store, the designer says there is no estimate and why.
+        QVERIFY2(sweep->summary_text().contains("no finished run"), qPrintable(sweep->summary_text()));
+        QStringList asked;
+        set_confirm_answer([&](const QString&, const QString& text) {
+            asked << text;
+            return false;
+        });
+        sweep->queue_sweep();
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked[0].contains("330 runs"), qPrintable(asked[0]));
+        QCOMPARE(w.jobs()->queued_count() + w.jobs()->running_count(), 0);  // declined
+        set_confirm_answer([](const QString&, const QString&) { return true; });
+        QSignalSpy queued(sweep, &SweepDesigner::sweepQueued);
+        sweep->queue_sweep();
+        QVERIFY(sweep->queuing());  // the rest comes slice by slice, the event loop runs in between
+        QVERIFY(queued.wait(20000));
+        QCOMPARE(queued.last().at(0).toInt(), 330);
+        QCOMPARE(w.jobs()->queued_count() + w.jobs()->running_count(), 330);
+        set_confirm_answer({});
+        w.jobs()->cancel_all();
+    }
+
+    void copied_rows_are_plain_numbers() {
+        // A spreadsheet reads 800000 and 40.5, not the table's "800,000" and "40.5%" (the unit is in the
+        // header).
+        QTemporaryDir dir;
+        write_finished_run(dir.path(), "c", 800, 1, 0.405);
+        RunCatalog catalog;
+        QSignalSpy loaded(&catalog, &RunCatalog::loaded);
+        catalog.open(dir.path());
+        QVERIFY(loaded.wait(10000));
+        RunTableModel model(&catalog);
+        QCOMPARE(model.rowCount(), 1);
+        const QModelIndex params = model.index(0, RunTableModel::kParams),
+                          best = model.index(0, RunTableModel::kBestExactMatch);
+        QCOMPARE(params.data().toString(), QString("800,000"));
+        QCOMPARE(params.data(RunTableModel::kCsvRole).toString(), QString("800000"));
+        QCOMPARE(best.data(RunTableModel::kCsvRole).toString(), QString("40.5"));
+        QVERIFY(model.headerData(RunTableModel::kBestExactMatch, Qt::Horizontal, RunTableModel::kCsvRole)
+                    .toString()
+                    .endsWith(" (%)"));
+    }
+
+    void a_finished_run_gives_every_cell_an_estimate() {
+        QTemporaryDir dir;
+        write_finished_run(dir.path(), "done", 800, 1, 0.5);  // level 1, fone, 2 epochs in 3 s of training
+        LaunchPanel panel;
+        RunCatalog catalog;
+        QSignalSpy loaded(&catalog, &RunCatalog::loaded);
+        catalog.open(dir.path());
+        QVERIFY(loaded.wait(10000));
+        SweepDesigner sweep(&panel, &catalog);
+        sweep.field("from")->setText("800");
+        sweep.field("to")->setText("800");
+        sweep.field("seeds")->setText("1");
+        sweep.set_level_checked(0, false);
+        sweep.set_level_checked(1, true);
+        sweep.set_level_checked(3, true);
+        sweep.update_summary();
+        QString error;
+        const auto cells = sweep.cells(&error);
+        QCOMPARE(int(cells.size()), 2);
+        const CellEstimate same = sweep.estimate(cells[0].settings),
+                           bigger = sweep.estimate(cells[1].settings);
+        QCOMPARE(same.basis, CellEstimate::Basis::measured);
+        QCOMPARE(bigger.basis, CellEstimate::Basis::scaled);
+        QVERIFY(bigger.seconds > same.seconds);  // a larger model trains more slowly
+        QVERIFY2(sweep.summary_text().contains("scaled"), qPrintable(sweep.summary_text()));
+    }
+
+    void closing_while_training_asks_first() {
+        QTemporaryDir dir;
+        const QString script = dir.path() + "/slow-fone";
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/sh\ncase \"$1\" in --version) echo 'fone 0 (CPU only)'; exit 0;; esac\nsleep 30\n");
+        f.close();
+        f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        WorkbenchWindow w(options_for(dir.path() + "/runs", script));
+        w.show();
+        fill_tiny_run(w.launch_panel());
+        w.launch_panel()->launch();
+        QTRY_COMPARE(w.jobs()->running_count(), 1);
+        QStringList asked;
+        set_confirm_answer([&](const QString&, const QString& text) {
+            asked << text;
+            return false;
+        });
+        w.close();
+        QVERIFY(w.isVisible());  // kept working
+        QCOMPARE(asked.size(), 1);
+        QVERIFY2(asked[0].contains("resume") && asked[0].contains("checkpoint"), qPrintable(asked[0]));
+        QCOMPARE(w.jobs()->running_count(), 1);
+        set_confirm_answer([](const QString&, const QString&) { return true; });
+        w.close();
+        QVERIFY(!w.isVisible());
+        set_confirm_answer({});
+    }
+
+    void curves_pick_the_nearest_curve_and_keep_the_label_inside() {
+        QTemporaryDir dir;
+        const QString root = dir.path();
+        QDir().mkpath(root + "/c");
+        write_json(root + "/c/config.json", {{"task", "dec-add"}, {"method", "fone"}, {"train_size", 400}});
+        write_json(root + "/c/status.json", {{"status", "finished"}});
+        for (int step = 1; step <= 5; ++step)
+            fone::append_jsonl((root + "/c/metrics.jsonl").toStdString(), {{"event", "eval"},
+                                                                           {"split", "test"},
+                                                                           {"step", step},
+                                                                           {"epoch", step},
+                                                                           {"exact_match", 0.2 * step},
+                                                                           {"digit_accuracy", 0.2 * step},
+                                                                           {"elapsed_seconds", step}});
+        WorkbenchWindow w(options_for(root));
+        w.resize(1200, 800);
+        w.show();
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        w.raise_view("curves");
+        w.select_runs({"c"});
+        QTRY_COMPARE(w.curves()->point_count(), 5);
+        QTest::qWait(400);
+        QCustomPlot* plot = w.curves()->plot();
+        // 25 pixels below the last point (at 100%, the top): still picked, and the label stays in the plot.
+        const auto last = plot->graph(0)->data()->at(4);
+        const QPoint near(int(plot->xAxis->coordToPixel(last->key)) - 3,
+                          int(plot->yAxis->coordToPixel(last->value)) + 25);
+        QTest::mouseMove(plot, near);
+        QTRY_VERIFY(!w.curves()->hover_label().isEmpty());
+        QVERIFY(w.curves()->hover_label().startsWith("c\n"));
+        plot->replot();
+        // The legend sits under the axes, not over them.
+        QVERIFY(plot->legend->outerRect().top() >= plot->axisRect()->outerRect().bottom());
+        w.curves()->set_smoothing(0.6);
+        QCOMPARE(w.curves()->smoothing_text(), QString("0.60"));
     }
 
     void export_writes_valid_files() {
@@ -454,6 +724,13 @@ class TestWorkbench : public QObject {
         QString error;
         QVERIFY(!w.curves()->export_to(dir.path() + "/x.bmp", &error));
         QVERIFY(error.contains("unknown file type"));
+        // The dialog's name: the filter's suffix is added to a name typed without one.
+        QCOMPARE(export_path("/tmp/curves", "PNG image (*.png)"), QString("/tmp/curves.png"));
+        QCOMPARE(export_path("/tmp/curves", "CSV data (*.csv)"), QString("/tmp/curves.csv"));
+        QCOMPARE(export_path("/tmp/curves.svg", "PNG image (*.png)"), QString("/tmp/curves.svg"));
+        // The PNG has the plot's shape on screen.
+        const QImage png(dir.path() + "/curves.png");
+        QVERIFY(std::abs(double(png.width()) / png.height() - double(plot->width()) / plot->height()) < 0.01);
         QVERIFY(w.data_size_view()->export_to(dir.path() + "/size.csv", &error));
         QVERIFY(!QDir(dir.path())
                      .entryList(QDir::Hidden | QDir::Files)

@@ -14,7 +14,8 @@ namespace fone::gui {
 namespace {
 
 constexpr int kLegendMaxRuns = 12;
-constexpr double kHoverPixels = 12;
+constexpr double kHoverPixels = 40;      // how far (up or down) a curve may be from the mouse to be picked
+constexpr int kLegendEntryPixels = 230;  // a legend entry's width: the legend has as many columns as fit
 constexpr int kAntialiasMaxPoints = 4000;
 
 const QVector<double>& keys_of(const RunSeries& s, CurveMetric metric, CurveAxis axis) {
@@ -35,13 +36,18 @@ const QVector<double>& values_of(const RunSeries& s, CurveMetric metric) {
             return s.loss;
         case CurveMetric::digit_accuracy:
             return s.digit_accuracy;
+        case CurveMetric::typed_lowest:
+            return s.typed_lowest;
         default:
             return s.exact_match;
     }
 }
 
 QString metric_title(CurveMetric m) {
-    return m == CurveMetric::loss ? "loss" : m == CurveMetric::exact_match ? "exact match" : "digit accuracy";
+    return m == CurveMetric::loss           ? "loss"
+           : m == CurveMetric::exact_match  ? "exact match"
+           : m == CurveMetric::typed_lowest ? "typed sums (lowest shape)"
+                                            : "digit accuracy";
 }
 
 QString axis_title(CurveAxis a) {
@@ -59,21 +65,28 @@ double EmaSmoother::next(double x) {
 
 CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), catalog_(catalog) {
     metric_box_ = new QComboBox;
-    metric_box_->addItems({"Exact match", "Digit accuracy", "Loss"});
+    metric_box_->addItems({"Exact match", "Digit accuracy", "Loss", "Typed sums"});
     metric_box_->setToolTip(
         "Exact match: the whole answer right. Digit accuracy: the share of right answer "
-        "digits. Loss: the training loss (cross-entropy of the digits).");
+        "digits. Loss: the training loss (cross-entropy of the digits). Typed sums: exact match on the "
+        "shape of the typed suite that the model gets least right (round numbers, short ones, carries "
+        "to a round number, ...; addition and subtraction runs).");
     x_box_ = new QComboBox;
     x_box_->addItems({"Step", "Epoch", "Wall time"});
     smoothing_slider_ = new QSlider(Qt::Horizontal);
     smoothing_slider_->setRange(0, 999);
     smoothing_slider_->setMaximumWidth(140);
     smoothing_slider_->setToolTip("Smoothing: debiased exponential moving average, weight 0 … 0.999");
+    smoothing_value_ = new QLabel;
+    smoothing_value_->setMinimumWidth(smoothing_value_->fontMetrics().horizontalAdvance("0.999") + 4);
+    smoothing_value_->setText(smoothing_text());
     log_x_box_ = new QCheckBox("log x");
     log_y_box_ = new QCheckBox("log y");
     log_x_box_->setToolTip("True logarithmic axis; points at or below 0 are left out (and counted).");
     log_y_box_->setToolTip(log_x_box_->toolTip());
     note_ = new QLabel;
+    // The note takes what room is left: it never widens the row (the dock may be narrow).
+    note_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
     auto* export_button = new QPushButton("Export…");
     export_button->setToolTip("Save the plot as PNG, SVG or PDF, or its data as CSV (Ctrl+E)");
     controls()->addWidget(new QLabel("Show"));
@@ -82,6 +95,7 @@ CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), 
     controls()->addWidget(x_box_);
     controls()->addWidget(new QLabel("Smoothing"));
     controls()->addWidget(smoothing_slider_);
+    controls()->addWidget(smoothing_value_);
     controls()->addWidget(log_x_box_);
     controls()->addWidget(log_y_box_);
     controls()->addWidget(note_, 1);
@@ -90,7 +104,8 @@ CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), 
     connect(metric_box_, &QComboBox::currentIndexChanged, this, [this](int i) {
         set_metric(i == 0   ? CurveMetric::exact_match
                    : i == 1 ? CurveMetric::digit_accuracy
-                            : CurveMetric::loss);
+                   : i == 2 ? CurveMetric::loss
+                            : CurveMetric::typed_lowest);
     });
     connect(x_box_, &QComboBox::currentIndexChanged, this,
             [this](int i) { set_x_axis(static_cast<CurveAxis>(i)); });
@@ -105,8 +120,18 @@ CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), 
     // Live curves of many runs: thin pens drawn as fast polylines, without antialiasing once there are many
     // points (a replot of 20 runs x 5,000 points stays in a few ms).
     p->setPlottingHint(QCP::phFastPolylines, true);
+    // The legend in rows under the plot: long run names never cover a curve.
     p->legend->setVisible(true);
-    p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+    p->axisRect()->insetLayout()->take(p->legend);
+    p->plotLayout()->addElement(1, 0, p->legend);
+    p->plotLayout()->setRowStretchFactor(1, 0.001);
+    p->plotLayout()->setRowSpacing(2);
+    p->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    p->legend->setBorderPen(Qt::NoPen);
+    p->legend->setMargins(QMargins(4, 0, 4, 2));
+    QFont legend_font = p->legend->font();
+    legend_font.setPointSizeF(std::max(7.0, legend_font.pointSizeF() - 1));
+    p->legend->setFont(legend_font);
     tracer_ = new QCPItemTracer(p);
     tracer_->setStyle(QCPItemTracer::tsCrosshair);
     tracer_->setVisible(false);
@@ -122,6 +147,7 @@ CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), 
         request_replot();
     });
     connect(p, &QCustomPlot::mouseWheel, this, [this] { auto_range_ = false; });
+    connect(p, &QCustomPlot::afterLayout, this, [this] { update_legend_layout(); });
     connect(p, &QCustomPlot::mousePress, this, [this] { auto_range_ = false; });
     rebuild();
 }
@@ -142,7 +168,10 @@ void CurveView::set_runs(const QList<int>& rows) {
 
 void CurveView::set_metric(CurveMetric metric) {
     metric_ = metric;
-    const int index = metric == CurveMetric::exact_match ? 0 : metric == CurveMetric::digit_accuracy ? 1 : 2;
+    const int index = metric == CurveMetric::exact_match      ? 0
+                      : metric == CurveMetric::digit_accuracy ? 1
+                      : metric == CurveMetric::loss           ? 2
+                                                              : 3;
     if (metric_box_->currentIndex() != index) metric_box_->setCurrentIndex(index);
     auto_range_ = true;
     rebuild();
@@ -159,7 +188,41 @@ void CurveView::set_smoothing(double weight) {
     smoothing_ = std::clamp(weight, 0.0, 0.999);
     const int v = static_cast<int>(std::lround(smoothing_ * 1000));
     if (smoothing_slider_->value() != v) smoothing_slider_->setValue(v);
+    smoothing_value_->setText(smoothing_text());
     rebuild();
+}
+
+QString CurveView::smoothing_text() const {
+    return smoothing_ <= 0 ? QStringLiteral("off")
+                           : QString::number(smoothing_, 'f', smoothing_ >= 0.99 ? 3 : 2);
+}
+
+QString CurveView::hover_label() const {
+    return tracer_label_->visible() ? tracer_label_->text() : QString();
+}
+
+void CurveView::show_legend(bool visible) {
+    // Out of the layout while hidden: an empty legend's row would still take room from the axes.
+    QCustomPlot* p = plot();
+    QCPLayoutGrid* layout = p->plotLayout();
+    const bool placed = layout->rowCount() > 1 && layout->element(1, 0) == p->legend;
+    if (visible && !placed) {
+        layout->addElement(1, 0, p->legend);
+        layout->setRowStretchFactor(1, 0.001);
+    } else if (!visible && placed) {
+        layout->take(p->legend);
+        layout->simplify();
+    }
+    p->legend->setVisible(visible);
+}
+
+void CurveView::update_legend_layout() {
+    // As many columns as entries of kLegendEntryPixels fit across.
+    const int columns = std::max(1, plot()->width() / kLegendEntryPixels);
+    if (plot()->legend->wrap() != columns) {
+        plot()->legend->setWrap(columns);
+        request_replot();
+    }
 }
 
 void CurveView::set_log_axes(bool log_x, bool log_y) {
@@ -193,7 +256,7 @@ void CurveView::rebuild() {
         append_new_points(s);
         catalog_->ensure_series(s.row);  // the points come with seriesChanged when not loaded yet
     }
-    p->legend->setVisible(!shown_.empty() && shown_.size() <= kLegendMaxRuns);
+    show_legend(!shown_.empty() && shown_.size() <= kLegendMaxRuns);
     update_antialiasing();
     x_name_ = axis_title(x_axis_);
     y_name_ = metric_title(metric_);
@@ -300,25 +363,35 @@ int CurveView::point_count() const {
 }
 
 void CurveView::on_mouse_move(QMouseEvent* event) {
+    // The curve nearest the mouse at its x: each curve's point nearest in x, then the nearest of those in y
+    // (within kHoverPixels), so that a curve is picked without aiming at a pixel.
     QCustomPlot* p = plot();
     const QPointF pos = event->position();
     double best = kHoverPixels;
     QCPGraph* nearest = nullptr;
     double key = 0, value = 0;
+    // (a few pixels round the axes count: the last point sits on the right edge)
+    const bool inside = p->axisRect()->rect().adjusted(-6, -6, 6, 6).contains(pos.toPoint());
     for (const Shown& s : shown_) {
-        if (!s.graph || s.graph->dataCount() == 0) continue;
+        if (!inside || !s.graph || s.graph->dataCount() == 0) continue;
         const double x = p->xAxis->pixelToCoord(pos.x());
-        auto it = s.graph->data()->findBegin(x, false);
-        for (int k = 0; k < 2 && it != s.graph->data()->constEnd(); ++k, ++it) {
-            const double dx = p->xAxis->coordToPixel(it->key) - pos.x();
-            const double dy = p->yAxis->coordToPixel(it->value) - pos.y();
-            const double d = std::hypot(dx, dy);
-            if (d < best) {
-                best = d;
-                nearest = s.graph;
-                key = it->key;
-                value = it->value;
+        auto it = s.graph->data()->findBegin(x, true);
+        auto closest = it;
+        double closest_dx = 1e300;
+        for (int k = 0; k < 3 && it != s.graph->data()->constEnd(); ++k, ++it) {
+            const double dx = std::abs(p->xAxis->coordToPixel(it->key) - pos.x());
+            if (dx < closest_dx) {
+                closest_dx = dx;
+                closest = it;
             }
+        }
+        if (closest_dx > 3 * kHoverPixels) continue;  // the curve has no point near this x
+        const double dy = std::abs(p->yAxis->coordToPixel(closest->value) - pos.y());
+        if (dy < best) {
+            best = dy;
+            nearest = s.graph;
+            key = closest->key;
+            value = closest->value;
         }
     }
     tracer_->setVisible(nearest != nullptr);
@@ -333,7 +406,17 @@ void CurveView::on_mouse_move(QMouseEvent* event) {
         tracer_label_->setText(QStringLiteral("%1\n%2 %3, %4 %5")
                                    .arg(name, axis_title(x_axis_), QString::number(key, 'g', 6),
                                         metric_title(metric_), QString::number(value, 'g', 5)));
-        tracer_label_->position->setCoords(pos.x() + 10, pos.y() - 6);
+        // Right of and above the mouse, flipped where that would leave the plot.
+        const QFontMetrics metrics(tracer_label_->font());
+        const QRect text = metrics.boundingRect(QRect(), 0, tracer_label_->text());
+        const double w = text.width() + 8, h = text.height() + 4;
+        const QRect area = p->axisRect()->rect();
+        const bool left = pos.x() + 10 + w > area.right();
+        const bool below = pos.y() - 6 - h < area.top();
+        tracer_label_->setPositionAlignment((left ? Qt::AlignRight : Qt::AlignLeft) |
+                                            (below ? Qt::AlignTop : Qt::AlignBottom));
+        tracer_label_->position->setCoords(left ? pos.x() - 10 : pos.x() + 10,
+                                           below ? pos.y() + 12 : pos.y() - 6);
     }
     highlight(name);
     Q_EMIT runHovered(name);

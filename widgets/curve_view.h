@@ -1,7 +1,9 @@
 // Live training curves of the selected runs: loss, exact match or digit accuracy against step, epoch or
-// wall time; several runs overlaid; debiased exponential smoothing; true log axes; a hover crosshair with
-// the values; the hovered curve is emphasised and its run reported (runHovered) so the table can mark it.
-// New points of running runs are appended as they arrive, not redrawn from scratch.
+// wall time; several runs overlaid (their legend in rows under the plot, never over a curve); debiased
+// exponential smoothing (its weight shown by the slider); true log axes; a hover crosshair on the curve
+// nearest the mouse (by its x, within a generous reach) with the values in a label kept inside the plot;
+// the hovered curve is emphasised and its run reported (runHovered) so the table can mark it. New points of
+// running runs are appended as they arrive, not redrawn from scratch.
 #pragma once
 
 #include <QVector>
@@ -19,7 +21,7 @@ class QCPItemText;
 
 namespace fone::gui {
 
-enum class CurveMetric { loss, exact_match, digit_accuracy };
+enum class CurveMetric { loss, exact_match, digit_accuracy, typed_lowest };
 enum class CurveAxis { step, epoch, wall_time };
 
 // Debiased exponential moving average (as TensorBoard's): s_t = w·s_{t-1} + (1-w)·x_t, shown as
@@ -51,6 +53,9 @@ class CurveView : public PlotPanel {
     int point_count() const;
     void apply_theme(const Theme& theme) override;  // recolours the curves
 
+    QString smoothing_text() const;  // what the label by the slider says: "off", "0.60"
+    QString hover_label() const;     // the crosshair's label ("" when none)
+
   Q_SIGNALS:
     void runHovered(const QString& name);  // "" when the mouse leaves every curve
 
@@ -71,6 +76,8 @@ class CurveView : public PlotPanel {
     void on_mouse_move(class QMouseEvent* event);
     void update_axes();
     void update_antialiasing();
+    void update_legend_layout();
+    void show_legend(bool visible);
     void style_graph(Shown& shown, int index, bool emphasised);
 
     RunCatalog* catalog_;
@@ -83,6 +90,7 @@ class CurveView : public PlotPanel {
     QString highlighted_;
     QComboBox *metric_box_, *x_box_;
     QSlider* smoothing_slider_;
+    QLabel* smoothing_value_;
     QCheckBox *log_x_box_, *log_y_box_;
     QLabel* note_;
     QCPItemTracer* tracer_;

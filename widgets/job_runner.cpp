@@ -3,6 +3,9 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 #include <QTimer>
+#include <algorithm>
+
+#include "fone/platform/cpu.h"
 
 namespace fone::gui {
 
@@ -23,6 +26,18 @@ std::string string_field(const json& j, const char* key, const std::string& fall
 
 void keep_tail(QByteArray& tail) {
     if (tail.size() > kStderrKeep) tail = tail.right(kStderrKeep);
+}
+
+// Children that each take every core only fight (their OpenMP threads spin while the others hold the
+// cores): a run that does not choose its threads gets its share of the cores when several may run at once.
+QStringList with_thread_share(QStringList args, int max_parallel) {
+    const auto names = [&args](const QString& option) {
+        return std::any_of(args.begin(), args.end(),
+                           [&](const QString& a) { return a == option || a.startsWith(option + "="); });
+    };
+    if (max_parallel > 1 && !names("--threads") && !names("--config"))
+        args << "--threads" << QString::number(threads_per_run(max_parallel));
+    return args;
 }
 }  // namespace
 
@@ -119,7 +134,7 @@ void JobRunner::start(Job& job) {
     const int id = job.id;
     job.process = new QProcess(this);
     job.process->setProgram(cli_);
-    job.process->setArguments(job.args);
+    job.process->setArguments(with_thread_share(job.args, max_parallel_));
     connect(job.process, &QProcess::readyReadStandardOutput, this, [this, id] { read_stdout(id); });
     connect(job.process, &QProcess::readyReadStandardError, this, [this, id] { read_stderr(id); });
     connect(job.process, &QProcess::finished, this,

@@ -1,6 +1,7 @@
 // Training runs as child processes (`fone train ... --runs-dir DIR`), never in the window's process: the
 // window never waits on training, and a run that crashes takes only its own process down. A queue keeps at
-// most max_parallel children at once (single launches and sweep cells share it).
+// most max_parallel children at once (single launches and sweep cells share it); with more than one, a run
+// that does not choose its threads (--threads, --config) gets its share of the cores (threads_per_run).
 //
 // Cancel: SIGTERM (the run checkpoints and ends "stopped"), then SIGKILL after a grace period if it has not
 // exited. A queued job is simply dropped.
@@ -44,6 +45,7 @@ class JobRunner : public QObject {
     int running_count() const;
     int queued_count() const { return static_cast<int>(queue_.size()); }
     const QString& cli() const { return cli_; }
+    const QString& runs_dir() const { return runs_dir_; }
 
   Q_SIGNALS:
     void jobQueued(int job_id, const QString& label);

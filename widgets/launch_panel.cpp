@@ -9,6 +9,7 @@
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QStandardItemModel>
+#include <QThread>
 #include <QVBoxLayout>
 #include <cmath>
 
@@ -27,6 +28,18 @@ const char* const kModelKeys[] = {"hidden", "layers", "heads", "kv_heads", "inte
 const char* const kIntKeys[] = {"train_size", "test_size", "epochs", "batch", "seed", "threads"};
 const char* const kDefaultModel = "Default for the task and size";
 const char* const kDefaultChoice = "default";
+
+// The cores of this computer: more threads than that only slow a run down.
+int core_count() {
+    return std::max(1, QThread::idealThreadCount());
+}
+
+// Training examples: swap_operands adds b+a for every a+b (and a*b) with a ≠ b, almost doubling them.
+bool swaps_double(const TrainConfig& c) {
+    const TaskKind k = c.task.kind;
+    return c.swap_operands && (k == TaskKind::dec_add || k == TaskKind::int_add || k == TaskKind::mul3 ||
+                               k == TaskKind::mul4 || k == TaskKind::long_add);
+}
 
 QStringList from_std(const std::vector<std::string>& v) {
     QStringList out;
@@ -118,26 +131,32 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     add_edit(form, "batch", "Batch size", "Examples per optimiser step.");
     add_edit(form, "seed", "Seed", "Seeds the data, the initialisation and the batch order.");
     add_combo(form, "device", "Device", {"auto", "cpu", "cuda"}, "Where the run trains.");
-    add_edit(form, "threads", "CPU threads", "0: every core. Use 1 when several runs train at once.");
-    add_edit(form, "target_acc", "Stop at exact match",
-             "Stop once the test exact match reaches this fraction, e.g. 0.99.");
+    add_edit(form, "threads", "CPU threads",
+             QStringLiteral("0: every core (this computer has %1). Use 1 when several runs train at once.")
+                 .arg(core_count()));
+    add_edit(form, "target_acc", "Stop at exact match (%)",
+             "Stop once the test exact match reaches this percentage, e.g. 99.");
     add_edit(form, "name", "Run name", "Empty: made from task, method and time.");
     outer->addLayout(form);
 
-    general_error_ = new QLabel;
-    general_error_->setWordWrap(true);
-    general_error_->setStyleSheet("color: #d62728;");
     resolved_ = new QLabel;
     resolved_->setWordWrap(true);
     resolved_->setToolTip("The settings the run will get: your fields over the defaults and the preset.");
     launch_button_ = new QPushButton("Launch run");
-    launch_button_->setToolTip("Start `fone train` with these settings (Ctrl+Return)");
+    launch_button_->setToolTip("Start training with these settings (Ctrl+Return)");
     connect(launch_button_, &QPushButton::clicked, this, &LaunchPanel::launch);
-    outer->addWidget(general_error_);
     outer->addWidget(resolved_);
     outer->addStretch(1);
+    // What is wrong sits under the fields, by the button: typing never moves a field.
+    problems_ = new QLabel;
+    problems_->setWordWrap(true);
+    problems_->setStyleSheet("color: #d62728;");
+    // Room for three lines always (the whole list in the tooltip): the form above never moves or shrinks.
+    problems_->setFixedHeight(3 * problems_->fontMetrics().lineSpacing() + 4);
+    problems_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     auto* button_row = new QVBoxLayout;
     button_row->setContentsMargins(8, 4, 8, 8);
+    button_row->addWidget(problems_);
     button_row->addWidget(launch_button_);
     top->addLayout(button_row);
 
@@ -153,9 +172,10 @@ QLineEdit* LaunchPanel::add_edit(QFormLayout* form, const QString& key, const QS
     edit->setObjectName(key);
     edit->setToolTip(tip);
     edit->setClearButtonEnabled(true);
+    edit->setProperty("tip", tip);
     form->addRow(title, edit);
     edits_[key] = edit;
-    add_error_label(form, key);
+    titles_[key] = title.trimmed();
     connect(edit, &QLineEdit::textChanged, this, &LaunchPanel::validate);
     return edit;
 }
@@ -168,20 +188,12 @@ QComboBox* LaunchPanel::add_combo(QFormLayout* form, const QString& key, const Q
     combo->setMinimumContentsLength(8);
     combo->addItems(items);
     combo->setToolTip(tip);
+    combo->setProperty("tip", tip);
     form->addRow(title, combo);
     combos_[key] = combo;
-    add_error_label(form, key);
+    titles_[key] = title.trimmed();
     connect(combo, &QComboBox::currentIndexChanged, this, &LaunchPanel::validate);
     return combo;
-}
-
-void LaunchPanel::add_error_label(QFormLayout* form, const QString& key) {
-    auto* label = new QLabel;
-    label->setStyleSheet("color: #d62728;");
-    label->setWordWrap(true);
-    form->addRow(QString(), label);
-    form->setRowVisible(label, false);
-    errors_[key] = label;
 }
 
 void LaunchPanel::update_model_fields() {
@@ -230,7 +242,8 @@ json LaunchPanel::settings() const {
             }
         } else {
             const double v = text.toDouble(&ok);
-            if (ok) s[key.toStdString()] = v;
+            // The target is typed as a percentage; the run takes a fraction.
+            if (ok) s[key.toStdString()] = key == "target_acc" ? v / 100.0 : v;
         }
     }
     if (!property("preset").toString().isEmpty()) s["preset"] = property("preset").toString().toStdString();
@@ -256,9 +269,15 @@ void LaunchPanel::validate() {
         } else {
             const double v = text.toDouble(&ok);
             ok = ok && std::isfinite(v);
+            if (ok && key == "target_acc" && (v <= 0 || v > 100))
+                errors[key] = "a percentage above 0, at most 100";
         }
         if (!ok && !errors.contains(key))
-            errors[key] = integer ? "must be a whole number" : "must be a number, e.g. 3e-3";
+            errors[key] = integer               ? "must be a whole number"
+                          : key == "target_acc" ? "must be a percentage, e.g. 99"
+                                                : "must be a number, e.g. 3e-3";
+        if (ok && key == "threads" && text.toLongLong() > core_count())
+            errors[key] = QStringLiteral("at most %1: this computer has %1 cores").arg(core_count());
     }
     QString general;
     const json s = settings();
@@ -273,23 +292,32 @@ void LaunchPanel::validate() {
                                                          .arg(c.model.hidden)
                                                          .arg(c.model.layers)
                                                          .arg(c.model.heads);
-            resolved_->setText(
-                QStringLiteral("Will train: %1 with %2, %3 examples, %4; lr %5 %6, batch %7, %8 "
-                               "epochs (%9 steps), seed %10")
-                    .arg(QString::fromStdString(task_name(c.task.kind)), QString::fromStdString(c.method),
-                         format_count(double(c.train_size)), shape, QString::number(c.lr, 'g', 3),
-                         QString::fromStdString(c.schedule))
-                    .arg(c.batch)
-                    .arg(c.epochs)
-                    .arg(format_count(double(c.epochs) * std::ceil(double(c.train_size) / c.batch)))
-                    .arg(c.seed));
+            // Steps as the trainer counts them: ceil(examples / batch) per epoch, the swapped copies
+            // included.
+            const bool swaps = swaps_double(c);
+            const double examples = double(c.train_size) * (swaps ? 2 : 1);
+            QString text = QStringLiteral(
+                               "Will train: %1 with %2, %3 examples%4, %5; lr %6 %7, batch %8, %9 "
+                               "epochs (%10%11 steps), seed %12")
+                               .arg(QString::fromStdString(task_name(c.task.kind)),
+                                    QString::fromStdString(c.method), format_count(double(c.train_size)),
+                                    swaps ? QStringLiteral(" and their swaps (b+a for a+b)") : QString(),
+                                    shape, QString::number(c.lr, 'g', 3), QString::fromStdString(c.schedule))
+                               .arg(c.batch)
+                               .arg(c.epochs)
+                               .arg(swaps ? QStringLiteral("about ") : QString())
+                               .arg(format_count(double(c.epochs) * std::ceil(examples / c.batch)))
+                               .arg(c.seed);
+            if (c.target_acc > 0)
+                text += QStringLiteral("; stops at %1% exact match").arg(100.0 * c.target_acc, 0, 'g', 4);
+            resolved_->setText(text);
         } catch (const std::exception& e) {
             // One problem per line, "key: what is wrong"; a key without a field goes to the general label.
             for (const QString& line : QString::fromUtf8(e.what()).split('\n', Qt::SkipEmptyParts)) {
                 QString key = line.section(':', 0, 0).trimmed();
                 if (key == "size_level" || key == "model") key = "model";
                 const QString why = line.section(':', 1).trimmed();
-                if (errors_.contains(key))
+                if (titles_.contains(key))
                     errors[key] = why.isEmpty() ? line : why;
                 else
                     general += (general.isEmpty() ? "" : "\n") + line;
@@ -302,7 +330,7 @@ void LaunchPanel::validate() {
     show_errors(errors, general);
     update_placeholders();
     const bool valid = errors.isEmpty() && general.isEmpty();
-    launch_button_->setEnabled(valid);
+    launch_button_->setEnabled(valid && store_problem_.isEmpty());
     if (valid != valid_) {
         valid_ = valid;
         Q_EMIT validityChanged(valid);
@@ -311,16 +339,34 @@ void LaunchPanel::validate() {
 }
 
 void LaunchPanel::show_errors(const QMap<QString, QString>& errors, const QString& general) {
-    for (auto it = errors_.begin(); it != errors_.end(); ++it) {
-        const QString text = errors.value(it.key());
-        it.value()->setText(text);
-        form_->setRowVisible(it.value(), !text.isEmpty());
-        if (QWidget* field = edits_.contains(it.key()) ? static_cast<QWidget*>(edits_[it.key()])
-                                                       : static_cast<QWidget*>(combos_.value(it.key())))
-            field->setStyleSheet(text.isEmpty() ? QString() : "border: 1px solid #d62728;");
+    QStringList lines;
+    for (auto it = titles_.begin(); it != titles_.end(); ++it) {
+        const QString why = errors.value(it.key());
+        QWidget* field = edits_.contains(it.key()) ? static_cast<QWidget*>(edits_[it.key()])
+                                                   : static_cast<QWidget*>(combos_.value(it.key()));
+        if (!field) continue;
+        field->setStyleSheet(why.isEmpty() ? QString() : "border: 1px solid #d62728;");
+        field->setToolTip(why.isEmpty() ? field->property("tip").toString()
+                                        : why + "\n\n" + field->property("tip").toString());
+        if (!why.isEmpty()) lines << it.value() + ": " + why;
     }
-    general_error_->setText(general);
-    general_error_->setVisible(!general.isEmpty());
+    if (!general.isEmpty()) lines << general;
+    if (!store_problem_.isEmpty()) lines << store_problem_;
+    problems_->setText(lines.join('\n'));
+    problems_->setToolTip(lines.join('\n'));
+}
+
+QString LaunchPanel::problems_text() const {
+    return problems_->text();
+}
+
+QString LaunchPanel::resolved_text() const {
+    return resolved_->text();
+}
+
+void LaunchPanel::set_store_problem(const QString& problem) {
+    store_problem_ = problem;
+    validate();
 }
 
 void LaunchPanel::update_placeholders() {
@@ -331,10 +377,13 @@ void LaunchPanel::update_placeholders() {
         const std::size_t size = s.contains("train_size") ? s["train_size"].get<std::size_t>() : 51200;
         json d = default_train_settings(task, size);
         if (s.contains("preset")) d.update(preset_settings(s["preset"].get<std::string>()));
-        for (const char* key :
-             {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads", "target_acc"}) {
+        for (const char* key : {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads"}) {
             if (d.contains(key)) edits_[key]->setPlaceholderText("default " + json_text(d[key]));
         }
+        const double target = d.value("target_acc", 0.0);
+        edits_["target_acc"]->setPlaceholderText(
+            target > 0 ? QStringLiteral("default %1").arg(100 * target, 0, 'g', 4)
+                       : QStringLiteral("none: all epochs"));
         if (!d.contains("train_size")) edits_["train_size"]->setPlaceholderText("default 51200");
     } catch (const std::exception&) {
     }
@@ -346,10 +395,10 @@ void LaunchPanel::load_settings(const json& config) {
     auto value = [&](const char* key) { return config_value(config, key); };
     for (auto it = edits_.begin(); it != edits_.end(); ++it)
         it.value()->clear();
-    for (const char* key :
-         {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads", "target_acc"})
-        if (json v = value(key); v.is_number() && !(std::string(key) == "target_acc" && v.get<double>() == 0))
-            edits_[key]->setText(json_text(v));
+    for (const char* key : {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads"})
+        if (json v = value(key); v.is_number()) edits_[key]->setText(json_text(v));
+    if (json v = value("target_acc"); v.is_number() && v.get<double>() > 0)
+        edits_["target_acc"]->setText(QString::number(100.0 * v.get<double>(), 'g', 10));
     if (json v = value("task"); v.is_string()) combos_["task"]->setCurrentText(json_text(v));
     if (json v = value("method"); v.is_string()) combos_["method"]->setCurrentText(json_text(v));
     if (json v = value("schedule"); v.is_string()) combos_["schedule"]->setCurrentText(json_text(v));
@@ -395,7 +444,7 @@ void LaunchPanel::set_cuda_available(bool available, const QString& reason) {
 
 void LaunchPanel::launch() {
     validate();
-    if (!valid_) return;
+    if (!valid_ || !store_problem_.isEmpty()) return;
     const json s = settings();
     Q_EMIT launchRequested(train_args(s), label_for(s));
 }

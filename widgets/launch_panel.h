@@ -1,7 +1,9 @@
-// The launch panel: every setting of a training run, checked as you type (what is wrong shows next to the
-// field, from the same resolve_train_config the CLI uses), presets, "re-run this run's config", and the
-// `fone train` arguments it makes. Empty fields keep the defaults the task and training-set size choose
-// (shown greyed in the field).
+// The launch panel: every setting of a training run, checked as you type (a wrong field gets a red border,
+// and what is wrong is listed above the Launch button, so the fields never move while you type; from the same
+// resolve_train_config the CLI uses, plus the machine's core count for threads), presets, "re-run this
+// run's config", and the `fone train` arguments it makes. Empty fields keep the defaults the task and
+// training-set size choose (shown greyed in the field). "Stop at exact match" is a percentage like every
+// accuracy the window shows.
 #pragma once
 
 #include <QMap>
@@ -34,6 +36,11 @@ class LaunchPanel : public QWidget {
     bool is_valid() const { return valid_; }
     // Sets the CUDA choice enabled or greyed out with the reason (from `fone --version`).
     void set_cuda_available(bool available, const QString& reason);
+    // Why runs cannot be launched into the open store (read-only); "" when they can.
+    void set_store_problem(const QString& problem);
+    // What is wrong, one "Field: why" per line ("" when the settings are valid), and the "Will train" line.
+    QString problems_text() const;
+    QString resolved_text() const;
     QLineEdit* field(const QString& key) const { return edits_.value(key); }
     QComboBox* choice(const QString& key) const { return combos_.value(key); }
     QStringList preset_titles() const;
@@ -52,17 +59,17 @@ class LaunchPanel : public QWidget {
     QLineEdit* add_edit(QFormLayout* form, const QString& key, const QString& title, const QString& tip);
     QComboBox* add_combo(QFormLayout* form, const QString& key, const QString& title,
                          const QStringList& items, const QString& tip);
-    void add_error_label(QFormLayout* form, const QString& key);
     void update_model_fields();
     void update_placeholders();
     void show_errors(const QMap<QString, QString>& errors, const QString& general);
 
     QMap<QString, QLineEdit*> edits_;
     QMap<QString, QComboBox*> combos_;
-    QMap<QString, QLabel*> errors_;
+    QMap<QString, QString> titles_;  // field key -> its title
     QFormLayout* form_ = nullptr;
     QComboBox* presets_ = nullptr;
-    QLabel* general_error_ = nullptr;
+    QLabel* problems_ = nullptr;
+    QString store_problem_;
     QLabel* resolved_ = nullptr;
     QPushButton* launch_button_ = nullptr;
     bool valid_ = false;

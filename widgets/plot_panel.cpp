@@ -1,21 +1,29 @@
 #include "plot_panel.h"
 
 #include <qcustomplot.h>
+#include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <QToolTip>
 #include <QVBoxLayout>
 
+#include <cmath>
 #include <cstdio>
 
 namespace fone::gui {
 
 namespace {
+// A plot that has no size yet (never shown) is exported at this size.
 constexpr int kExportWidth = 1200, kExportHeight = 750;
+constexpr double kMinPngWidth = 1600;  // a small plot's PNG is scaled up to at least this many pixels
+constexpr double kHoverPixels = 14;    // how far from a point the mouse may be
 
 QString temp_path_for(const QString& path) {
     const QFileInfo info(path);
@@ -49,21 +57,25 @@ bool save_plot(QCustomPlot* plot, const QString& path, QString* error) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     const QString tmp = temp_path_for(path);
     plot->deselectAll();
+    // The picture on screen: its size (so circles stay round and texts where they are), more pixels.
+    const bool sized =
+        plot->width() >= 50 && plot->height() >= 50 && plot->testAttribute(Qt::WA_WState_Visible);
+    const int width = sized ? plot->width() : kExportWidth, height = sized ? plot->height() : kExportHeight;
     bool ok = false;
     if (suffix == "png") {
-        ok = plot->savePng(tmp, kExportWidth, kExportHeight, 2.0);
+        ok = plot->savePng(tmp, width, height, std::max(2.0, kMinPngWidth / width));
     } else if (suffix == "pdf") {
-        ok = plot->savePdf(tmp, kExportWidth, kExportHeight, QCP::epNoCosmetic);
+        ok = plot->savePdf(tmp, width, height, QCP::epNoCosmetic);
     } else if (suffix == "svg") {
         QSvgGenerator svg;
         svg.setFileName(tmp);
-        svg.setSize(QSize(kExportWidth, kExportHeight));
-        svg.setViewBox(QRect(0, 0, kExportWidth, kExportHeight));
+        svg.setSize(QSize(width, height));
+        svg.setViewBox(QRect(0, 0, width, height));
         svg.setTitle("FoNE Workbench plot");
         QCPPainter painter;
         ok = painter.begin(&svg);
         if (ok) {
-            plot->toPainter(&painter, kExportWidth, kExportHeight);
+            plot->toPainter(&painter, width, height);
             ok = painter.end();
         }
     } else {
@@ -76,6 +88,22 @@ bool save_plot(QCustomPlot* plot, const QString& path, QString* error) {
         return false;
     }
     return replace_file(tmp, path, error);
+}
+
+QString export_base_name(QCustomPlot* plot) {
+    QString title;
+    for (int i = 0; i < plot->plotLayout()->elementCount() && title.isEmpty(); ++i)
+        if (auto* text = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
+            title = text->text();
+    QString name = title.toLower().replace(QRegularExpression("[^a-z0-9.]+"), "-");
+    name = name.left(60).replace(QRegularExpression("^[-.]+|[-.]+$"), QString());
+    return name.isEmpty() ? QStringLiteral("plot") : name;
+}
+
+QString export_path(const QString& typed, const QString& filter) {
+    if (typed.isEmpty() || !QFileInfo(typed).suffix().isEmpty()) return typed;
+    const QRegularExpressionMatch m = QRegularExpression(R"(\*\.(\w+))").match(filter);
+    return m.hasMatch() ? typed + "." + m.captured(1) : typed;
 }
 
 QString plot_data_csv(QCustomPlot* plot, const QString& x_name, const QString& y_name) {
@@ -97,7 +125,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot),
     layout->addLayout(controls_);
     layout->addWidget(plot_, 1);
     plot_->setNoAntialiasingOnDrag(true);
-    plot_->setMinimumSize(200, 150);
+    plot_->setMinimumSize(200, 110);  // a short dock on a 1280 x 720 screen
     throttle_.setInterval(100);
     throttle_.setSingleShot(true);
     connect(&throttle_, &QTimer::timeout, this, [this] {
@@ -119,8 +147,79 @@ double PlotPanel::last_replot_ms() const {
 
 void PlotPanel::apply_theme(const Theme& theme) {
     theme_ = theme;
-    apply_theme_to_plot(theme, plot_);
+    if (redraw_)
+        redraw_figure(theme.name == "dark");
+    else
+        apply_theme_to_plot(theme, plot_);
     plot_->replot();
+}
+
+void PlotPanel::set_figure(std::function<void(bool dark_page)> redraw) {
+    redraw_ = std::move(redraw);
+}
+
+void PlotPanel::redraw_figure(bool dark_page) {
+    if (redraw_) redraw_(dark_page);
+}
+
+void PlotPanel::enable_inspection(std::function<QString(const PlotHit&)> describe) {
+    describe_ = std::move(describe);
+    if (inspecting_) return;
+    inspecting_ = true;
+    plot_->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot_->setMouseTracking(true);
+    connect(plot_, &QCustomPlot::mouseMove, this,
+            [this](QMouseEvent* e) { on_hover(e->position(), e->globalPosition().toPoint()); });
+    connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
+        if (redraw_) {
+            redraw_figure(theme_.name == "dark");
+        } else {
+            plot_->rescaleAxes();
+        }
+        plot_->replot();
+    });
+}
+
+PlotHit PlotPanel::hit_at(const QPointF& pixel) const {
+    // QCustomPlot's own hit test: 0 inside a bar, else the distance to a line or point, with the data index.
+    PlotHit best;
+    double best_distance = kHoverPixels;
+    for (int i = 0; i < plot_->plottableCount(); ++i) {
+        QCPAbstractPlottable* p = plot_->plottable(i);
+        QCPPlottableInterface1D* data = p->interface1D();
+        if (!p->visible() || !data) continue;
+        QVariant details;
+        const double d = p->selectTest(pixel, false, &details);
+        const QCPDataSelection selection = details.value<QCPDataSelection>();
+        if (d < 0 || d >= best_distance || selection.isEmpty()) continue;
+        const int index = selection.dataRange().begin();
+        best_distance = d;
+        best = {p, data->dataMainKey(index), data->dataMainValue(index), {}};
+    }
+    if (best.plottable) {
+        if (auto ticks = best.plottable->keyAxis()->ticker().dynamicCast<QCPAxisTickerText>()) {
+            const auto it = ticks->ticks().constFind(best.key);
+            if (it != ticks->ticks().constEnd()) best.key_label = it.value();
+        }
+    }
+    return best;
+}
+
+QString PlotPanel::hover_text(const QPointF& pixel) const {
+    const PlotHit hit = hit_at(pixel);
+    if (!hit.plottable) return {};
+    if (describe_) return describe_(hit);
+    const QString key = hit.key_label.isEmpty() ? QString::number(hit.key, 'g', 6) : hit.key_label;
+    const QString name = hit.plottable->name();
+    return (name.isEmpty() ? QString() : name + ": ") + key + " → " + QString::number(hit.value, 'g', 4);
+}
+
+void PlotPanel::on_hover(const QPointF& pixel, const QPoint& global) {
+    const QString text = hover_text(pixel);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(global, text, plot_);
 }
 
 QString PlotPanel::data_csv() const {
@@ -129,7 +228,18 @@ QString PlotPanel::data_csv() const {
 
 bool PlotPanel::export_to(const QString& path, QString* error) {
     if (QFileInfo(path).suffix().toLower() == "csv") return save_text(path, data_csv(), error);
-    return save_plot(plot_, path, error);
+    if (!redraw_ || theme_.name != "dark") return save_plot(plot_, path, error);
+    // A figure on a dark page is exported on white: drawn again for the file, at the same zoom.
+    const QCPRange x = plot_->xAxis->range(), y = plot_->yAxis->range();
+    redraw_figure(false);
+    plot_->xAxis->setRange(x);
+    plot_->yAxis->setRange(y);
+    const bool ok = save_plot(plot_, path, error);
+    redraw_figure(true);
+    plot_->xAxis->setRange(x);
+    plot_->yAxis->setRange(y);
+    plot_->replot();
+    return ok;
 }
 
 QPushButton* PlotPanel::add_export_button() {
@@ -140,10 +250,14 @@ QPushButton* PlotPanel::add_export_button() {
 }
 
 void PlotPanel::export_dialog() {
-    const QString path =
-        QFileDialog::getSaveFileName(this, "Export plot or data", "plot.png",
-                                     "PNG image (*.png);;SVG (*.svg);;PDF (*.pdf);;CSV data (*.csv)");
-    if (path.isEmpty()) return;
+    static QString folder;  // where the last export went, for the session
+    QString filter;
+    const QString typed = QFileDialog::getSaveFileName(
+        this, "Export plot or data", QDir(folder).filePath(export_base_name(plot_) + ".png"),
+        "PNG image (*.png);;SVG (*.svg);;PDF (*.pdf);;CSV data (*.csv)", &filter);
+    if (typed.isEmpty()) return;
+    const QString path = export_path(typed, filter);
+    folder = QFileInfo(path).absolutePath();
     QString error;
     if (!export_to(path, &error)) QMessageBox::warning(this, "Export", error);
 }

@@ -1,23 +1,41 @@
 // What every plot view shares: a QCustomPlot under a row of controls, the theme, a replot throttle (live
-// data asks for a replot as often as it likes; at most one happens per frame interval), and export of the
-// figure (PNG at 2x for hi-dpi, SVG, PDF) and of its data (CSV). Files are written to a temporary file and
-// renamed.
+// data asks for a replot as often as it likes; at most one happens per frame interval), export of the
+// figure (PNG, SVG, PDF: the picture on screen, its shape and layout, PNG at twice the pixels or more) and
+// of its data (CSV), and for the analysis figures zoom, pan and the value under the mouse. Files are written
+// to a temporary file and renamed.
 #pragma once
 
 #include <QElapsedTimer>
 #include <QTimer>
 #include <QWidget>
+#include <functional>
 
 #include "theme.h"
 
 class QCustomPlot;
+class QCPAbstractPlottable;
 class QHBoxLayout;
 class QPushButton;
 
 namespace fone::gui {
 
-// Writes the plot by the file's suffix: .png (scale 2), .svg, .pdf. False with *error set on failure.
+// Writes the plot by the file's suffix: .png, .svg, .pdf, at the plot's size on screen (PNG at a scale of 2,
+// more for a small plot, so that it is at least 1600 pixels wide). False with *error set on failure.
 bool save_plot(QCustomPlot* plot, const QString& path, QString* error);
+// The file name an export offers: the plot's title in lower case with dashes ("spectrum-of-the-fone-
+// encoder"), "plot" when it has none; no folder, no suffix.
+QString export_base_name(QCustomPlot* plot);
+// What was typed in the export dialog, with the suffix of the chosen filter ("PNG image (*.png)") added when
+// it has none.
+QString export_path(const QString& typed, const QString& filter);
+
+// A data point under the mouse: the plottable, its key and value, and the key's tick label when the axis
+// names its ticks ("x mod 10", "10⁻¹").
+struct PlotHit {
+    QCPAbstractPlottable* plottable = nullptr;
+    double key = 0, value = 0;
+    QString key_label;
+};
 // Writes text through a temporary file and a rename (QSaveFile).
 bool save_text(const QString& path, const QString& text, QString* error);
 // The data of every visible graph of a plot: "series,x,y" rows (names quoted when needed).
@@ -48,6 +66,19 @@ class PlotPanel : public QWidget {
     // shortcut finds a view's button by this text).
     QPushButton* add_export_button();
 
+    // An analysis figure (drawn by fone::plots), which `redraw(dark_page)` draws again: on screen it follows
+    // the theme (a dark page in the dark theme); exports are drawn on a white page; a double-click draws it
+    // again (undoing zoom and pan).
+    void set_figure(std::function<void(bool dark_page)> redraw);
+    bool is_figure() const { return static_cast<bool>(redraw_); }
+    // Drag to pan, wheel to zoom, double-click to fit, and the value under the mouse in a tooltip, in the
+    // words `describe` gives (default: "name: key → value").
+    void enable_inspection(std::function<QString(const PlotHit&)> describe = {});
+    // The data point nearest a pixel of the plot (within a few pixels; a bar anywhere over its width) and its
+    // tooltip text; "" where there is none.
+    PlotHit hit_at(const QPointF& pixel) const;
+    QString hover_text(const QPointF& pixel) const;
+
   public Q_SLOTS:
     void export_dialog();  // asks for a file name and exports
 
@@ -57,11 +88,17 @@ class PlotPanel : public QWidget {
     QString x_name_ = "x", y_name_ = "y";
 
   private:
+    void redraw_figure(bool dark_page);
+    void on_hover(const QPointF& pixel, const QPoint& global);
+
     QCustomPlot* plot_;
     QHBoxLayout* controls_;
     QTimer throttle_;
     bool pending_ = false;
     Theme theme_ = light_theme();
+    std::function<void(bool)> redraw_;
+    std::function<QString(const PlotHit&)> describe_;
+    bool inspecting_ = false;
 };
 
 }  // namespace fone::gui

@@ -1,5 +1,9 @@
 #include "run_catalog.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -11,6 +15,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "fone/store/file_read.h"
+#include "fone/store/run_lock.h"
 #include "fone/store/run_store.h"
 
 namespace fone::gui {
@@ -170,6 +176,13 @@ void apply_event(RunEntry& e, const json& ev) {
             e.series.eval_time.push_back(time);
             e.series.exact_match.push_back(e.exact_match);
             e.series.digit_accuracy.push_back(e.digit_accuracy);
+            double lowest = NAN;
+            if (ev.contains("typed") && ev["typed"].is_object())
+                for (const auto& [shape, value] : ev["typed"].items())
+                    if (value.is_number())
+                        lowest =
+                            std::isnan(lowest) ? value.get<double>() : std::min(lowest, value.get<double>());
+            e.series.typed_lowest.push_back(lowest);
         }
     } else if (kind == "start") {
         e.params = number_or(ev, "params", e.params);
@@ -177,14 +190,28 @@ void apply_event(RunEntry& e, const json& ev) {
 }
 
 int read_new_metrics(RunEntry& e) {
-    QFile file(e.dir + "/" + fone::kMetricsFile);
-    if (!file.open(QIODevice::ReadOnly)) return 0;
-    if (file.size() < e.metrics_offset) {  // rewritten (a restarted run): read it again
+    // A regular file of bounded size only (as the store reads it, fone/store/file_read.h): a metrics.jsonl
+    // that is a FIFO or a link to /dev/zero must neither hang the window nor fill its memory.
+    const int fd = ::open(QString(e.dir + "/" + fone::kMetricsFile).toLocal8Bit().constData(),
+                          O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return 0;
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        static_cast<std::uint64_t>(st.st_size) > fone::kMaxMetricsFileBytes) {
+        ::close(fd);
+        return 0;
+    }
+    QFile file;
+    if (!file.open(fd, QIODevice::ReadOnly, QFileDevice::AutoCloseHandle)) {
+        ::close(fd);
+        return 0;
+    }
+    if (st.st_size < e.metrics_offset) {  // rewritten (a restarted run): read it again
         e.metrics_offset = 0;
         e.series.clear();
     }
     if (!file.seek(e.metrics_offset)) return 0;
-    const QByteArray bytes = file.readAll();
+    const QByteArray bytes = file.read(st.st_size - e.metrics_offset);
     qsizetype consumed = 0;
     const int records = apply_metrics_bytes(e, bytes, consumed);
     e.metrics_offset += consumed;
@@ -300,8 +327,9 @@ void RunCatalog::refresh_row(int row) {
     // The run's files are reread only when status.json changed or its process is gone (a stat and a
     // kill(pid, 0), not three JSON files, per running run and poll).
     const QDateTime status_time = QFileInfo(e.dir + "/" + fone::kStatusFile).lastModified();
-    const bool gone = e.status == "running" && e.pid > 0 && e.host == QString::fromStdString(host_name()) &&
-                      !process_alive(e.pid);
+    // The run's lock says whether its process lives (the same rule as the store's: a pid may be reused).
+    const bool gone = e.status == "running" && e.host == QString::fromStdString(host_name()) &&
+                      !run_process_alive(e.dir.toStdString(), e.pid);
     bool changed_status = false;
     if (status_time != e.status_time || gone) {
         const int job = e.job_id;

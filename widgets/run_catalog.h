@@ -31,6 +31,8 @@ struct RunSeries {
     QVector<double> loss_step, loss_epoch, loss_time, loss;
     // eval events of the test split
     QVector<double> eval_step, eval_epoch, eval_time, exact_match, digit_accuracy;
+    // The typed suite's lowest shape (fone/tasks/typed_sums.h); NaN for events without one.
+    QVector<double> typed_lowest;
     void clear() { *this = RunSeries(); }
 };
 
@@ -60,8 +62,10 @@ struct RunEntry {
     bool series_loading = false;  // being read in a worker thread
     qint64 metrics_offset = 0;    // bytes of metrics.jsonl already read
 
-    // Steps done of all steps; before any progress line is read, epochs done (status.json) of all epochs.
+    // Steps done of all steps; before any progress line is read, epochs done (status.json) of all epochs;
+    // -1 for a broken run (its files cannot be trusted to say).
     double progress() const {
+        if (status == "broken") return -1;
         if (total_steps > 0) return step / total_steps;
         if (status == "finished") return 1;
         return epochs > 0 ? std::min(1.0, epoch / epochs) : 0;

@@ -46,7 +46,8 @@ QVariant RunTableModel::display(const RunEntry& e, int column) const {
         case kStatus:
             return e.status;
         case kProgress:
-            return QString::number(std::lround(100 * e.progress())) + "%";
+            return e.progress() < 0 ? QStringLiteral("—")
+                                    : QString::number(std::lround(100 * e.progress())) + "%";
         case kTask:
             return e.task;
         case kMethod:
@@ -108,6 +109,32 @@ QVariant RunTableModel::sort_value(const RunEntry& e, int column) const {
     }
 }
 
+QString RunTableModel::csv_value(const RunEntry& e, int column) const {
+    auto number = [](double v, double scale = 1) {
+        return v < 0 ? QString() : QString::number(scale * v, 'g', 12);
+    };
+    switch (column) {
+        case kProgress:
+            return number(e.progress(), 100);
+        case kParams:
+            return e.params > 0 ? number(e.params) : QString();
+        case kTrainSize:
+            return e.train_size > 0 ? number(e.train_size) : QString();
+        case kLr:
+            return e.lr > 0 ? number(e.lr) : QString();
+        case kExactMatch:
+            return number(e.exact_match, 100);
+        case kBestExactMatch:
+            return number(e.best_exact_match, 100);
+        case kDigitAccuracy:
+            return number(e.digit_accuracy, 100);
+        case kElapsed:
+            return e.elapsed_seconds > 0 ? QString::number(e.elapsed_seconds, 'f', 1) : QString();
+        default:
+            return display(e, column).toString();
+    }
+}
+
 QVariant RunTableModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= catalog_->size()) return {};
     const RunEntry& e = catalog_->at(index.row());
@@ -117,6 +144,8 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
             return display(e, column);
         case kSortRole:
             return sort_value(e, column);
+        case kCsvRole:
+            return csv_value(e, column);
         case kCatalogRowRole:
             return index.row();
         case kStatusRole:
@@ -150,6 +179,13 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
 QVariant RunTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
     if (orientation != Qt::Horizontal || section < 0 || section >= kColumnCount) return {};
     if (role == Qt::DisplayRole) return QString::fromUtf8(kHeaders[section]);
+    if (role == kCsvRole) {
+        const QString title = QString::fromUtf8(kHeaders[section]);
+        if (section == kProgress || section == kExactMatch || section == kBestExactMatch ||
+            section == kDigitAccuracy)
+            return title + " (%)";
+        return section == kElapsed ? title + " (s)" : title;
+    }
     if (role == Qt::ToolTipRole) return column_tooltip(section);
     return {};
 }
@@ -251,12 +287,16 @@ void RunStatusDelegate::paint(QPainter* painter, const QStyleOptionViewItem& opt
         initStyleOption(&background, index);
         background.text.clear();
         QApplication::style()->drawControl(QStyle::CE_ItemViewItem, &background, painter);
+        const double progress = index.data(RunTableModel::kProgressRole).toDouble();
+        if (progress < 0) {  // a broken run: no bar
+            QStyledItemDelegate::paint(painter, option, index);
+            return;
+        }
         QStyleOptionProgressBar bar;
         bar.rect = option.rect.adjusted(2, 3, -2, -3);
         bar.minimum = 0;
         bar.maximum = 1000;
-        bar.progress =
-            static_cast<int>(std::lround(1000 * index.data(RunTableModel::kProgressRole).toDouble()));
+        bar.progress = static_cast<int>(std::lround(1000 * progress));
         const double eta = index.data(RunTableModel::kEtaRole).toDouble();
         bar.text =
             QString::number(bar.progress / 10) + "%" + (eta >= 0 ? "  ETA " + format_seconds(eta) : "");

@@ -34,8 +34,16 @@ class RunTableModel : public QAbstractTableModel {
         kMessage,
         kColumnCount
     };
-    // Roles beyond Qt's: the value to sort by, the catalog row, the run's state for the delegate.
-    enum Role { kSortRole = Qt::UserRole + 1, kCatalogRowRole, kStatusRole, kProgressRole, kEtaRole };
+    // Roles beyond Qt's: the value to sort by, the catalog row, the run's state for the delegate, and the
+    // cell as CSV wants it (numbers as numbers: 493696, 40.5; percentages and seconds in the header).
+    enum Role {
+        kSortRole = Qt::UserRole + 1,
+        kCatalogRowRole,
+        kStatusRole,
+        kProgressRole,
+        kEtaRole,
+        kCsvRole
+    };
 
     explicit RunTableModel(RunCatalog* catalog, QObject* parent = nullptr);
     int rowCount(const QModelIndex& parent = {}) const override;
@@ -54,6 +62,7 @@ class RunTableModel : public QAbstractTableModel {
   private:
     QVariant display(const RunEntry& e, int column) const;
     QVariant sort_value(const RunEntry& e, int column) const;
+    QString csv_value(const RunEntry& e, int column) const;
     RunCatalog* catalog_;
     QString highlighted_;
 };

@@ -8,12 +8,17 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTextDocument>
+#include <QThread>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
 
+#include "confirm.h"
+#include "fone/store/model_config.h"
 #include "fone/store/run_policy.h"
 #include "fone/store/run_store.h"
 #include "fone/store/sweep.h"
@@ -25,6 +30,41 @@ namespace fone::gui {
 
 using nlohmann::json;
 
+namespace {
+
+constexpr std::size_t kSliceCells = 250;  // cells queued per turn of the event loop
+
+std::optional<TrainConfig> resolved(const json& settings) {
+    try {
+        std::vector<json> layers;
+        if (settings.contains("preset"))
+            layers.push_back(preset_settings(settings["preset"].get<std::string>()));
+        layers.push_back(settings);
+        return resolve_train_config(layers);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
+// The model's size without its embedding table (which depends on the method's vocabulary): what the
+// training time grows with.
+double body_params(const TrainConfig& c) {
+    return static_cast<double>(count_params(c.model, 0).without_embedding());
+}
+
+// "level 3" or "h128 L2", as the run table names a model shape.
+QString shape_key(const TrainConfig& c) {
+    return c.size_level > 0 ? QStringLiteral("level %1").arg(c.size_level)
+                            : QStringLiteral("h%1 L%2").arg(c.model.hidden).arg(c.model.layers);
+}
+
+double median(std::vector<double> v) {
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
 std::vector<long long> doubling_sizes(long long from, long long to) {
     if (from < 1 || to < from) return {};
     const std::vector<std::uint64_t> sizes = fone::doubling_sizes(from, to);
@@ -35,6 +75,8 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     : QWidget(parent), launch_panel_(launch_panel), catalog_(catalog) {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
+    // Narrow docks (a 1280 x 720 screen) put a field under its label rather than widen the window.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     name_ = new QLineEdit("sweep-" + QDateTime::currentDateTime().toString("MMdd-HHmm"));
     name_->setToolTip("Prefix of the run names: NAME-n<size>-l<level>-<method>-s<seed>");
     from_ = new QLineEdit("800");
@@ -48,25 +90,25 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     sizes->addWidget(from_);
     sizes->addWidget(new QLabel("to"));
     sizes->addWidget(to_);
-    form->addRow("Training sizes (doubling)", sizes);
+    form->addRow("Training sizes", sizes);
     auto* level_grid = new QGridLayout;
     for (int level = 0; level <= 6; ++level) {
         auto* box = new QCheckBox(level == 0 ? QStringLiteral("default") : QStringLiteral("%1").arg(level));
         box->setToolTip(level == 0 ? "The default model for the task and size" : "The paper's size level");
         box->setChecked(level == 0);
-        level_grid->addWidget(box, 0, level);
+        level_grid->addWidget(box, level / 4, level % 4);
         levels_.push_back(box);
         connect(box, &QCheckBox::toggled, this, &SweepDesigner::update_summary);
     }
     form->addRow("Size levels", level_grid);
-    // Every method the engine has, four to a row; FoNE alone is ticked (the baselines are one click away).
+    // Every method the engine has, three to a row; FoNE alone is ticked (the baselines are one click away).
     auto* method_grid = new QGridLayout;
     const std::vector<std::string> methods = method_names();
     for (std::size_t i = 0; i < methods.size(); ++i) {
         auto* box = new QCheckBox(QString::fromStdString(methods[i]));
         box->setChecked(methods[i] == "fone");
         box->setToolTip(QString::fromStdString(method_description(methods[i])));
-        method_grid->addWidget(box, static_cast<int>(i / 4), static_cast<int>(i % 4));
+        method_grid->addWidget(box, static_cast<int>(i / 3), static_cast<int>(i % 3));
         methods_.push_back(box);
         connect(box, &QCheckBox::toggled, this, &SweepDesigner::update_summary);
     }
@@ -76,9 +118,11 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     parallel_->setRange(1, 64);
     parallel_->setToolTip("The queue trains at most this many runs at once (single launches included)");
     threads_ = new QSpinBox;
-    threads_->setRange(0, 256);
+    threads_->setRange(0, std::max(1, QThread::idealThreadCount()));
     threads_->setValue(1);
-    threads_->setToolTip("CPU threads per run (0: every core). 1 suits several runs at once.");
+    threads_->setToolTip(QStringLiteral("CPU threads per run (0: every core; this computer has %1). 1 suits "
+                                        "several runs at once.")
+                             .arg(std::max(1, QThread::idealThreadCount())));
     parallel_->setMaximumWidth(80);
     threads_->setMaximumWidth(80);
     form->addRow("Runs at once", parallel_);
@@ -97,7 +141,14 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     for (QLineEdit* e : {name_, from_, to_, seeds_})
         connect(e, &QLineEdit::textChanged, this, &SweepDesigner::update_summary);
     connect(launch_panel_, &LaunchPanel::settingsChanged, this, &SweepDesigner::update_summary);
-    connect(catalog_, &RunCatalog::loaded, this, &SweepDesigner::update_summary);
+    connect(catalog_, &RunCatalog::loaded, this, [this] {
+        speeds_stale_ = true;
+        update_summary();
+    });
+    // A run that finishes is one more speed to estimate from.
+    connect(catalog_, &RunCatalog::rowChanged, this, [this](int row) {
+        if (catalog_->at(row).status == "finished") speeds_stale_ = true;
+    });
     connect(parallel_, &QSpinBox::valueChanged, this, [this](int n) {
         update_summary();
         Q_EMIT maxParallelChanged(n);
@@ -186,89 +237,156 @@ std::vector<SweepCell> SweepDesigner::cells(QString* error) const {
     return out;
 }
 
-double SweepDesigner::estimate_seconds(const json& settings) const {
-    TrainConfig config;
-    try {
-        std::vector<json> layers;
-        if (settings.contains("preset"))
-            layers.push_back(preset_settings(settings["preset"].get<std::string>()));
-        layers.push_back(settings);
-        config = resolve_train_config(layers);
-    } catch (const std::exception&) {
-        return -1;
-    }
-    // Training examples per second of finished runs with this shape (median), from their summaries.
-    std::vector<double> speeds;
+void SweepDesigner::update_speeds() {
+    // Training examples per second of every finished run (from its summary), with its shape and size.
+    speeds_.clear();
     for (int r = 0; r < catalog_->size(); ++r) {
         const RunEntry& e = catalog_->at(r);
         if (e.status != "finished" || !e.summary.is_object()) continue;
-        const double level = e.size_level;
-        const bool same =
-            config.size_level > 0
-                ? level == config.size_level
-                : level == 0 && config_value(e.config, "model").is_object() &&
-                      json_number(config_value(e.config, "model"), "hidden", 0) == config.model.hidden &&
-                      json_number(config_value(e.config, "model"), "layers", 0) == config.model.layers;
         const double train_seconds = json_number(e.summary, "train_seconds", 0.0),
                      epochs = json_number(e.summary, "epoch", 0.0);
-        if (same && train_seconds > 0 && epochs > 0) speeds.push_back(e.train_size * epochs / train_seconds);
+        const std::optional<TrainConfig> c = resolved(e.config);
+        if (!c || train_seconds <= 0 || epochs <= 0) continue;
+        speeds_.emplace_back(shape_key(*c), QString::fromStdString(c->method),
+                             Speed{double(c->train_size) * epochs / train_seconds, body_params(*c)});
     }
-    if (speeds.empty()) return -1;
-    std::nth_element(speeds.begin(), speeds.begin() + speeds.size() / 2, speeds.end());
-    const double speed = speeds[speeds.size() / 2];
-    return double(config.train_size) * config.epochs / speed;
+    speeds_stale_ = false;
+}
+
+std::vector<SweepDesigner::Speed> SweepDesigner::speeds_of(const QString& shape,
+                                                           const QString& method) const {
+    std::vector<Speed> out;
+    for (const auto& [s, m, speed] : speeds_)
+        if ((shape.isEmpty() || s == shape) && (method.isEmpty() || m == method)) out.push_back(speed);
+    return out;
+}
+
+CellEstimate SweepDesigner::estimate(const json& settings) const {
+    if (speeds_stale_) const_cast<SweepDesigner*>(this)->update_speeds();
+    const std::optional<TrainConfig> config = resolved(settings);
+    CellEstimate out;
+    if (!config) return out;
+    const double examples = double(config->train_size) * config->epochs;
+    const QString shape = shape_key(*config), method = QString::fromStdString(config->method);
+    // Measured: runs of this shape and method. Scaled: runs of this method (else of any), their speed times
+    // their size over this model's.
+    if (const auto same = speeds_of(shape, method); !same.empty()) {
+        std::vector<double> v;
+        for (const Speed& s : same)
+            v.push_back(s.examples_per_second);
+        return {examples / median(v), CellEstimate::Basis::measured};
+    }
+    std::vector<Speed> others = speeds_of({}, method);
+    if (others.empty()) others = speeds_of({}, {});
+    const double params = body_params(*config);
+    std::vector<double> v;
+    for (const Speed& s : others)
+        if (s.params > 0 && params > 0) v.push_back(s.examples_per_second * s.params / params);
+    if (v.empty()) return out;
+    return {examples / median(v), CellEstimate::Basis::scaled};
 }
 
 void SweepDesigner::update_summary() {
+    if (queuing()) return;  // the summary says how far the queuing got
     QString error;
     const std::vector<SweepCell> grid = cells(&error);
-    queue_button_->setEnabled(!grid.empty());
-    if (grid.empty()) {
+    queue_button_->setEnabled(!grid.empty() && store_problem_.isEmpty());
+    if (!store_problem_.isEmpty()) error = store_problem_ + (grid.empty() ? " " + error : QString());
+    if (grid.empty() || !store_problem_.isEmpty()) {
         summary_->setText("<span style='color:#d62728'>" + error.toHtmlEscaped() + "</span>");
         return;
     }
+    // Cells differ in seed alone share an estimate.
+    std::map<std::string, CellEstimate> known;
     double total = 0;
-    int unknown = 0;
+    int measured = 0, scaled = 0, unknown = 0;
     for (const SweepCell& cell : grid) {
-        const double s = estimate_seconds(cell.settings);
-        if (s < 0)
+        json key = cell.settings;
+        key.erase("seed");
+        key.erase("name");
+        auto it = known.find(key.dump());
+        if (it == known.end()) it = known.emplace(key.dump(), estimate(cell.settings)).first;
+        const CellEstimate& e = it->second;
+        if (e.seconds < 0) {
             ++unknown;
-        else
-            total += s;
+            continue;
+        }
+        total += e.seconds;
+        (e.basis == CellEstimate::Basis::measured ? measured : scaled)++;
     }
     const int at_once = std::min<int>(parallel_->value(), static_cast<int>(grid.size()));
-    QString text = QStringLiteral("<b>%1 runs</b>").arg(grid.size());
-    if (unknown < static_cast<int>(grid.size()))
+    QString text = QStringLiteral("<b>%1 runs</b>").arg(format_count(double(grid.size())));
+    estimate_line_.clear();
+    if (unknown == 0) {
+        estimate_line_ = QStringLiteral("about %1 of training").arg(format_seconds(total));
+        if (at_once > 1)
+            estimate_line_ += QStringLiteral(", about %1 with %2 at once")
+                                  .arg(format_seconds(total / at_once))
+                                  .arg(at_once);
         text += at_once > 1
                     ? QStringLiteral(", about %1 of training; %2 at once: about %3 if the cores keep up")
                           .arg(format_seconds(total))
                           .arg(at_once)
                           .arg(format_seconds(total / at_once))
                     : QStringLiteral(", about %1 one after another").arg(format_seconds(total));
-    if (unknown < static_cast<int>(grid.size()))
-        text += " (estimated from the training speed of finished runs of the same model shape)";
-    if (unknown > 0)
+        text += scaled == 0 ? QStringLiteral(
+                                  " (every run estimated from finished runs of its model shape and "
+                                  "method)")
+                            : QStringLiteral(
+                                  " (%1 from finished runs of the same shape and method, %2 scaled "
+                                  "by model size from other finished runs: rough)")
+                                  .arg(format_count(measured))
+                                  .arg(format_count(scaled));
+    } else {
         text += QStringLiteral(
-                    "; %1 runs have no estimate (no finished run of that model shape in the store yet)")
-                    .arg(unknown);
+            ": no time estimate yet: the store has no finished run to go by (train one, e.g. "
+            "the Quick look preset, and every cell gets one)");
+    }
     summary_->setText(text);
 }
 
+QString SweepDesigner::summary_text() const {
+    QTextDocument doc;
+    doc.setHtml(summary_->text());
+    return doc.toPlainText();
+}
+
 void SweepDesigner::queue_sweep() {
+    if (queuing() || !store_problem_.isEmpty()) return;
     QString error;
-    const std::vector<SweepCell> grid = cells(&error);
+    std::vector<SweepCell> grid = cells(&error);
     if (grid.empty()) return;
-    // Queuing a sweep again continues it, each cell by the store's rule for its run (run_policy.h, as
-    // `fone sweep`): finished or training cells are skipped, stopped or interrupted ones resumed (started
-    // again when nothing was checkpointed), failed ones trained again (the failed run kept as
-    // NAME.failed-<k>).
+    if (grid.size() > static_cast<std::size_t>(kConfirmRuns)) {
+        const QString text =
+            QStringLiteral(
+                "This sweep trains %1 runs (%2). They wait in the queue and train %3 at a time. Queue "
+                "them all?")
+                .arg(format_count(double(grid.size())))
+                .arg(estimate_line_.isEmpty() ? QStringLiteral("no time estimate yet") : estimate_line_)
+                .arg(parallel_->value());
+        if (!confirm(this, "Queue a large sweep?", text,
+                     QStringLiteral("Queue %1 runs").arg(format_count(double(grid.size()))), "Cancel"))
+            return;
+    }
+    std::reverse(grid.begin(), grid.end());  // taken from the back, in grid order
+    pending_ = std::move(grid);
+    queued_ = skipped_ = 0;
+    queue_button_->setEnabled(false);
+    queue_slice();
+}
+
+// Queuing a sweep again continues it, each cell by the store's rule for its run (run_policy.h, as `fone
+// sweep`): finished or training cells are skipped, stopped or interrupted ones resumed (started again when
+// nothing was checkpointed), failed ones trained again (the failed run kept as NAME.failed-<k>).
+void SweepDesigner::queue_slice() {
     QList<QStringList> args;
     QStringList labels;
-    int skipped = 0;
     const std::string root = catalog_->root().toStdString();  // "" before the catalog opened a store
     RunWish wish;
     wish.retry_failed = true;
-    for (const SweepCell& cell : grid) {
+    for (std::size_t n = 0; n < kSliceCells && !pending_.empty(); ++n) {
+        const SweepCell cell = std::move(pending_.back());
+        pending_.pop_back();
         const std::string dir = root + "/" + cell.name.toStdString();
         RunAction action = RunAction::start;
         if (!root.empty()) {
@@ -288,13 +406,65 @@ void SweepDesigner::queue_sweep() {
             args << LaunchPanel::train_args(cell.settings);
             labels << cell.name;
         } else {
-            ++skipped;
+            ++skipped_;
         }
     }
+    queued_ += static_cast<int>(args.size());
+    if (!args.isEmpty()) Q_EMIT sweepRequested(args, labels);
+    if (!pending_.empty()) {
+        summary_->setText(QStringLiteral("Queuing… %1 runs so far, %2 to go")
+                              .arg(format_count(queued_ + skipped_))
+                              .arg(format_count(double(pending_.size()))));
+        QTimer::singleShot(0, this, &SweepDesigner::queue_slice);
+        return;
+    }
+    update_summary();
     summary_->setText(
         summary_->text() +
-        QStringLiteral("<br>Queued %1 runs; %2 already finished or training.").arg(args.size()).arg(skipped));
-    if (!args.isEmpty()) Q_EMIT sweepRequested(args, labels);
+        QStringLiteral("<br>Queued %1 runs; %2 already finished or training.").arg(queued_).arg(skipped_));
+    Q_EMIT sweepQueued(queued_, skipped_);
+}
+
+json SweepDesigner::state() const {
+    json levels = json::array(), methods = json::array();
+    for (std::size_t level = 0; level < levels_.size(); ++level)
+        if (levels_[level]->isChecked()) levels.push_back(level);
+    for (QCheckBox* m : methods_)
+        if (m->isChecked()) methods.push_back(m->text().toStdString());
+    return {{"name", name_->text().toStdString()},
+            {"from", from_->text().toStdString()},
+            {"to", to_->text().toStdString()},
+            {"seeds", seeds_->text().toStdString()},
+            {"levels", levels},
+            {"methods", methods},
+            {"threads", threads_->value()}};
+}
+
+void SweepDesigner::set_state(const json& state) {
+    auto text = [&](const char* key, QLineEdit* edit) {
+        if (state.contains(key) && state[key].is_string())
+            edit->setText(QString::fromStdString(state[key].get<std::string>()));
+    };
+    text("name", name_);
+    text("from", from_);
+    text("to", to_);
+    text("seeds", seeds_);
+    if (state.contains("levels") && state["levels"].is_array())
+        for (std::size_t level = 0; level < levels_.size(); ++level)
+            levels_[level]->setChecked(std::find(state["levels"].begin(), state["levels"].end(), level) !=
+                                       state["levels"].end());
+    if (state.contains("methods") && state["methods"].is_array())
+        for (QCheckBox* m : methods_)
+            m->setChecked(std::find(state["methods"].begin(), state["methods"].end(),
+                                    m->text().toStdString()) != state["methods"].end());
+    if (state.contains("threads") && state["threads"].is_number_integer())
+        threads_->setValue(state["threads"].get<int>());
+    update_summary();
+}
+
+void SweepDesigner::set_store_problem(const QString& problem) {
+    store_problem_ = problem;
+    update_summary();
 }
 
 }  // namespace fone::gui

@@ -1,7 +1,10 @@
 // The sweep designer: a grid over training-set sizes (doubling from one size to another), model size
 // levels, methods and seeds, on top of the launch panel's other settings. It shows the number of runs and
-// an estimate of the time (from the training speed of finished runs of the same model shape in the store),
-// and queues the runs in the workbench's queue (at most "runs at once" train together).
+// an estimate of the time for every cell: from finished runs of the same model shape and method in the store
+// ("measured"), else scaled by parameters from finished runs of the same method, else of any method; cells
+// are without an estimate only while the store has no finished run, and it says which. A sweep of more than
+// kConfirmRuns runs is queued only once confirmed; the cells are queued a slice at a time, so the window
+// stays responsive. The grid (name, sizes, levels, methods, seeds) is saved with the window's settings.
 //
 // The grid and its cell names are core's (fone/store/sweep.h), so cells are named as `fone sweep` names
 // them: SWEEP-n<size>-l<level>-<method>-s<seed> ("default" level: no -l part). Queuing the same sweep again
@@ -11,6 +14,7 @@
 #pragma once
 
 #include <QWidget>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +38,12 @@ struct SweepCell {
 // Doubling steps from `from` while <= `to` (fone::doubling_sizes; empty when from < 1 or to < from).
 std::vector<long long> doubling_sizes(long long from, long long to);
 
+// A cell's time estimate: seconds (-1: none) and how it was found.
+struct CellEstimate {
+    double seconds = -1;
+    enum class Basis { none, measured, scaled } basis = Basis::none;
+};
+
 class SweepDesigner : public QWidget {
     Q_OBJECT
   public:
@@ -41,8 +51,18 @@ class SweepDesigner : public QWidget {
 
     // The grid as it stands; empty with *error set when an axis is invalid.
     std::vector<SweepCell> cells(QString* error) const;
-    // Seconds for one cell from the speed of finished runs with the same model shape; -1 if none measured.
-    double estimate_seconds(const nlohmann::json& settings) const;
+    // Seconds for one cell (see the header comment); -1 when the store has no finished run to go by.
+    double estimate_seconds(const nlohmann::json& settings) const { return estimate(settings).seconds; }
+    CellEstimate estimate(const nlohmann::json& settings) const;
+    QString summary_text() const;  // the summary under the grid, as plain text
+    bool queuing() const { return !pending_.empty(); }
+    // The grid's settings as JSON (for the window's settings) and back.
+    nlohmann::json state() const;
+    void set_state(const nlohmann::json& state);
+    // Why sweeps cannot be queued into the open store (read-only); "" when they can.
+    void set_store_problem(const QString& problem);
+
+    static constexpr int kConfirmRuns = 200;  // larger sweeps ask first
     QLineEdit* field(const QString& key) const;
     int max_parallel() const;
     void set_max_parallel(int n);
@@ -55,10 +75,19 @@ class SweepDesigner : public QWidget {
     void queue_sweep();
 
   Q_SIGNALS:
+    // One slice of the sweep's runs to queue (a large sweep comes in several).
     void sweepRequested(const QList<QStringList>& train_args, const QStringList& labels);
     void maxParallelChanged(int n);
+    void sweepQueued(int queued, int skipped);  // all its slices are out
 
   private:
+    struct Speed {
+        double examples_per_second = 0, params = 0;
+    };
+    void queue_slice();
+    std::vector<Speed> speeds_of(const QString& shape, const QString& method) const;
+    void update_speeds();
+
     LaunchPanel* launch_panel_;
     RunCatalog* catalog_;
     QLineEdit *name_, *from_, *to_, *seeds_;
@@ -67,6 +96,14 @@ class SweepDesigner : public QWidget {
     QSpinBox *parallel_, *threads_;
     QLabel* summary_;
     QPushButton* queue_button_;
+    QString store_problem_;
+    QString estimate_line_;  // "about 45:00:00 of training", for the question before a large sweep
+    // Finished runs' training speeds, by (shape, method); refreshed when runs finish.
+    std::vector<std::tuple<QString, QString, Speed>> speeds_;
+    bool speeds_stale_ = true;
+    // A sweep being queued: its cells not sent yet, and the counts so far.
+    std::vector<SweepCell> pending_;
+    int queued_ = 0, skipped_ = 0;
 };
 
 }  // namespace fone::gui

@@ -22,4 +22,19 @@ const std::vector<ViewSpec>& registered_views() {
     return views();
 }
 
+namespace {
+PresenterFactory& presenter() {
+    static PresenterFactory make;
+    return make;
+}
+}  // namespace
+
+void register_presenter(PresenterFactory make) {
+    presenter() = std::move(make);
+}
+
+const PresenterFactory& registered_presenter() {
+    return presenter();
+}
+
 }  // namespace fone::gui

@@ -14,10 +14,12 @@ namespace fone::gui {
 class RunCatalog;
 class JobRunner;
 
-// What a view may use: the run store as the window sees it, and the queue of training children.
+// What a view may use: the run store as the window sees it, the queue of training children, and the views
+// made before it (by name; nullptr for none).
 struct WorkbenchContext {
     RunCatalog* catalog = nullptr;
     JobRunner* jobs = nullptr;
+    std::function<QWidget*(const QString&)> view;
 };
 
 struct ViewSpec {
@@ -30,5 +32,12 @@ struct ViewSpec {
 // Adds a view for every window made afterwards; a name already taken is replaced.
 void register_view(const ViewSpec& spec);
 const std::vector<ViewSpec>& registered_views();
+
+// Presenter mode: a widget the window shows full screen over itself (View > Presenter mode,
+// `fone-workbench --presenter`), made once, when first asked for, from the window's views. Closing it (its
+// closeRequested() signal, or hiding it) returns to the window. None registered: no presenter mode.
+using PresenterFactory = std::function<QWidget*(const WorkbenchContext&)>;
+void register_presenter(PresenterFactory make);
+const PresenterFactory& registered_presenter();
 
 }  // namespace fone::gui

@@ -19,18 +19,23 @@
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
+#include <QShowEvent>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <map>
 
 #include <qcustomplot.h>
 
 #include "comparison_view.h"
+#include "confirm.h"
 #include "curve_view.h"
 #include "fone/build_info.h"
 #include "fone/store/run_store.h"
@@ -45,8 +50,26 @@
 namespace fone::gui {
 
 namespace {
-constexpr int kDefaultWidth = 1400, kDefaultHeight = 900;
-const char* const kSettingsGroup = "workbench";
+
+// A dock's view scrolls when the dock is smaller than the view can be: the window fits any screen.
+QScrollArea* scrolling(QWidget* view) {
+    auto* area = new QScrollArea;
+    area->setWidget(view);
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setObjectName("scroll-" + view->objectName());
+    return area;
+}
+
+// A store the window cannot write to: why, else "".
+QString store_write_problem(const QString& root) {
+    const QString probe = root + "/.fone-workbench-write-test";
+    QFile file(probe);
+    if (!file.open(QIODevice::WriteOnly)) return "read-only: " + file.errorString();
+    file.close();
+    file.remove();
+    return {};
+}
 }  // namespace
 
 WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* parent)
@@ -54,7 +77,7 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     setWindowTitle("FoNE Workbench");
     setObjectName("WorkbenchWindow");
     setDockNestingEnabled(true);
-    resize(kDefaultWidth, kDefaultHeight);
+    fit_to_screen();
     const QString root =
         options.runs_dir.isEmpty() ? QString::fromStdString(RunStore::default_root()) : options.runs_dir;
     catalog_ = new RunCatalog(this);
@@ -91,7 +114,7 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
         tabifyDockWidget(docks_["curves"], add_dock(name, title, widget, Qt::RightDockWidgetArea));
     // Registered views (the welcome view and the analysis views, which need height) join the run table's
     // tab group above the training plots; a view that asks to be in front (the welcome view) is raised.
-    const WorkbenchContext context{catalog_, jobs_};
+    const WorkbenchContext context{catalog_, jobs_, [this](const QString& name) { return view(name); }};
     QDockWidget* front = nullptr;
     for (const ViewSpec& spec : registered_views()) {
         QDockWidget* dock = add_dock(spec.name, spec.title, spec.make(context), Qt::RightDockWidgetArea);
@@ -99,16 +122,17 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
         if (spec.in_front && !front) front = dock;
     }
     docks_["curves"]->raise();
-    (front ? front : docks_["runs"])->raise();
-    resizeDocks({docks_["launch"], docks_["runs"]}, {360, 1040}, Qt::Horizontal);
-    // (resizeDocks takes the dock in front of each tab group)
-    if (front)
-        resizeDocks({front, docks_["curves"]}, {620, 280}, Qt::Vertical);
-    else
-        resizeDocks({docks_["runs"], docks_["curves"]}, {360, 500}, Qt::Vertical);
+    front_dock_ = front ? front : docks_["runs"];
+    front_dock_->raise();
 
     status_label_ = new QLabel;
-    statusBar()->addPermanentWidget(status_label_);
+    status_label_->setMinimumWidth(80);
+    status_label_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    store_label_ = new QLabel;
+    store_label_->setStyleSheet("color: #d62728; font-weight: bold;");
+    store_label_->hide();
+    statusBar()->addWidget(store_label_);
+    statusBar()->addPermanentWidget(status_label_, 1);
     make_menus();
     connect_jobs();
 
@@ -133,8 +157,21 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     if (!options.theme.isEmpty()) theme_ = theme_named(options.theme);
     set_theme(theme_.name);
     catalog_->open(root);
+    check_store();
     check_cuda();
     update_status();
+}
+
+void WorkbenchWindow::check_store() {
+    store_problem_ = store_write_problem(catalog_->root());
+    const bool ok = store_problem_.isEmpty();
+    store_label_->setVisible(!ok);
+    store_label_->setText("Run store " + store_problem_ + " — runs can be looked at, not launched");
+    store_label_->setToolTip(catalog_->root());
+    launch_->set_store_problem(ok ? QString()
+                                  : "The run store " + catalog_->root() + " is " + store_problem_ +
+                                        ": open a writable one with --runs-dir to launch runs.");
+    sweep_->set_store_problem(ok ? QString() : "The run store is " + store_problem_ + ".");
 }
 
 WorkbenchWindow::~WorkbenchWindow() {
@@ -152,9 +189,11 @@ QDockWidget* WorkbenchWindow::add_dock(const QString& name, const QString& title
                                        Qt::DockWidgetArea area) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName("dock-" + name);
-    dock->setWidget(widget);
+    if (widget->objectName().isEmpty()) widget->setObjectName("view-" + name);
+    dock->setWidget(scrolling(widget));
     addDockWidget(area, dock);
     docks_.insert(name, dock);
+    views_.insert(name, widget);
     return dock;
 }
 
@@ -273,6 +312,12 @@ void WorkbenchWindow::make_menus() {
     connect(dark, &QAction::toggled, this, [this](bool on) { set_theme(on ? "dark" : "light"); });
     QAction* find = view->addAction("Filter runs", this, [this] { filter_->setFocus(); });
     find->setShortcut(QKeySequence::Find);
+    if (registered_presenter()) {
+        QAction* present = view->addAction("Presenter mode", this, [this] { set_presenting(true); });
+        present->setShortcut(QKeySequence(Qt::Key_F5));
+        present->setToolTip(
+            "The welcome story full screen, in large type: → and ← step through it, Esc returns");
+    }
 
     QMenu* help = menuBar()->addMenu("&Help");
     help->addAction("About FoNE Workbench", this,
@@ -313,7 +358,9 @@ QString WorkbenchWindow::about_text() const {
 
 void WorkbenchWindow::connect_jobs() {
     connect(launch_, &LaunchPanel::launchRequested, jobs_,
-            [this](const QStringList& args, const QString& label) { jobs_->enqueue(args, label); });
+            [this](const QStringList& args, const QString& label) {
+                launched_job_ = jobs_->enqueue(args, label);
+            });
     connect(sweep_, &SweepDesigner::sweepRequested, this,
             [this](const QList<QStringList>& args, const QStringList& labels) {
                 for (int i = 0; i < args.size(); ++i)
@@ -327,6 +374,10 @@ void WorkbenchWindow::connect_jobs() {
     connect(jobs_, &JobRunner::jobStarted, catalog_,
             [this](int id) { catalog_->set_job_status(id, "starting"); });
     connect(jobs_, &JobRunner::runCreated, catalog_, &RunCatalog::bind_job);
+    // A run just launched is selected once it exists, so that its curves grow at once.
+    connect(jobs_, &JobRunner::runCreated, this, [this](int id, const QString& dir) {
+        if (id == launched_job_) select_runs({QFileInfo(dir).fileName()});
+    });
     connect(jobs_, &JobRunner::jobEvent, catalog_, &RunCatalog::job_event);
     connect(jobs_, &JobRunner::jobFinished, this,
             [this](int id, const QString& status, const QString& message) {
@@ -394,7 +445,14 @@ QString WorkbenchWindow::status_text() const {
 }
 
 void WorkbenchWindow::update_status() {
-    status_label_->setText(status_text());
+    // Coalesced: a sweep of thousands of runs queues thousands of rows, and the count walks them all.
+    if (!status_timer_) {
+        status_timer_ = new QTimer(this);
+        status_timer_->setSingleShot(true);
+        status_timer_->setInterval(100);
+        connect(status_timer_, &QTimer::timeout, this, [this] { status_label_->setText(status_text()); });
+    }
+    if (!status_timer_->isActive()) status_timer_->start();
 }
 
 void WorkbenchWindow::check_cuda() {
@@ -519,7 +577,8 @@ QString WorkbenchWindow::selected_rows_text(bool markdown) const {
     };
     QStringList titles;
     for (int c : columns)
-        titles << model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        titles << model_->headerData(c, Qt::Horizontal, markdown ? Qt::DisplayRole : RunTableModel::kCsvRole)
+                      .toString();
     QString out = line(titles);
     if (markdown) out += "|" + QStringList(QList<QString>(columns.size(), "---")).join("|") + "|\n";
     QModelIndexList rows = table_->selectionModel()->selectedRows();
@@ -529,11 +588,8 @@ QString WorkbenchWindow::selected_rows_text(bool markdown) const {
         QStringList cells;
         for (int c : columns) {
             const QModelIndex cell = proxy_->index(index.row(), c);
-            cells << (c == RunTableModel::kProgress
-                          ? QString::number(
-                                std::lround(100 * cell.data(RunTableModel::kProgressRole).toDouble())) +
-                                "%"
-                          : cell.data().toString());
+            // CSV is for spreadsheets: numbers as numbers (493696, 40.5), Markdown as the table shows them.
+            cells << (markdown ? cell.data().toString() : cell.data(RunTableModel::kCsvRole).toString());
         }
         out += line(cells);
     }
@@ -545,8 +601,7 @@ QStringList WorkbenchWindow::view_names() const {
 }
 
 QWidget* WorkbenchWindow::view(const QString& name) const {
-    QDockWidget* dock = docks_.value(name);
-    return dock ? dock->widget() : nullptr;
+    return views_.value(name);
 }
 
 bool WorkbenchWindow::show_only_view(const QString& name) {
@@ -574,26 +629,32 @@ void WorkbenchWindow::select_runs(const QStringList& names) {
 }
 
 void WorkbenchWindow::select_example_runs(int n) {
-    // Finished runs of the most common model shape and seed: one per training-set size.
-    std::map<std::pair<QString, double>, int> groups;
+    // Finished runs of the most common model shape and seed (of equally common ones, the one that got
+    // furthest): one per training-set size, the best of each (its curves show something).
+    std::map<std::pair<QString, double>, std::pair<int, double>> groups;  // (runs, best exact match)
     for (int r = 0; r < catalog_->size(); ++r)
-        if (catalog_->at(r).status == "finished") ++groups[{catalog_->at(r).shape, catalog_->at(r).seed}];
-    if (groups.empty()) groups[{QString(), -1}] = 0;
+        if (const RunEntry& e = catalog_->at(r); e.status == "finished") {
+            auto& [runs, best] = groups[{e.shape, e.seed}];
+            ++runs;
+            best = std::max(best, e.best_exact_match);
+        }
+    if (groups.empty()) groups[{QString(), -1}] = {0, 0.0};
     const auto group = std::max_element(groups.begin(), groups.end(), [](auto& a, auto& b) {
                            return a.second < b.second;
                        })->first;
-    std::map<double, QString> by_size;
+    std::map<double, std::pair<double, QString>> by_size;  // size -> (best exact match, run): the best one
     for (int r = 0; r < catalog_->size(); ++r) {
         const RunEntry& e = catalog_->at(r);
-        if (e.status == "finished" && e.shape == group.first && e.seed == group.second)
-            by_size.emplace(e.train_size, e.name);
+        if (e.status != "finished" || e.shape != group.first || e.seed != group.second) continue;
+        auto [it, added] = by_size.try_emplace(e.train_size, e.best_exact_match, e.name);
+        if (!added && e.best_exact_match > it->second.first) it->second = {e.best_exact_match, e.name};
     }
     // Runs training now come first: their curves are the live ones.
     QStringList names;
     for (int r = 0; r < catalog_->size() && names.size() < n / 2; ++r)
         if (catalog_->at(r).status == "running") names << catalog_->at(r).name;
     for (auto it = by_size.rbegin(); it != by_size.rend() && names.size() < n; ++it)
-        names << it->second;
+        names << it->second.second;
     select_runs(names);
     if (names.isEmpty() || catalog_->row_of(names.first()) < 0) return;
     const int row = catalog_->row_of(names.first());
@@ -605,37 +666,77 @@ void WorkbenchWindow::select_example_runs(int n) {
 void WorkbenchWindow::set_theme(const QString& name) {
     theme_ = theme_named(name);
     apply_theme_to_app(theme_);
-    for (PlotPanel* plot : plots_)
+    // Every plot: the training plots, the analysis figures (their page follows), presenter mode's.
+    for (PlotPanel* plot : findChildren<PlotPanel*>())
         plot->apply_theme(theme_);
 }
 
-void WorkbenchWindow::save_settings() {
-    QSettings s;
-    s.beginGroup(kSettingsGroup);
-    s.setValue("geometry", saveGeometry());
-    s.setValue("state", saveState());
-    s.setValue("columns", table_->horizontalHeader()->saveState());
-    s.setValue("theme", theme_.name);
-    s.setValue("launch", QString::fromStdString(launch_->settings().dump()));
-    s.setValue("parallel", sweep_->max_parallel());
-    s.endGroup();
+bool WorkbenchWindow::set_presenting(bool on) {
+    if (!registered_presenter()) return false;
+    if (!presenter_ && on) {
+        presenter_ =
+            registered_presenter()({catalog_, jobs_, [this](const QString& name) { return view(name); }});
+        presenter_->setParent(this, Qt::Window);
+        presenter_->installEventFilter(this);
+        if (presenter_->metaObject()->indexOfSignal("closeRequested()") >= 0)
+            connect(presenter_, SIGNAL(closeRequested()), this, SLOT(stop_presenting()));
+        for (PlotPanel* plot : presenter_->findChildren<PlotPanel*>())
+            plot->apply_theme(theme_);
+    }
+    if (!presenter_) return true;
+    if (on) {
+        presenter_->setGeometry(screen() ? screen()->geometry() : geometry());
+        presenter_->showFullScreen();
+        presenter_->raise();
+        presenter_->activateWindow();
+        presenter_->setFocus();
+    } else {
+        presenter_->hide();
+    }
+    return true;
 }
 
-void WorkbenchWindow::restore_settings() {
-    QSettings s;
-    s.beginGroup(kSettingsGroup);
-    if (s.contains("geometry")) restoreGeometry(s.value("geometry").toByteArray());
-    if (s.contains("state")) restoreState(s.value("state").toByteArray());
-    if (s.contains("columns")) table_->horizontalHeader()->restoreState(s.value("columns").toByteArray());
-    if (s.contains("theme")) theme_ = theme_named(s.value("theme").toString());
-    const auto launch = nlohmann::json::parse(s.value("launch").toString().toStdString(), nullptr, false);
-    if (launch.is_object() && !launch.empty()) launch_->load_settings(launch);
-    if (s.contains("parallel")) sweep_->set_max_parallel(s.value("parallel").toInt());
-    s.endGroup();
+void WorkbenchWindow::stop_presenting() {
+    set_presenting(false);
+}
+
+bool WorkbenchWindow::presenting() const {
+    return presenter_ && presenter_->isVisible();
+}
+
+bool WorkbenchWindow::eventFilter(QObject* watched, QEvent* event) {
+    // Leaving presenter mode (Esc, or its window closed) brings the workbench back to the front.
+    if (watched == presenter_ && event->type() == QEvent::Hide) {
+        raise();
+        activateWindow();
+    }
+    return QMainWindow::eventFilter(watched, event);
+}
+
+int WorkbenchWindow::active_trainings() const {
+    int n = 0;
+    for (const JobRunner* runner : findChildren<JobRunner*>())
+        n += runner->running_count() + runner->queued_count();
+    return n;
 }
 
 void WorkbenchWindow::closeEvent(QCloseEvent* event) {
+    // Quitting stops this window's trainings (each checkpoints and can be resumed): ask first.
+    if (const int n = active_trainings(); n > 0 && isVisible()) {
+        const QString text =
+            QStringLiteral(
+                "%1 training%2 still running or waiting. Quitting stops %3: each saves a checkpoint "
+                "first, and you can resume %3 later from the Runs table (Resume).")
+                .arg(n)
+                .arg(n == 1 ? " is" : "s are")
+                .arg(n == 1 ? "it" : "them");
+        if (!confirm(this, "Quit FoNE Workbench?", text, "Stop and quit", "Keep working")) {
+            event->ignore();
+            return;
+        }
+    }
     if (options_.use_settings) save_settings();
+    if (presenter_) presenter_->close();
     QMainWindow::closeEvent(event);
 }
 

@@ -1,7 +1,11 @@
 // The workbench window: docks for the run table, the launch panel, the sweep designer, live curves, the
 // scaling figures and the comparison table (plus any registered view), a status bar with the running jobs,
-// keyboard shortcuts, light/dark themes, and (unless told not to) its layout, geometry, column choices and
-// last settings kept in QSettings.
+// keyboard shortcuts, light/dark themes, presenter mode, and (unless told not to) its layout, geometry,
+// column choices, filter, selection and last settings kept in QSettings.
+//
+// It fits the screen it opens on: sized from the screen's available area (1400 x 900 where there is room),
+// saved geometry restored only when it fits, and every view in a dock that scrolls rather than clips when the
+// dock is smaller than the view.
 #pragma once
 
 #include <QMainWindow>
@@ -47,6 +51,7 @@ class WorkbenchWindow : public QMainWindow {
     RunCatalog* catalog() const { return catalog_; }
     JobRunner* jobs() const { return jobs_; }
     LaunchPanel* launch_panel() const { return launch_; }
+    QLineEdit* run_filter() const { return filter_; }
     SweepDesigner* sweep_designer() const { return sweep_; }
     CurveView* curves() const { return curves_; }
     ScalingView* data_size_view() const { return data_size_; }
@@ -79,15 +84,30 @@ class WorkbenchWindow : public QMainWindow {
     // Help > About: the workbench's version and git revision, the `fone --version` line of the CLI it runs
     // (LibTorch, with or without CUDA), Qt's and QCustomPlot's versions (HTML).
     QString about_text() const;
+    // Presenter mode (a registered presenter, shown full screen over the window; Esc returns). False when
+    // none is registered.
+    bool set_presenting(bool on);
+    bool presenting() const;
+    QWidget* presenter() const { return presenter_; }
+    // Trainings this window started that are training or queued (its queue and the views' own, e.g. Train
+    // it live).
+    int active_trainings() const;
+    // The store is open read-only: why (shown in the status bar; launching is off); "" when it is writable.
+    const QString& store_problem() const { return store_problem_; }
+    // Sizes and places the window for the available area of its screen (1400 x 900 at most).
+    void fit_to_screen();
 
   public Q_SLOTS:
     void stop_selected();
     void resume_selected();
     void rerun_selected();
     void export_current_plot();
+    void stop_presenting();
 
   protected:
     void closeEvent(class QCloseEvent* event) override;
+    void showEvent(class QShowEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
   private:
     QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget,
@@ -106,6 +126,9 @@ class WorkbenchWindow : public QMainWindow {
     void show_column_menu(const QPoint& pos);
     void save_settings();
     void restore_settings();
+    void check_store();
+    // The docks' first sizes, for the window's size when first shown (not after a restored layout).
+    void size_docks();
 
     WorkbenchOptions options_;
     RunCatalog* catalog_;
@@ -122,10 +145,18 @@ class WorkbenchWindow : public QMainWindow {
     ComparisonView* compare_;
     QLabel* status_label_;
     QMap<QString, QDockWidget*> docks_;
+    QMap<QString, QWidget*> views_;  // a dock's view (the dock holds it in a scroll area)
+    QWidget* presenter_ = nullptr;
+    QDockWidget* front_dock_ = nullptr;  // the view in front above the training plots
+    bool docks_sized_ = false, state_restored_ = false;
+    QLabel* store_label_ = nullptr;
+    QString store_problem_;
+    int launched_job_ = 0;  // the last single launch: its run is selected once it exists
     QList<PlotPanel*> plots_;
     PlotPanel* last_plot_ = nullptr;
     Theme theme_;
     QTimer* scaling_timer_;
+    QTimer* status_timer_ = nullptr;
     QProcess* cuda_probe_ = nullptr;
     QString cli_version_;  // the CLI's `fone --version` line, once the probe has answered
 };

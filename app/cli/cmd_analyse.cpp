@@ -24,10 +24,11 @@
 
 #include "command_support.h"
 #include "fone/analysis/analysis.h"
+#include "fone/store/file_read.h"
 #include "json_io.h"
 #ifdef FONE_WITH_TORCH
 #include "fone/store/run_store.h"
-#include "fone/train/representations.h"
+#include "torch_commands.h"
 #endif
 
 // Plain C++ (QCustomPlot only forward-declared); the drawing functions are linked only with FONE_WITH_PLOTS.
@@ -152,7 +153,8 @@ Loaded load_run(const SourceOptions& o) {
     out.numbers = fa::number_range(Decimal::parse(o.start), step, o.count);
     out.step = step.to_double();
     const std::string dir = open_store(o.runs_dir, false).resolve(o.run);
-    const NumberRepresentations r = number_representations(dir, out.numbers);
+    // LibTorch is loaded here, not before (torch_commands.h).
+    const NumberRepresentations r = torch_commands().number_representations(dir, out.numbers);
     for (std::size_t k = 0; k < r.layers.size(); ++k) {
         const auto& rows = r.layers[k];
         Eigen::MatrixXd m(static_cast<Eigen::Index>(rows.size()),
@@ -266,11 +268,9 @@ void write_json_and_png(json& j, const std::string& out_dir, const std::string& 
 
 // The whole of a file.
 std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    FileRead file = read_regular_file(path, kMaxDataFileBytes);
+    if (!file.ok()) throw std::runtime_error(file.error);
+    return std::move(file.text);
 }
 
 // The whole of a file, or of standard input for "-".

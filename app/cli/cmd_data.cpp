@@ -7,6 +7,7 @@
 
 #include "command_support.h"
 #include "fone/tasks/tasks.h"
+#include "fone/tasks/typed_sums.h"
 #include "fone/text/text_data.h"
 #include "json_io.h"
 
@@ -32,9 +33,12 @@ struct DataOptions {
     std::size_t train_size = 51200, val_size = 1000, test_size = 2000;
     std::uint64_t seed = 42;
     int modulus = 97, classify_d = 10, long_digits = 60;
+    std::string sampling, weights;  // "": the task's default, as fone train's
 };
 
 void write_data(const DataOptions& o) {
+    if (is_text_task_name(o.task) && !(o.sampling.empty() && o.weights.empty()))
+        throw std::invalid_argument("--sampling and --sampling-weights are for dec-add, int-add and sub");
     if (is_text_task_name(o.task)) {
         const TextSplits s =
             generate_text_splits(text_task_from_name(o.task), o.train_size, o.val_size, o.test_size, o.seed);
@@ -48,6 +52,10 @@ void write_data(const DataOptions& o) {
     task.modulus = o.modulus;
     task.classify_d = o.classify_d;
     task.long_digits = o.long_digits;
+    task.sampling = !o.sampling.empty() ? o.sampling : has_typed_sums(task.kind) ? "typed" : "uniform";
+    if (!o.weights.empty()) task.sampling_weights = parse_shape_weights(o.weights);
+    if (task.sampling == "typed" && task.sampling_weights.empty())
+        task.sampling_weights = default_shape_weights(task.kind, o.train_size);
     const Splits s = generate_splits(task, o.train_size, o.val_size, o.test_size, o.seed);
     const auto files = write_splits(o.out, s, ".txt", write_dataset_file);
     print_json_line(std::cout, {{"task", o.task}, {"seed", o.seed}, {"files", files}});
@@ -69,6 +77,9 @@ void add_data_commands(CLI::App& app) {
     data->add_option("--modulus", o->modulus, "Modulus of mod-add")->capture_default_str();
     data->add_option("--classify-d", o->classify_d, "Threshold d of classify")->capture_default_str();
     data->add_option("--long-digits", o->long_digits, "Longest operand of long-add")->capture_default_str();
+    data->add_option("--sampling", o->sampling,
+                     "dec-add, int-add, sub: typed (the default, as fone train's) or uniform (the paper's)");
+    data->add_option("--sampling-weights", o->weights, "Typed sampling: weight per shape (as fone train's)");
     data->add_option("--out", o->out, "Folder for train.txt, val.txt and test.txt (.jsonl for text tasks)")
         ->required();
     data->callback([o] { run_command("data", [&] { write_data(*o); }); });

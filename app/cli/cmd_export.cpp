@@ -1,5 +1,7 @@
 // fone export --run RUN --out DIR: a run's model without its optimiser state, as a run directory that
 // `fone eval/predict --run DIR` and the workbench open (how the bundled demo model is made).
+// fone runs convert RUN --trust: an older build's .pt checkpoints rewritten as safetensors (it needs
+// LibTorch, so it is registered here, under the `runs` group of cmd_runs.cpp).
 #include <iostream>
 
 #include "command_support.h"
@@ -8,12 +10,38 @@
 #include "json_io.h"
 
 namespace fone::cli {
+namespace {
+
+// Under `fone runs` (added before this group by main.cpp).
+void add_convert_command(CLI::App& app) {
+    CLI::App* runs = app.get_subcommand("runs");
+    auto run = std::make_shared<std::string>();
+    auto trust = std::make_shared<bool>(false);
+    auto* cmd = runs->add_subcommand(kRunsConvert.name, kRunsConvert.description);
+    cmd->fallthrough();
+    cmd->add_option("run", *run, "Run name in the store, or a path to a run directory")->required();
+    cmd->add_flag("--trust", *trust, "Required: you trust where the run's .pt files came from");
+    cmd->callback([runs, run, trust] {
+        if (!*trust)
+            fail("runs convert",
+                 "opening a .pt checkpoint can run code stored in it; if you trust where the run came from, "
+                 "add --trust",
+                 2);
+        run_command("runs convert", [&] {
+            const CLI::Option* dir = runs->get_option("--runs-dir");
+            const RunStore store = open_store(dir->count() ? dir->as<std::string>() : "", false);
+            print_json_line(std::cout, convert_legacy_checkpoints(store.resolve(*run)));
+        });
+    });
+}
+
+}  // namespace
 
 void add_export_commands(CLI::App& app) {
     auto run = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     auto runs_dir = std::make_shared<std::string>();
-    auto* cmd = app.add_subcommand("export", "Copy a run's model (weights and config, no optimiser state)");
+    auto* cmd = app.add_subcommand("export", torch_command_description("export"));
     cmd->add_option("--run", *run, "Run name or directory")->required();
     cmd->add_option("--out", *out, "New folder for the copy")->required();
     cmd->add_option("--runs-dir", *runs_dir, "Run store");
@@ -23,6 +51,7 @@ void add_export_commands(CLI::App& app) {
             print_json_line(std::cout, {{"exported", *out}});
         });
     });
+    add_convert_command(app);
 }
 
 }  // namespace fone::cli

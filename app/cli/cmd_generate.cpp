@@ -50,9 +50,7 @@ void run_generate(const GenerateOptions& o) {
 
 void add_generate_command(CLI::App& app) {
     auto o = std::make_shared<GenerateOptions>();
-    auto* cmd = app.add_subcommand(
-        "generate",
-        "Text from a text run's model after a prompt, streamed token by token (greedy unless --temperature)");
+    auto* cmd = app.add_subcommand("generate", torch_command_description("generate"));
     cmd->add_option("--run", o->run,
                     "Run name or directory (a run of fone train --task text|word-problems|...)")
         ->required();

@@ -215,7 +215,7 @@ void run_reproduce(const Options& o) {
 
 void add_reproduce_commands(CLI::App& app) {
     auto o = std::make_shared<Options>();
-    auto* cmd = app.add_subcommand("reproduce", "Run one of the paper's experiments at this machine's scale");
+    auto* cmd = app.add_subcommand("reproduce", torch_command_description("reproduce"));
     cmd->add_option(
         "experiment", o->experiment,
         "An experiment of experiments/ (efficiency, data-size, model-size, ablations, ntl, modular; "

@@ -5,6 +5,8 @@
 //   fone runs show dec-add-fone-20261122-041502
 //   fone runs export RUN --format csv       the run's metrics.jsonl as CSV
 //   fone runs export --all --out runs.csv   the list table as CSV
+//   fone runs convert RUN --trust           an older build's .pt checkpoints as safetensors (cmd_export.cpp:
+//                                           it needs LibTorch)
 //
 // The store is --runs-dir, else $FONE_RUNS_DIR, else $XDG_DATA_HOME/fone-workbench/runs. These commands
 // only read: a missing store is an empty one, never created.

@@ -33,9 +33,10 @@
 // (--dry-run shows the action each cell would get):
 //   finished                 skip
 //   absent                   start (also a cell whose process failed before making its run: a bad option)
-//   stopped / interrupted    resume: `fone train --resume RUN`; without checkpoint-last.pt (killed before
+//   stopped / interrupted    resume: `fone train --resume RUN`; without checkpoint-last.safetensors (killed
+//   before
 //                            its first checkpoint), restart: the directory is deleted and the cell started
-//   broken                   restart without checkpoint-last.pt, else as failed
+//   broken                   restart without checkpoint-last.safetensors, else as failed
 //   failed                   leave: reported, not run; with --retry-failed, retry: the run directory is
 //                            renamed RUN.failed-<k> (kept, not deleted) and the cell started again
 //   running, alive, here     wait: it holds a slot until it ends, then is handled by the state it ends in
@@ -64,7 +65,6 @@
 //
 // Exit status: 0 every cell finished, 1 some cell is not (failed, stopped, pending), 2 bad input, 130 signal.
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -78,6 +78,7 @@
 
 #include "cmd_sweep.h"
 #include "command_support.h"
+#include "fone/platform/cpu.h"
 #include "json_io.h"
 
 namespace fone::cli {
@@ -89,14 +90,6 @@ std::string trim_blanks(const std::string& s) {
     const auto b = s.find_first_not_of(" \t");
     if (b == std::string::npos) return "";
     return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
-int core_count() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
-    const long n = ::sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? static_cast<int>(n) : 1;
 }
 
 void emit(const json& j) {
@@ -377,7 +370,7 @@ int run_sweep(const SweepOptions& o) {
     std::vector<CellPlan> plans;
     for (const SweepCell& c : s.sweep.cells)
         plans.push_back(plan_cell(store, c.run, o.retry_failed));
-    const int slots = s.sweep.parallel == 0 ? core_count() : s.sweep.parallel;
+    const int slots = s.sweep.parallel == 0 ? available_cores() : s.sweep.parallel;
     if (o.dry_run) return print_plan(q.name, s, plans, slots);
     if (!o.slurm.empty()) return write_slurm(o, q, s, store, plans);
 
@@ -393,7 +386,7 @@ int run_sweep(const SweepOptions& o) {
     // N children that each take every core only fight: share the cores unless the cells say otherwise.
     const std::vector<std::string>& shared = s.sweep.shared_args;
     if (slots > 1 && !names_option(shared, "--threads") && !names_option(shared, "--config"))
-        how.child_threads = std::max(1, core_count() / slots);
+        how.child_threads = threads_per_run(slots);
     return run_cells(how, store, std::move(s.sweep.cells), std::move(plans));
 }
 
@@ -401,9 +394,7 @@ int run_sweep(const SweepOptions& o) {
 
 void add_sweep_commands(CLI::App& app) {
     auto o = std::make_shared<SweepOptions>();
-    auto* cmd = app.add_subcommand("sweep",
-                                   "Train a grid of runs (train sizes x size levels x methods x seeds), N at "
-                                   "a time; JSON events on stdout");
+    auto* cmd = app.add_subcommand("sweep", torch_command_description("sweep"));
     o->name_opt =
         cmd->add_option("--name", o->name,
                         "Sweep name (default: sweep-YYYYMMDD-HHMMSS); the same command again resumes it")

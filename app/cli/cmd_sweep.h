@@ -70,7 +70,6 @@ std::string shell_quote(const std::string& s);
 
 // Small helpers the three files share.
 std::string trim_blanks(const std::string& s);
-int core_count();
 void emit(const nlohmann::json& event);  // one JSON line on stdout
 // summary.json's final (test) exact match, as `fone runs list` shows it; null when there is none.
 nlohmann::json summary_exact_match(const nlohmann::json& summary);

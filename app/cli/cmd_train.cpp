@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "command_support.h"
+#include "fone/tasks/typed_sums.h"
 #include "fone/train/device.h"
 #include "fone/train/inference.h"
 #include "fone/train/training.h"
@@ -26,7 +27,7 @@ extern "C" void on_stop_signal(int) {
 // that defaults, a preset and a config file can fill the rest.
 struct TrainOptions {
     json given = json::object();
-    std::string config_file, resume, runs_dir, periods;
+    std::string config_file, resume, runs_dir, periods, weights;
     std::vector<std::function<void()>> collect;
 
     template <typename T>
@@ -83,6 +84,12 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
                "Text: SentencePiece vocabulary, trained on the train split (default 1000)");
     o.add<std::string>(cmd, "--text-loss", "text_loss",
                        "Text: all (every token, the default) or answer (the tokens after the prompt only)");
+    o.add<std::string>(cmd, "--sampling", "sampling",
+                       "dec-add, int-add, sub: typed (the default: sums with the shapes people type, "
+                       "docs/training.md) or uniform (the paper's sampling)");
+    cmd->add_option("--sampling-weights", o.weights,
+                    "Typed sampling: weight per shape, e.g. uniform=3,round=1,carry=2 (shapes not named "
+                    "are not drawn): round, short, one_decimal, carry, equal, zeros, mixed, uniform");
     o.add<std::size_t>(cmd, "--train-size", "train_size", "Training examples");
     o.add<std::size_t>(cmd, "--val-size", "val_size", "Validation examples");
     o.add<std::size_t>(cmd, "--test-size", "test_size", "Test examples");
@@ -119,7 +126,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<std::uint64_t>(cmd, "--seed", "seed", "Seed of data, initialisation and order");
     o.add<std::string>(cmd, "--device", "device", "auto, cpu or cuda");
     o.add<int>(cmd, "--threads", "threads", "CPU threads (0: every core)");
-    o.add<double>(cmd, "--target-acc", "target_acc", "Stop once the test exact match reaches this");
+    o.add<double>(cmd, "--target-acc", "target_acc",
+                  "Stop once the test exact match reaches this (typed sampling: and every typed shape's)");
     o.add<int>(cmd, "--eval-every", "eval_every", "Steps between evaluations (0: each epoch)");
     o.add<int>(cmd, "--checkpoint-every", "checkpoint_every", "Steps between checkpoints (0: each epoch)");
     o.add<std::string>(cmd, "--name", "name", "Run name (default: made from task, method and time)");
@@ -171,6 +179,9 @@ int run_train(TrainOptions& o) {
         f();
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
+    // `fone train ... | head -1`: a reader that goes away must not kill the run. Writes to the closed pipe
+    // then fail (std::cout stops printing) and training goes on to its end.
+    std::signal(SIGPIPE, SIG_IGN);
     const EventSink sink = make_sink();
     TrainOutcome out;
     if (!o.resume.empty()) {
@@ -179,7 +190,7 @@ int run_train(TrainOptions& o) {
         if (o.given.contains("threads") && (threads < 0 || threads > 1024))
             throw std::invalid_argument("threads: must be in 0..1024 (0: every core)");
         o.given.erase("threads");
-        if (!o.given.empty() || !o.config_file.empty() || !o.periods.empty()) {
+        if (!o.given.empty() || !o.config_file.empty() || !o.periods.empty() || !o.weights.empty()) {
             std::string keys;
             for (auto it = o.given.begin(); it != o.given.end(); ++it)
                 keys += (keys.empty() ? "" : ", ") + it.key();
@@ -188,7 +199,7 @@ int run_train(TrainOptions& o) {
                 "drop the other options (" +
                 (keys.empty() ? std::string("--config/--periods") : keys) + ")");
         }
-        out = train_resume(open_store(o.runs_dir, true).resolve(o.resume), sink, threads);
+        out = train_resume(open_store(o.runs_dir, false).resolve(o.resume), sink, threads);
     } else {
         const TrainConfig config = resolve_options(o);
         RunStore store = open_store(o.runs_dir, true);
@@ -241,6 +252,7 @@ TrainConfig resolve_options(TrainOptions& o) {
             }
             o.given["period_multipliers"] = list;
         }
+        if (!o.weights.empty()) o.given["sampling_weights"] = parse_shape_weights(o.weights);
         layers.push_back(o.given);
         return resolve_train_config(layers);
     }
@@ -250,7 +262,7 @@ TrainConfig resolve_options(TrainOptions& o) {
 
 void add_train_commands(CLI::App& app) {
     auto o = std::make_shared<TrainOptions>();
-    auto* train = app.add_subcommand("train", "Train a model; JSON events on stdout, one per line");
+    auto* train = app.add_subcommand("train", torch_command_description("train"));
     add_train_options(train, *o);
     train->callback([o] {
         int code = 0;
@@ -264,33 +276,53 @@ void add_train_commands(CLI::App& app) {
     auto runs_dir = std::make_shared<std::string>();
     auto threads = std::make_shared<int>(0);
     auto wrong = std::make_shared<std::size_t>(0);
-    auto* eval =
-        app.add_subcommand("eval", "Metrics of a run's model on its test split or a dataset file (JSON)");
+    auto* eval = app.add_subcommand("eval", torch_command_description("eval"));
     eval->add_option("--run", *run, "Run name or directory")->required();
     eval->add_option("--data", *data,
                      "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
                      "test split)");
     eval->add_option("--runs-dir", *runs_dir, "Run store");
     eval->add_option("--threads", *threads, "CPU threads (0: every core)")->check(CLI::Range(0, 1024));
-    eval->add_option("--mispredictions", *wrong, "Also list the first N wrong answers");
-    eval->callback([run, data, runs_dir, threads, wrong] {
+    eval->add_option("--mispredictions", *wrong,
+                     "Also list the first N wrong answers (per shape with --suite typed)");
+    auto suite = std::make_shared<std::string>("test");
+    auto per_shape = std::make_shared<std::size_t>(kTypedSuitePerShape);
+    auto suite_seed = std::make_shared<std::uint64_t>(kTypedSuiteSeed);
+    eval->add_option(
+            "--suite", *suite,
+            "test (the run's test split, or --data) or typed: exact match per shape of the sums people "
+            "type (dec-add, int-add, sub; docs/training.md)")
+        ->check(CLI::IsMember({"test", "typed"}))
+        ->capture_default_str();
+    eval->add_option("--per-shape", *per_shape, "--suite typed: examples per shape")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    eval->add_option("--suite-seed", *suite_seed,
+                     "--suite typed: seed of the suite (the default suite is never in a typed training set)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    eval->callback([run, data, runs_dir, threads, wrong, suite, per_shape, suite_seed] {
         run_command("eval", [&] {
-            const std::string dir = open_store(*runs_dir, true).resolve(*run);
-            print_json_line(std::cout, evaluate_run(dir, *data, *threads, *wrong));
+            if (*suite == "typed" && !data->empty())
+                throw std::invalid_argument("--suite typed brings its own examples; drop --data");
+            const std::string dir =
+                open_store(*runs_dir, false).resolve(*run);  // reads only: creates nothing
+            print_json_line(std::cout, *suite == "typed" ? evaluate_typed_suite(dir, *threads, *per_shape,
+                                                                                *suite_seed, *wrong)
+                                                         : evaluate_run(dir, *data, *threads, *wrong));
         });
     });
 
     auto prompt = std::make_shared<std::string>();
     auto p_run = std::make_shared<std::string>();
     auto p_dir = std::make_shared<std::string>();
-    auto* predict =
-        app.add_subcommand("predict", "The model's answer to a prompt such as \"123.456+654.321=\" (JSON)");
+    auto* predict = app.add_subcommand("predict", torch_command_description("predict"));
     predict->add_option("--run", *p_run, "Run name or directory")->required();
     predict->add_option("prompt", *prompt, "The prompt")->required();
     predict->add_option("--runs-dir", *p_dir, "Run store");
     predict->callback([prompt, p_run, p_dir] {
         run_command("predict", [&] {
-            print_json_line(std::cout, predict_run(open_store(*p_dir, true).resolve(*p_run), *prompt));
+            print_json_line(std::cout, predict_run(open_store(*p_dir, false).resolve(*p_run), *prompt));
         });
     });
 }

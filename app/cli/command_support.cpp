@@ -1,5 +1,6 @@
 #include "command_support.h"
 
+#include <iostream>
 #include <stdexcept>
 
 #include "json_io.h"
@@ -23,8 +24,17 @@ void fail(const std::string& command, const std::string& message, int status) {
     throw CliFailure(message, status);
 }
 
+std::string torch_command_description(std::string_view name) {
+    for (const CommandSummary& c : kTorchCommands)
+        if (name == c.name) return c.description;
+    throw std::out_of_range("not a LibTorch command: " + std::string(name));
+}
+
 std::string runs_root(const std::string& runs_dir) {
-    return runs_dir.empty() ? RunStore::default_root() : runs_dir;
+    if (!runs_dir.empty()) return runs_dir;
+    // No HOME, XDG_DATA_HOME or FONE_RUNS_DIR: the store falls back on the current folder; say where.
+    if (const std::string note = RunStore::default_root_note(); !note.empty()) std::cerr << note << "\n";
+    return RunStore::default_root();
 }
 
 RunStore open_store(const std::string& runs_dir, bool create_root) {

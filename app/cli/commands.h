@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stdexcept>
+#include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -16,10 +17,39 @@ struct CliFailure : std::runtime_error {
         : std::runtime_error(what), code(exit_code) {}
 };
 
-void add_number_commands(CLI::App& app);     // encode, decode, parse
-void add_run_commands(CLI::App& app);        // runs list | show | export
-void add_data_commands(CLI::App& app);       // data (a task's splits as a+b=c files, text tasks as .jsonl)
-void add_text_commands(CLI::App& app);       // tokenize (text with numbers, three number schemes)
+void add_number_commands(CLI::App& app);  // encode, decode, parse
+void add_run_commands(CLI::App& app);     // runs list | show | export
+void add_data_commands(CLI::App& app);    // data (a task's splits as a+b=c files, text tasks as .jsonl)
+void add_text_commands(CLI::App& app);    // tokenize (text with numbers, three number schemes)
+// The commands that need LibTorch, in --help's order, with the descriptions --help shows. They live in
+// libfone_torch_commands.so (torch_commands.h), which registers them with these descriptions; `fone` lists
+// them from this table without loading LibTorch.
+struct CommandSummary {
+    const char* name;
+    const char* description;
+};
+inline constexpr CommandSummary kTorchCommands[] = {
+    {"train", "Train a model; JSON events on stdout, one per line"},
+    {"eval", "Metrics of a run's model on its test split or a dataset file (JSON)"},
+    {"predict", "The model's answer to a prompt such as \"123.456+654.321=\" (JSON)"},
+    {"generate",
+     "Text from a text run's model after a prompt, streamed token by token (greedy unless --temperature)"},
+    {"sweep",
+     "Train a grid of runs (train sizes x size levels x methods x seeds), N at a time; JSON events on "
+     "stdout"},
+    {"reproduce", "Run one of the paper's experiments at this machine's scale"},
+    {"export", "Copy a run's model (weights and config, no optimiser state)"},
+};
+// `fone runs convert` reads LibTorch archives, so it too lives in libfone_torch_commands.so, under the
+// `runs` group that `fone` itself registers.
+inline constexpr CommandSummary kRunsConvert = {
+    "convert",
+    "Rewrite a run's checkpoints of an older fone (.pt, LibTorch archives) as safetensors. Opening a .pt "
+    "file "
+    "can run code stored in it: convert only runs from someone you trust (--trust says you do)"};
+// kTorchCommands' description of `name` (throws std::out_of_range for another name).
+std::string torch_command_description(std::string_view name);
+
 void add_train_commands(CLI::App& app);      // train, eval, predict (needs LibTorch)
 void add_generate_command(CLI::App& app);    // generate: text from a text run's model (needs LibTorch)
 void add_sweep_commands(CLI::App& app);      // sweep: a grid of train runs (needs LibTorch)

@@ -1,5 +1,6 @@
 #include "json_io.h"
 
+#include <cstdio>
 #include <iostream>
 
 namespace fone::cli {
@@ -10,13 +11,21 @@ void print_json_line(std::ostream& out, const nlohmann::json& j) {
 }
 
 void print_error(const std::string& command, const std::string& message) {
-    // One line, whatever the message holds (a config's problems are one per line: joined with "; ").
+    // One line, whatever the message holds (a config's problems are one per line: joined with "; "), and
+    // no control character from a user's file reaches the terminal (an escape sequence is shown as \x1b).
     std::string one_line;
     for (const char c : message) {
+        const auto u = static_cast<unsigned char>(c);
         if (c == '\n') {
             if (!one_line.empty() && one_line.back() != ' ') one_line += "; ";
+        } else if (c == '\r' || c == '\t') {
+            one_line += ' ';
+        } else if (u < 0x20 || u == 0x7f) {
+            char hex[5];
+            std::snprintf(hex, sizeof hex, "\\x%02x", u);
+            one_line += hex;
         } else {
-            one_line += c == '\r' || c == '\t' ? ' ' : c;
+            one_line += c;
         }
     }
     while (!one_line.empty() && (one_line.back() == ' ' || one_line.back() == ';'))

@@ -13,7 +13,7 @@
 #include "json_io.h"
 
 #ifdef FONE_WITH_TORCH
-#include "fone/train/device.h"
+#include "torch_commands.h"
 #endif
 #ifdef FONE_WITH_PLOTS
 #include <QtGlobal>
@@ -21,21 +21,12 @@
 
 namespace {
 
-// "fone 0.1.0 (git abc; LibTorch 1.13.1, CPU only; Qt 6.4.2)": the workbench's About box shows this line
-// and greys out CUDA unless it says "CUDA available".
+// "fone 0.1.0 (git abc; LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel; Qt 6.4.2)": the
+// workbench's About box shows this line and greys out CUDA unless it says "CUDA available".
 std::string version_text() {
     std::string v = std::string("fone ") + FONE_VERSION + " (git " + FONE_GIT_REVISION + "; ";
 #ifdef FONE_WITH_TORCH
-    const nlohmann::json t = fone::torch_build_info();
-    v += "LibTorch " + t["libtorch"].get<std::string>() + ", ";
-    const std::string cuda = t["cuda_build"].get<std::string>();
-    if (t["cuda_available"].get<bool>())
-        v += "CUDA " + cuda + ", CUDA available (" + std::to_string(t["gpus"].get<int>()) + " GPU" +
-             (t["gpus"].get<int>() == 1 ? "" : "s") + ")";
-    else if (!cuda.empty())
-        v += "CUDA " + cuda + ", no GPU visible: CPU only";
-    else
-        v += "CPU only";
+    v += fone::cli::torch_commands().build_text();
 #else
     v += "built without LibTorch: number and text tools only";
 #endif
@@ -65,7 +56,7 @@ std::string command_path(const CLI::App& app) {
 
 int main(int argc, char** argv) {
     CLI::App app{"FoNE Workbench: Fourier Number Embeddings on the command line", "fone"};
-    app.set_version_flag("--version", version_text());
+    app.set_version_flag("--version", std::function<std::string()>(version_text));
     app.require_subcommand(1);
     // An option given twice takes its last value, so scripts can append overrides.
     app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -74,14 +65,14 @@ int main(int argc, char** argv) {
     fone::cli::add_data_commands(app);
     fone::cli::add_text_commands(app);
     fone::cli::add_analyse_commands(app);
-#ifdef FONE_WITH_TORCH
-    fone::cli::add_train_commands(app);
-    fone::cli::add_generate_command(app);
-    fone::cli::add_sweep_commands(app);
-    fone::cli::add_reproduce_commands(app);
-    fone::cli::add_export_commands(app);
-#endif
     try {
+#ifdef FONE_WITH_TORCH
+        // LibTorch only for the commands that need it (torch_commands.h); --help lists them all.
+        if (fone::cli::wants_torch_commands(app, argc, argv))
+            fone::cli::torch_commands().add_commands(app);
+        else
+            fone::cli::add_torch_command_summaries(app);
+#endif
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
         if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version

@@ -1,11 +1,13 @@
 // fone-workbench: the FoNE Workbench window.
 //
-//   fone-workbench [--runs-dir DIR] [--theme light|dark]
-//   fone-workbench --screenshot FILE.png [--view NAME] [--runs-dir DIR] [--size 1400x900] [--theme dark]
-//                  [--set KEY=VALUE ...]
-//       renders the window (or one named view) offscreen at a fixed size once the store is read and the view
-//       has finished its work (its `busy` property), writes the PNG and exits 0 (the README's pictures come
-//       from this). --set sets a property of the view first: --set run=NAME --set source=run --set layer=2.
+//   fone-workbench [--runs-dir DIR] [--theme light|dark] [--presenter]
+//   fone-workbench --screenshot FILE.png [--view NAME | --presenter] [--runs-dir DIR] [--size 1400x900]
+//                  [--theme dark] [--set KEY=VALUE ...]
+//       renders the window (or one named view, or presenter mode) offscreen at a fixed size once the store is
+//       read and the view has finished its work (its `busy` property), writes the PNG and exits 0 (the
+//       README's pictures come from this). --size is in the window's own pixels: at QT_SCALE_FACTOR=2 the
+//       PNG has twice as many each way. --set sets a property of the view (or of presenter mode) first:
+//       --set run=NAME --set source=run --set layer=2; --presenter --set step=2.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -64,8 +66,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption screenshot(QStringLiteral("screenshot"), "Write a PNG of the window and exit",
                                         "FILE.png");
     const QCommandLineOption view(QStringLiteral("view"), "With --screenshot: only this view", "NAME");
-    const QCommandLineOption size(QStringLiteral("size"), "With --screenshot: window size", "WxH",
-                                  "1400x900");
+    const QCommandLineOption size(QStringLiteral("size"),
+                                  "With --screenshot: window size in the window's own pixels (the PNG has "
+                                  "QT_SCALE_FACTOR times as many "
+                                  "each way: --size 1400x900 at 2x is a 2800x1800 picture)",
+                                  "WxH", "1400x900");
     const QCommandLineOption theme(QStringLiteral("theme"), "light or dark", "NAME");
     const QCommandLineOption set(
         QStringLiteral("set"),
@@ -73,7 +78,11 @@ int main(int argc, char** argv) {
     const QCommandLineOption raise(
         QStringLiteral("raise"),
         "With --screenshot: bring these views to the front of their tabs (e.g. runs)", "NAME");
-    parser.addOptions({runs_dir, screenshot, view, size, theme, set, raise});
+    const QCommandLineOption presenter(
+        QStringLiteral("presenter"),
+        "Open in presenter mode: the welcome story full screen in large type (Right/Left step, Esc returns "
+        "to the workbench); with --screenshot, a picture of it (--set step=1..4)");
+    parser.addOptions({runs_dir, screenshot, view, size, theme, set, raise, presenter});
     parser.process(app);
 
     fone::gui::WorkbenchOptions options;
@@ -88,8 +97,11 @@ int main(int argc, char** argv) {
         if (parser.isSet(raise)) return fail("--raise needs --screenshot FILE.png");
         fone::gui::WorkbenchWindow window(options);
         window.show();
+        if (parser.isSet(presenter) && !window.set_presenting(true))
+            return fail("this build has no presenter mode (it needs the analysis views)");
         return app.exec();
     }
+    if (parser.isSet(presenter) && parser.isSet(view)) return fail("--presenter and --view: choose one");
 
     if (QFileInfo(shot).suffix().toLower() != "png")
         return fail("--screenshot writes a .png file, not '" + shot + "'");
@@ -105,7 +117,14 @@ int main(int argc, char** argv) {
         if (!window.raise_view(name))
             return fail("no view '" + name + "' (views: " + window.view_names().join(", ") + ")");
     QWidget* shown = parser.isSet(view) ? window.view(parser.value(view)) : nullptr;
-    if (parser.isSet(set) && !shown) return fail("--set needs --view NAME");
+    if (parser.isSet(presenter)) {
+        if (!window.set_presenting(true))
+            return fail("this build has no presenter mode (it needs the analysis views)");
+        shown = window.presenter();
+        shown->showNormal();
+        shown->resize(width, height);
+    }
+    if (parser.isSet(set) && !shown) return fail("--set needs --view NAME (or --presenter)");
     // Properties of the view (Q_PROPERTY), set once the store is read so that run names resolve.
     QList<std::pair<QByteArray, QString>> settings;
     for (const QString& kv : parser.values(set)) {
@@ -113,13 +132,15 @@ int main(int argc, char** argv) {
         if (eq <= 0) return fail("--set takes KEY=VALUE, not '" + kv + "'");
         const QByteArray key = kv.left(eq).toUtf8();
         if (shown->metaObject()->indexOfProperty(key.constData()) < 0)
-            return fail("view '" + parser.value(view) + "' has no setting '" + QString::fromUtf8(key) + "'");
+            return fail(
+                (parser.isSet(presenter) ? QString("presenter mode") : "view '" + parser.value(view) + "'") +
+                " has no setting '" + QString::fromUtf8(key) + "'");
         settings.push_back({key, kv.mid(eq + 1)});
     }
     window.resize(width, height);
     window.show();
 
-    int status = 0;
+    int status = 0, resizes = 0;
     auto grab = [&] {
         // Running and interrupted runs first, then a selection whose curves show something.
         window.run_table()->sortByColumn(fone::gui::RunTableModel::kStatus, Qt::DescendingOrder);
@@ -132,6 +153,13 @@ int main(int argc, char** argv) {
         auto* poll = new QTimer(&app);
         QObject::connect(poll, &QTimer::timeout, &app, [&, poll, clock] {
             if (clock->elapsed() < kSettleMs) return;
+            // Presenter mode opened full screen; a platform may put back its full-screen geometry after
+            // our resize (offscreen at QT_SCALE_FACTOR=2 did, clamped to its screen): the asked size again.
+            if (parser.isSet(presenter) && shown->size() != QSize(width, height) && resizes++ < 5) {
+                shown->resize(width, height);
+                clock->restart();
+                return;
+            }
             // The view asked for, or (the whole window) every view in sight.
             bool busy = false;
             if (shown)
@@ -145,7 +173,7 @@ int main(int argc, char** argv) {
             delete clock;
             QTimer::singleShot(
                 !shown || shown->metaObject()->indexOfProperty("busy") >= 0 ? kSettleMs / 2 : 0, &app, [&] {
-                    const QPixmap pixmap = window.grab();
+                    const QPixmap pixmap = parser.isSet(presenter) ? shown->grab() : window.grab();
                     const QString tmp =
                         QFileInfo(shot).absolutePath() + "/." + QFileInfo(shot).fileName() + ".tmp.png";
                     if (pixmap.isNull() || !pixmap.save(tmp, "PNG") ||

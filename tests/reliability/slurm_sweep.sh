@@ -35,6 +35,8 @@ grep -q '"event":"slurm_script"' "$work/byhand.json"
 grep -q '^#SBATCH --array=0-1$' "$work/byhand.sh"
 SLURM_ARRAY_TASK_ID=1 SLURM_CPUS_PER_TASK=1 bash "$work/byhand.sh" >"$work/byhand-1.out" 2>"$work/byhand-1.err"
 finished "$store/byhand-s2"
+# No oversubscription: a task trains on the CPUs Slurm gave it (--cpus-per-task), not on every core of the node.
+grep -Eq '"threads": *1([^0-9]|$)' "$store/byhand-s2/config.json"
 SLURM_ARRAY_TASK_ID=1 bash "$work/byhand.sh" >"$work/byhand-1b.out" 2>&1
 grep -q "has finished; nothing to do" "$work/byhand-1b.out"
 status=0
@@ -44,7 +46,7 @@ SLURM_ARRAY_TASK_ID=7 bash "$work/byhand.sh" >/dev/null 2>&1 || status=$?
 "$fone" sweep --name byhand2 --seeds 5 --runs-dir "$store" --slurm "$work/byhand2.sh" -- "${longer[@]}" >/dev/null
 SLURM_ARRAY_TASK_ID=0 bash "$work/byhand2.sh" >"$work/byhand2.out" 2>&1 &
 pid=$!
-for _ in $(seq 600); do [[ -f "$store/byhand2-s5/checkpoint-last.pt" ]] && break; sleep 0.1; done
+for _ in $(seq 600); do [[ -f "$store/byhand2-s5/checkpoint-last.safetensors" ]] && break; sleep 0.1; done
 kill -TERM "$pid"
 wait "$pid" || true
 grep -Eq '"status": *"stopped"' "$store/byhand2-s5/status.json"
@@ -78,8 +80,8 @@ log "2-cell job array under Slurm: both runs finished"
 "$fone" train "${longer[@]}" --seed 3 --threads 1 --name reference --runs-dir "$work/ref" >/dev/null
 "$fone" sweep --name rq --seeds 3 --runs-dir "$store" --slurm "$work/rq.sh" -- "${longer[@]}" >/dev/null
 job="$(sbatch --parsable "$work/rq.sh")"
-for _ in $(seq 1200); do [[ -f "$store/rq-s3/checkpoint-last.pt" ]] && break; sleep 0.1; done
-[[ -f "$store/rq-s3/checkpoint-last.pt" ]] || { log "no checkpoint within 120 s"; exit 1; }
+for _ in $(seq 1200); do [[ -f "$store/rq-s3/checkpoint-last.safetensors" ]] && break; sleep 0.1; done
+[[ -f "$store/rq-s3/checkpoint-last.safetensors" ]] || { log "no checkpoint within 120 s"; exit 1; }
 scontrol requeue "${job}_0"
 for _ in $(seq 1800); do
     if [[ -f "$store/rq-s3/status.json" ]] && finished "$store/rq-s3"; then break; fi

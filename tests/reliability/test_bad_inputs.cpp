@@ -275,7 +275,7 @@ class TestBadInputs : public QObject {
             {"batch", {"0", "-64", "x", "2000000"}},
             {"seed", {"-1", "x", "99999999999999999999999"}},
             {"threads", {"-1", "x", "5000"}},
-            {"target_acc", {"2", "-0.1", "high", "nan"}},
+            {"target_acc", {"101", "0", "-0.1", "high", "nan"}},  // a percentage
             {"name", {"a/b", ".hidden", QString(130, 'n'), "tab\there"}},
             {"hidden", {"3", "0", "x", "-64", "99999999999"}},
             {"layers", {"0", "x", "1000"}},

@@ -10,6 +10,8 @@
 //   ctest --test-dir build -R test_kill_resume --output-on-failure
 #include <signal.h>
 
+#include <algorithm>
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -82,7 +84,14 @@ class TestKillResume : public QObject {
         if (qEnvironmentVariableIsSet("FONE_KILL_SEED"))
             seed = qEnvironmentVariable("FONE_KILL_SEED").toUInt();
         QRandomGenerator rng(seed);
-        qInfo("reference run: %.1f s; kill moments from FONE_KILL_SEED=%u", ref_seconds, seed);
+        // A kill in training lands at most 1/(2·kKills) of the reference run's time after the start event
+        // (capped at 1.5 s), so the ten kills together cannot let the run finish first, however fast the
+        // machine: on a fast one the reference run took 6 s, and 0-1.5 s delays let it end after 7 kills.
+        const int max_delay_ms = std::clamp(static_cast<int>(ref_seconds * 1000.0 / (2 * kKills)), 50, 1500);
+        qInfo(
+            "reference run: %.1f s; kills in training within %d ms of its start; kill moments from "
+            "FONE_KILL_SEED=%u",
+            ref_seconds, max_delay_ms, seed);
 
         const QString dir = runs + "/victim";
         QByteArray previous_metrics;
@@ -96,7 +105,7 @@ class TestKillResume : public QObject {
                 fresh ? run_args(runs, "victim") : QStringList{"train", "--resume", dir, "--threads", "1"});
             QVERIFY(p.waitForStarted());
             // One kill in five lands while it starts up (loading LibTorch, making the data, before its
-            // "start" event); the others at a random moment of training, 0-1.5 s after it started training.
+            // "start" event); the others at a random moment of training, 0-max_delay_ms after it started.
             QByteArray out;
             const bool in_startup = rng.bounded(5) == 0;
             QElapsedTimer since;
@@ -106,13 +115,13 @@ class TestKillResume : public QObject {
                        since.elapsed() < 120000)
                     if (p.waitForReadyRead(100)) out += p.readAllStandardOutput();
             }
-            const int delay_ms = static_cast<int>(rng.bounded(in_startup ? 1000 : 1500));
+            const int delay_ms = static_cast<int>(rng.bounded(in_startup ? 1000 : max_delay_ms));
             if (p.waitForFinished(delay_ms)) {
                 // It finished (or failed) before the kill: that must be a clean finish.
                 QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
                 break;
             }
-            const bool had_checkpoint = QFile::exists(dir + "/checkpoint-last.pt");
+            const bool had_checkpoint = QFile::exists(dir + "/checkpoint-last.safetensors");
             ::kill(static_cast<pid_t>(p.processId()), SIGKILL);
             QVERIFY(p.waitForFinished(10000));
             ++kills;
@@ -131,7 +140,7 @@ class TestKillResume : public QObject {
                     (void)fone::read_json_file((dir + "/status.json").toStdString());
                 const fone::MetricsFile m = fone::read_metrics((dir + "/metrics.jsonl").toStdString());
                 QVERIFY2(!m.truncated_tail, "a metrics line was cut short");
-                for (const char* ck : {"/checkpoint-last.pt", "/checkpoint-best.pt"})
+                for (const char* ck : {"/checkpoint-last.safetensors", "/checkpoint-best.safetensors"})
                     if (QFile::exists(dir + ck)) (void)fone::inspect_checkpoint((dir + ck).toStdString());
             } catch (const std::exception& e) {
                 QFAIL(qPrintable(QString("kill %1 at %2 ms left a corrupt file: %3")

@@ -1,4 +1,5 @@
-// QCustomPlot drawings of the analyses; see analysis_plots.h.
+// QCustomPlot drawings of the analyses; see analysis_plots.h. The circles are in circle_plots.cpp; the
+// page, fonts and fitted titles in plot_style.cpp.
 #include "analysis_plots.h"
 
 #include <qcustomplot.h>
@@ -9,20 +10,18 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <cmath>
-#include <numbers>
 #include <stdexcept>
 
-namespace fone::plots {
-namespace {
+#include "plot_style.h"
 
-// Tableau's ten categorical colours: distinguishable, and readable on white.
-const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
-                           QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),
-                           QColor(227, 119, 194), QColor(127, 127, 127), QColor(188, 189, 34),
-                           QColor(23, 190, 207)};
-const QColor kAccent(214, 39, 40);
-const QColor kInk(40, 40, 40);
-const QColor kFaint(170, 170, 170);
+namespace fone::plots {
+
+using style::add_text;
+using style::add_title;
+using style::font;
+using style::ink;
+
+namespace {
 
 QString q(const std::string& s) {
     return QString::fromStdString(s);
@@ -34,105 +33,29 @@ QString number_label(double value) {
     return QString::number(value, 'g', value >= 1e4 ? 6 : 4);
 }
 
-void reset(QCustomPlot& plot) {
-    plot.clearPlottables();
-    plot.clearItems();
-    plot.clearGraphs();
-    if (plot.plotLayout()->rowCount() > 1) {
-        // A title row from an earlier drawing.
-        plot.plotLayout()->remove(plot.plotLayout()->element(0, 0));
-        plot.plotLayout()->simplify();
-    }
-    while (plot.plotLayout()->columnCount() > 1) {
-        // A colour scale from an earlier drawing.
-        plot.plotLayout()->remove(plot.plotLayout()->element(0, plot.plotLayout()->columnCount() - 1));
-        plot.plotLayout()->simplify();
-    }
-    plot.legend->setVisible(false);
-    plot.legend->setWrap(0);
-    plot.legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
-    for (QCPAxis* axis : {plot.xAxis, plot.yAxis, plot.xAxis2, plot.yAxis2}) {
-        axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-        axis->setLabel(QString());
-        axis->setScaleType(QCPAxis::stLinear);
-    }
-    plot.xAxis->setVisible(true);
-    plot.yAxis->setVisible(true);
-    plot.xAxis2->setVisible(false);
-    plot.yAxis2->setVisible(false);
-    plot.axisRect()->setAutoMargins(QCP::msAll);
-    plot.setBackground(Qt::white);
-}
-
-void add_title(QCustomPlot& plot, const QString& title) {
-    if (title.isEmpty()) return;
-    plot.plotLayout()->insertRow(0);
-    auto* text = new QCPTextElement(&plot, title, QFont("DejaVu Sans", 12, QFont::Bold));
-    plot.plotLayout()->addElement(0, 0, text);
-}
-
-QFont label_font(int size = 9, bool bold = false) {
-    return QFont("DejaVu Sans", size, bold ? QFont::Bold : QFont::Normal);
-}
-
-QCPItemText* add_text(QCustomPlot& plot, double x, double y, const QString& text, Qt::Alignment align,
-                      const QFont& font, const QColor& colour = kInk) {
-    auto* item = new QCPItemText(&plot);
-    item->position->setCoords(x, y);
-    item->setPositionAlignment(align);
-    item->setText(text);
-    item->setFont(font);
-    item->setColor(colour);
-    return item;
-}
-
-// A legend in one or two rows across the top of the axis rect; the caller leaves head room for it.
-void top_legend(QCustomPlot& plot, int per_row) {
-    plot.legend->setVisible(true);
-    plot.legend->setFont(label_font(8));
-    plot.legend->setBrush(QColor(255, 255, 255, 225));
-    plot.legend->setWrap(per_row);
-    plot.legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot.axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignHCenter);
-}
-
-// How many circles per row make them largest in the plot (cells of cell_w x cell_h units; title row about
-// 40 px); among equally large layouts, the one with the fullest rows.
-int best_columns(const QCustomPlot& plot, int count, double cell_w, double cell_h) {
-    const double width = std::max(50, plot.width() - 12), height = std::max(50, plot.height() - 52);
-    int best = std::max(1, std::min(count, 5));
-    double best_scale = 0.0;
-    for (int c = 1; c <= count; ++c) {
-        const int rows = (count + c - 1) / c;
-        const double scale = std::min(width / (c * cell_w), height / (rows * cell_h));
-        if (scale >= best_scale * 0.9999) {
-            best_scale = scale;
-            best = c;
-        }
-    }
-    return best;
-}
-
-// Ranges with equal scales on both axes that show [x_low, x_high] x [y_low, y_high] whole and centred in a
-// plot of any shape (title row about 40 px), so circles stay round.
-void equal_scale_ranges(QCustomPlot& plot, double x_low, double x_high, double y_low, double y_high) {
-    plot.xAxis->setVisible(false);
-    plot.yAxis->setVisible(false);
-    plot.axisRect()->setAutoMargins(QCP::msNone);
-    plot.axisRect()->setMargins(QMargins(6, 6, 6, 6));
-    const double width = std::max(50, plot.width() - 12), height = std::max(50, plot.height() - 52);
-    const double units_per_pixel = std::max((y_high - y_low) / height, (x_high - x_low) / width);
-    const double x_centre = (x_low + x_high) / 2.0;
-    const double x_half = width * units_per_pixel / 2.0, y_half = height * units_per_pixel / 2.0;
-    plot.xAxis->setRange(x_centre - x_half, x_centre + x_half);
-    const double y_centre = (y_low + y_high) / 2.0;
-    plot.yAxis->setRange(y_centre - y_half, y_centre + y_half);
+QString superscript(int n) {
+    static const QString kDigits[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    QString out = n < 0 ? QStringLiteral("⁻") : QString();
+    for (const QChar c : QString::number(std::abs(n)))
+        out += kDigits[c.digitValue()];
+    return out;
 }
 
 }  // namespace
 
+std::string place_name(int position, int base) {
+    static const char* const kWhole[] = {
+        "units", "tens", "hundreds", "thousands", "ten-thousands", "hundred-thousands", "millions"};
+    static const char* const kFraction[] = {"tenths",          "hundredths",          "thousandths",
+                                            "ten-thousandths", "hundred-thousandths", "millionths"};
+    if (position == 0) return "units";
+    if (base == 10 && position > 0 && position <= 6) return kWhole[position];
+    if (base == 10 && position < 0 && position >= -6) return kFraction[-position - 1];
+    return (QString::number(base) + superscript(position) + "s").toStdString();
+}
+
 void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const SpectrumStyle& style) {
-    reset(plot);
+    const style::Ink& paper = style::begin_drawing(plot);
     QVector<double> k, magnitude;
     double largest = 0.0;
     for (std::size_t i = 0; i < spectrum.k.size(); ++i) {
@@ -144,7 +67,7 @@ void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const 
     QCPGraph* impulses = plot.addGraph();
     impulses->setData(k, magnitude, true);
     impulses->setLineStyle(QCPGraph::lsImpulse);
-    impulses->setPen(QPen(kPalette[0], 1.6));
+    impulses->setPen(QPen(paper.palette(0), 1.6));
 
     const double k_max = std::max(2.0, static_cast<double>(spectrum.k.empty() ? 2 : spectrum.k.back()));
     if (style.log_k) {
@@ -165,7 +88,7 @@ void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const 
     std::sort(spikes.begin(), spikes.end(), [](const auto& a, const auto& b) { return a.k < b.k; });
     QCPGraph* tops = plot.addGraph();
     tops->setLineStyle(QCPGraph::lsNone);
-    tops->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kAccent, kAccent, 6));
+    tops->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, paper.accent, paper.accent, 6));
     const double label_width = 80.0 / std::max(300, plot.width());  // about one label, as a share of the axis
     double previous = -1.0;
     int level = 0, levels = 1;
@@ -177,12 +100,13 @@ void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const 
         previous = at;
         add_text(plot, spike.k, spike.magnitude + (0.03 + 0.08 * level) * largest,
                  QStringLiteral("T = %1").arg(number_label(spike.period * style.period_unit)),
-                 Qt::AlignBottom | Qt::AlignHCenter, label_font(9, true), kAccent);
+                 Qt::AlignBottom | Qt::AlignHCenter, font(9, true), paper.accent);
     }
-    plot.xAxis->setLabel(QStringLiteral("frequency k (cycles over the %1 numbers)%2")
-                             .arg(spectrum.count)
-                             .arg(style.log_k ? QStringLiteral(", log scale") : QString()));
-    plot.yAxis->setLabel(QStringLiteral("magnitude  (2/N)·‖X(k)‖"));
+    plot.xAxis->setLabel(style::fit_lines(QStringLiteral("frequency k (cycles over the %1 numbers)%2")
+                                              .arg(spectrum.count)
+                                              .arg(style.log_k ? QStringLiteral(", log scale") : QString()),
+                                          font(9), std::max(120, plot.width() - 80), 1));
+    plot.yAxis->setLabel(QStringLiteral("magnitude (2/N)·‖X(k)‖"));
     plot.yAxis->setRange(0, largest > 0 ? largest * (1.15 + 0.08 * levels) : 1.0);
     add_title(plot, q(style.title));
 }
@@ -190,7 +114,7 @@ void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const 
 void draw_layer_heatmap(QCustomPlot& plot, const analysis::LayerSpectra& spectra,
                         const std::vector<std::string>& layer_names, const std::string& title,
                         double period_unit) {
-    reset(plot);
+    style::begin_drawing(plot);
     const int layers = static_cast<int>(spectra.magnitude.rows()),
               ks = static_cast<int>(spectra.magnitude.cols());
     auto* map = new QCPColorMap(plot.xAxis, plot.yAxis);
@@ -202,6 +126,7 @@ void draw_layer_heatmap(QCustomPlot& plot, const analysis::LayerSpectra& spectra
     auto* scale = new QCPColorScale(&plot);
     plot.plotLayout()->addElement(0, 1, scale);
     scale->setType(QCPAxis::atRight);
+    style::ink_axis(scale->axis());
     scale->axis()->setLabel(QStringLiteral("magnitude"));
     map->setColorScale(scale);
     map->setGradient(QCPColorGradient::gpThermal);
@@ -249,7 +174,7 @@ void draw_layer_heatmap(QCustomPlot& plot, const analysis::LayerSpectra& spectra
 
 void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int>& classes, int class_count,
               const std::string& class_name, const std::string& title) {
-    reset(plot);
+    const style::Ink& paper = style::begin_drawing(plot);
     const bool two = pca.projection.cols() >= 2;
     const bool legend = class_count <= 10;
     QCPColorGradient hues(QCPColorGradient::gpHues);
@@ -262,7 +187,7 @@ void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int
                 y << (two ? pca.projection(i, 1) : 0.0);
             }
         if (x.isEmpty()) continue;
-        const QColor colour = legend ? kPalette[c] : hues.color(c, QCPRange(0, class_count));
+        const QColor colour = legend ? paper.palette(c) : hues.color(c, QCPRange(0, class_count));
         QCPGraph* g = plot.addGraph();
         g->setData(x, y);
         g->setLineStyle(QCPGraph::lsNone);
@@ -281,13 +206,11 @@ void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int
     for (QCPAxis* axis : {plot.xAxis, plot.yAxis})
         axis->scaleRange(1.1, axis->range().center());
     if (legend) {
-        // Head room above the points for a legend in rows of five.
-        const QCPRange y = plot.yAxis->range();
-        plot.yAxis->setRange(y.lower, y.upper + 0.22 * y.size());
-        top_legend(plot, 5);
+        style::legend_row(plot, 5);
     } else {
         auto* scale = new QCPColorScale(&plot);
         plot.plotLayout()->addElement(0, 1, scale);
+        style::ink_axis(scale->axis());
         scale->setGradient(hues);
         scale->setDataRange(QCPRange(0, class_count - 1));
         scale->axis()->setLabel(q(class_name));
@@ -295,266 +218,17 @@ void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int
     add_title(plot, q(title.empty() ? "PCA coloured by " + class_name : title));
 }
 
-std::pair<int, int> circles_size(const analysis::UnitCircles& circles) {
-    const int count = std::max<int>(1, static_cast<int>(circles.circles.size()));
-    const int columns = std::min(count, 5), rows = (count + 4) / 5;
-    // 80 pixels per unit: a cell is 3 x 4 units, plus the title row and margins.
-    return {std::max(420, 240 * columns + 12), static_cast<int>(52 + 80 * ((rows - 1) * 4.0 + 3.8))};
-}
-
-namespace {
-
-constexpr char kHandsLayer[] = "circles-hands";
-
-QString residue_caption(const analysis::CircleReading& c) {
-    QString caption = QStringLiteral("x mod T = %1").arg(q(c.residue));
-    if (caption.size() > 30) caption = caption.left(27) + QStringLiteral("…");
-    return caption;
-}
-
-QString digit_caption(const analysis::CircleReading& c) {
-    const double degrees = c.angle * 180.0 / std::numbers::pi;
-    return c.digit >= 0 ? QStringLiteral("digit %1 · %2°").arg(c.digit).arg(degrees, 0, 'f', 1)
-                        : QStringLiteral("%1°").arg(degrees, 0, 'f', 1);
-}
-
-// Moves circle i's number-dependent items to reading c (centre cx, cy).
-void place_circle(CircleHandles& h, std::size_t i, const analysis::CircleReading& c,
-                  const std::vector<analysis::DigitMarker>& markers) {
-    const double cx = h.centres[i].first, cy = h.centres[i].second;
-    h.hands[i]->end->setCoords(cx + c.x, cy + c.y);
-    h.residues[i]->setText(residue_caption(c));
-    h.digits[i]->setText(digit_caption(c));
-    h.digits[i]->setFont(label_font(9, c.digit >= 0));
-    h.digits[i]->setColor(c.digit >= 0 ? kPalette[2] : kInk);
-    const bool carried = c.digit >= 0 && c.digit < static_cast<int>(markers.size());
-    h.carried[i]->data()->clear();
-    h.carried_labels[i]->setVisible(carried);
-    if (!carried) return;
-    const auto& m = markers[static_cast<std::size_t>(c.digit)];
-    h.carried[i]->addData(cx + m.x, cy + m.y);
-    h.carried_labels[i]->position->setCoords(cx + 1.2 * m.x, cy + 1.2 * m.y);
-    h.carried_labels[i]->setText(QString::number(m.digit, 36));
-}
-
-}  // namespace
-
-void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title,
-                  CircleHandles* handles) {
-    reset(plot);
-    const int count = static_cast<int>(circles.circles.size());
-    constexpr double kCellWidth = 3.0, kCellHeight = 4.0;
-    const int columns = best_columns(plot, std::max(1, count), kCellWidth, kCellHeight);
-    const int rows = std::max(1, (count + columns - 1) / columns);
-    // What follows the number goes on a buffered layer of its own when the caller keeps handles, so that
-    // update_circles() can repaint just that layer.
-    CircleHandles local;
-    CircleHandles& h = handles ? *handles : local;
-    h = CircleHandles{};
-    h.base = circles.base;
-    if (handles) {
-        if (!plot.layer(kHandsLayer)) plot.addLayer(kHandsLayer, plot.layer("main"), QCustomPlot::limAbove);
-        h.layer = plot.layer(kHandsLayer);
-        h.layer->setMode(QCPLayer::lmBuffered);
-    }
-    auto dynamic = [&](QCPLayerable* item) {
-        if (h.layer) item->setLayer(h.layer);
-    };
-    QVector<double> ring_x, ring_y;
-    for (int i = 0; i <= 120; ++i) {
-        ring_x << std::cos(2.0 * std::numbers::pi * i / 120);
-        ring_y << std::sin(2.0 * std::numbers::pi * i / 120);
-    }
-    // Largest period (highest digit) first, reading like the number from left to right.
-    for (int index = 0; index < count; ++index) {
-        const std::size_t k = static_cast<std::size_t>(count - 1 - index);
-        const auto& c = circles.circles[k];
-        const double cx = (index % columns) * kCellWidth, cy = -(index / columns) * kCellHeight;
-        auto* ring = new QCPCurve(plot.xAxis, plot.yAxis);
-        QVector<double> xs, ys;
-        for (int i = 0; i < ring_x.size(); ++i) {
-            xs << cx + ring_x[i];
-            ys << cy + ring_y[i];
-        }
-        ring->setData(xs, ys);
-        ring->setPen(QPen(kFaint, 1.2));
-        // Every marker grey with its digit; the digit this circle carries drawn again on top, in green.
-        auto* markers = new QCPCurve(plot.xAxis, plot.yAxis);
-        auto* carried = new QCPCurve(plot.xAxis, plot.yAxis);
-        for (auto* curve : {markers, carried})
-            curve->setLineStyle(QCPCurve::lsNone);
-        markers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kFaint, kFaint, 6));
-        carried->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kPalette[2], kPalette[2], 9));
-        dynamic(carried);
-        for (const auto& m : circles.markers) {
-            markers->addData(cx + m.x, cy + m.y);
-            add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit, 36), Qt::AlignCenter,
-                     label_font(8), QColor(110, 110, 110));
-        }
-        QCPItemText* carried_label =
-            add_text(plot, cx, cy, QString(), Qt::AlignCenter, label_font(8, true), kPalette[2]);
-        carried_label->setBrush(Qt::white);  // hides the grey digit under it
-        dynamic(carried_label);
-        auto* hand = new QCPItemLine(&plot);
-        hand->start->setCoords(cx, cy);
-        hand->setPen(QPen(kAccent, 2.0));
-        hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
-        dynamic(hand);
-        add_text(plot, cx, cy + 1.42, QStringLiteral("T = %1").arg(q(analysis::period_text(c.period))),
-                 Qt::AlignBottom | Qt::AlignHCenter, label_font(10, true));
-        QCPItemText* residue =
-            add_text(plot, cx, cy - 1.38, QString(), Qt::AlignTop | Qt::AlignHCenter, label_font(9), kAccent);
-        QCPItemText* digit =
-            add_text(plot, cx, cy - 1.68, QString(), Qt::AlignTop | Qt::AlignHCenter, label_font(9), kInk);
-        dynamic(residue);
-        dynamic(digit);
-        // Handles are kept in the readings' order (smallest period first).
-        if (h.hands.size() < circles.circles.size()) {
-            const std::size_t n = circles.circles.size();
-            h.hands.resize(n);
-            h.residues.resize(n);
-            h.digits.resize(n);
-            h.carried.resize(n);
-            h.carried_labels.resize(n);
-            h.centres.resize(n);
-            h.periods.resize(n);
-        }
-        h.hands[k] = hand;
-        h.residues[k] = residue;
-        h.digits[k] = digit;
-        h.carried[k] = carried;
-        h.carried_labels[k] = carried_label;
-        h.centres[k] = {cx, cy};
-        h.periods[k] = analysis::period_text(c.period);
-        place_circle(h, k, c, circles.markers);
-    }
-    equal_scale_ranges(plot, -1.5, (columns - 1) * kCellWidth + 1.5, -(rows - 1) * kCellHeight - 2.05, 1.75);
-    add_title(plot,
-              q(title.empty() ? "FoNE unit circles of " + circles.number.to_string() +
-                                    (circles.base == 10 ? "" : " (base " + std::to_string(circles.base) + ")")
-                              : title));
-}
-
-bool update_circles(CircleHandles& handles, const analysis::UnitCircles& circles) {
-    if (circles.base != handles.base || circles.circles.size() != handles.hands.size()) return false;
-    for (std::size_t i = 0; i < circles.circles.size(); ++i)
-        if (analysis::period_text(circles.circles[i].period) != handles.periods[i]) return false;
-    for (std::size_t i = 0; i < circles.circles.size(); ++i)
-        place_circle(handles, i, circles.circles[i], circles.markers);
-    return true;
-}
-
-namespace {
-
-constexpr double kHiddenCellWidth = 3.2, kHiddenCellHeight = 5.45;
-
-// A unit circle's outline around (cx, cy).
-void add_ring(QCustomPlot& plot, double cx, double cy) {
-    auto* ring = new QCPCurve(plot.xAxis, plot.yAxis);
-    for (int i = 0; i <= 120; ++i)
-        ring->addData(i, cx + std::cos(2.0 * std::numbers::pi * i / 120),
-                      cy + std::sin(2.0 * std::numbers::pi * i / 120));
-    ring->setPen(QPen(kFaint, 1.2));
-}
-
-}  // namespace
-
-std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles) {
-    const int count = std::max<int>(1, static_cast<int>(circles.pairs.size()));
-    const int columns = std::min(count, 5), rows = (count + 4) / 5;
-    return {std::max(420, static_cast<int>(75 * kHiddenCellWidth * columns) + 12),
-            static_cast<int>(52 + 75 * ((rows - 1) * kHiddenCellHeight + 5.4))};
-}
-
-void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circles,
-                         const std::string& title) {
-    reset(plot);
-    const int count = static_cast<int>(circles.pairs.size());
-    const int columns = best_columns(plot, std::max(1, count), kHiddenCellWidth, kHiddenCellHeight);
-    const int rows = std::max(1, (count + columns - 1) / columns);
-    const int base = circles.base;
-    const double cell_pixels = (plot.width() - 12.0) / columns;
-    const bool compact = cell_pixels < 130.0;
-    const bool tiny =
-        cell_pixels < 95.0;  // ten labels round a small ring crowd it: only the ones that matter
-    for (int index = 0; index < count; ++index) {
-        const auto& pair = circles.pairs[static_cast<std::size_t>(count - 1 - index)];  // highest digit first
-        const double cx = (index % columns) * kHiddenCellWidth, cy = -(index / columns) * kHiddenCellHeight;
-        const QColor verdict = pair.wrong() ? kAccent : kPalette[2];
-        add_ring(plot, cx, cy);
-        auto* markers = new QCPCurve(plot.xAxis, plot.yAxis);
-        auto* predicted = new QCPCurve(plot.xAxis, plot.yAxis);
-        auto* truth = new QCPCurve(plot.xAxis, plot.yAxis);
-        for (auto* curve : {markers, predicted, truth})
-            curve->setLineStyle(QCPCurve::lsNone);
-        markers->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, kFaint, kFaint, 6));
-        predicted->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, verdict, verdict, 9));
-        truth->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(kInk, 1.5), Qt::NoBrush, 15));
-        for (const auto& m : circles.markers) {
-            (m.digit == pair.predicted ? predicted : markers)->addData(cx + m.x, cy + m.y);
-            if (pair.wrong() && m.digit == pair.truth) truth->addData(cx + m.x, cy + m.y);
-            if (tiny && m.digit != pair.predicted && m.digit != 0 && !(pair.wrong() && m.digit == pair.truth))
-                continue;
-            add_text(plot, cx + 1.2 * m.x, cy + 1.2 * m.y, QString::number(m.digit), Qt::AlignCenter,
-                     label_font(8, m.digit == pair.predicted),
-                     m.digit == pair.predicted ? verdict : QColor(110, 110, 110));
-        }
-        auto* hand = new QCPItemLine(&plot);
-        hand->start->setCoords(cx, cy);
-        hand->end->setCoords(cx + pair.x, cy + pair.y);
-        hand->setPen(QPen(kPalette[0], 2.0));
-        hand->setHead(QCPLineEnding(QCPLineEnding::esSpikeArrow, 9, 12));
-        const QString period = q(analysis::period_text(pair.period));
-        add_text(plot, cx, cy + 1.42,
-                 (compact ? QStringLiteral("T=%1") : QStringLiteral("T = %1")).arg(period),
-                 Qt::AlignBottom | Qt::AlignHCenter, label_font(compact ? 9 : 10, true));
-        QString caption = QStringLiteral("predicted %1").arg(pair.predicted);
-        if (pair.truth >= 0) caption += QStringLiteral(" · true %1").arg(pair.truth);
-        if (compact)  // a narrow cell: the words would run into the next circle's
-            caption = pair.truth < 0 ? QString::number(pair.predicted)
-                      : pair.wrong() ? QStringLiteral("%1 ✗ (true %2)").arg(pair.predicted).arg(pair.truth)
-                                     : QStringLiteral("%1 ✓").arg(pair.predicted);
-        add_text(plot, cx, cy - 1.34, caption, Qt::AlignTop | Qt::AlignHCenter, label_font(8, pair.wrong()),
-                 verdict);
-        add_text(plot, cx, cy - 1.62, QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2),
-                 Qt::AlignTop | Qt::AlignHCenter, label_font(8), QColor(110, 110, 110));
-        // Probability bars: digit j at x = cx - 1.35 + 2.7·(j + 0.5)/base, 1.3 units high for p = 1.
-        const double baseline = cy - 3.3, slot = 2.7 / base;
-        for (int j = 0; j < base; ++j) {
-            const double p = j < static_cast<int>(pair.probabilities.size())
-                                 ? pair.probabilities[static_cast<std::size_t>(j)]
-                                 : 0.0;
-            const double x = cx - 1.35 + slot * (j + 0.5);
-            auto* bar = new QCPItemRect(&plot);
-            bar->topLeft->setCoords(x - 0.38 * slot, baseline + 1.3 * std::max(p, 0.004));
-            bar->bottomRight->setCoords(x + 0.38 * slot, baseline);
-            const QColor fill = j == pair.predicted ? verdict
-                                : j == pair.truth   ? kInk
-                                                    : QColor(190, 190, 190);
-            bar->setBrush(fill);
-            bar->setPen(Qt::NoPen);
-            add_text(plot, x, baseline - 0.03, QString::number(j), Qt::AlignTop | Qt::AlignHCenter,
-                     label_font(7), QColor(110, 110, 110));
-        }
-    }
-    equal_scale_ranges(plot, -1.6, (columns - 1) * kHiddenCellWidth + 1.6,
-                       -(rows - 1) * kHiddenCellHeight - 3.65, 1.75);
-    std::string heading = "Hidden state on the circles: predicted " + circles.predicted.to_string();
-    if (circles.has_truth) heading += ", true " + circles.truth.to_string();
-    add_title(plot, q(title.empty() ? heading : title));
-}
-
 void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& results,
                 const std::string& title) {
-    reset(plot);
+    const style::Ink& paper = style::begin_drawing(plot);
     auto* group = new QCPBarsGroup(&plot);
     auto* accuracy = new QCPBars(plot.xAxis, plot.yAxis);
     auto* chance = new QCPBars(plot.xAxis, plot.yAxis);
     accuracy->setName(QStringLiteral("held-out accuracy"));
     chance->setName(QStringLiteral("chance (most frequent class)"));
-    accuracy->setBrush(kPalette[0]);
+    accuracy->setBrush(paper.palette(0));
     accuracy->setPen(Qt::NoPen);
-    chance->setBrush(QColor(200, 200, 200));
+    chance->setBrush(paper.faint);
     chance->setPen(Qt::NoPen);
     for (auto* bars : {accuracy, chance}) {
         bars->setWidth(0.35);
@@ -566,20 +240,19 @@ void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& res
         accuracy->addData(x, results[i].accuracy);
         chance->addData(x, results[i].chance);
         ticks->addTick(x, QStringLiteral("x mod %1").arg(results[i].period));
-        add_text(plot, x - 0.18, results[i].accuracy + 0.01,
-                 QStringLiteral("%1%").arg(100.0 * results[i].accuracy, 0, 'f', 1),
-                 Qt::AlignBottom | Qt::AlignHCenter, label_font(8, true));
+        add_text(plot, x - 0.18, results[i].accuracy + 0.01, style::percent_label(results[i].accuracy),
+                 Qt::AlignBottom | Qt::AlignHCenter, font(8, true));
     }
     plot.xAxis->setTicker(ticks);
     plot.xAxis->setRange(-0.6, static_cast<double>(results.size()) - 0.4);
-    // Head room above 100% for the value labels and the legend, ticks only up to 100%.
-    plot.yAxis->setRange(0, 1.4);
-    plot.yAxis->setLabel(QStringLiteral("accuracy on held-out numbers"));
+    // Head room above 100% for the value labels, ticks only up to 100%; the legend has a row of its own.
+    plot.yAxis->setRange(0, 1.12);
+    plot.yAxis->setLabel(QStringLiteral("held-out accuracy"));
     QSharedPointer<QCPAxisTickerText> tenths(new QCPAxisTickerText);
     for (int i = 0; i <= 5; ++i)
         tenths->addTick(0.2 * i, QStringLiteral("%1%").arg(20 * i));
     plot.yAxis->setTicker(tenths);
-    top_legend(plot, 2);
+    style::legend_row(plot, plot.width() > 420 ? 2 : 1);
     add_title(plot, q(title.empty() ? "Linear probe: can x mod T be read linearly?" : title));
 }
 
@@ -610,7 +283,7 @@ void add_data_ticks(QCPAxisTickerText& ticks, std::vector<double> xs, bool log_s
 }  // namespace
 
 void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const LinesStyle& style) {
-    reset(plot);
+    const style::Ink& paper = style::begin_drawing(plot);
     QSharedPointer<QCPAxisTickerText> xticks(new QCPAxisTickerText);
     double x_lo = 1e300, x_hi = -1e300;
     std::vector<double> tick_xs;
@@ -618,9 +291,9 @@ void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const 
         const LineSeries& s = series[i];
         auto* g = plot.addGraph();
         g->setName(q(s.name));
-        const QColor colour = kPalette[i % (sizeof kPalette / sizeof kPalette[0])];
+        const QColor colour = paper.palette(static_cast<int>(i));
         g->setPen(QPen(colour, 2));
-        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, Qt::white, 7));
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, colour, paper.page, 7));
         for (std::size_t k = 0; k < s.x.size(); ++k) {
             g->addData(s.x[k], s.y[k]);
             x_lo = std::min(x_lo, s.x[k]);
@@ -650,7 +323,7 @@ void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const 
         const double pad = std::max(0.5, 0.05 * (x_hi - x_lo));
         plot.xAxis->setRange(x_lo - pad, x_hi + pad);
     }
-    plot.yAxis->setRange(style.y_min, style.y_max + (style.y_max - style.y_min) * 0.18);
+    plot.yAxis->setRange(style.y_min, style.y_max + (style.y_max - style.y_min) * 0.04);
     if (style.percent) {
         QSharedPointer<QCPAxisTickerText> yticks(new QCPAxisTickerText);
         for (double v = style.y_min; v <= style.y_max + 1e-9; v += (style.y_max - style.y_min) / 5)
@@ -660,26 +333,30 @@ void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const 
     plot.xAxis->setLabel(q(style.x_label));
     plot.yAxis->setLabel(q(style.y_label));
     plot.xAxis->grid()->setSubGridVisible(false);
-    top_legend(plot, std::min<int>(4, static_cast<int>(series.size())));
+    style::legend_row(plot, std::clamp(plot.width() / 220, 1, std::max(1, static_cast<int>(series.size()))));
     add_title(plot, q(style.title));
 }
 
 void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const std::vector<double>& values,
                const LinesStyle& style) {
-    reset(plot);
+    const style::Ink& paper = style::begin_drawing(plot);
     auto* bars = new QCPBars(plot.xAxis, plot.yAxis);
-    bars->setBrush(kPalette[0]);
+    bars->setBrush(paper.palette(0));
     bars->setPen(Qt::NoPen);
     bars->setWidth(0.6);
     QSharedPointer<QCPAxisTickerText> ticks(new QCPAxisTickerText);
+    // The values over narrow bars in smaller type: neighbours' labels never run together.
+    const double slot = (plot.width() - 80.0) / static_cast<double>(std::max<std::size_t>(1, labels.size()));
+    QFont value_font = font(8, true);
+    while (value_font.pointSizeF() > 6.0 && style::text_width(value_font, "88.8%") > slot - 4)
+        value_font.setPointSizeF(value_font.pointSizeF() - 0.5);
     for (std::size_t i = 0; i < labels.size(); ++i) {
         const double x = static_cast<double>(i);
         bars->addData(x, values[i]);
         ticks->addTick(x, q(labels[i]));
         add_text(plot, x, values[i] + 0.01 * (style.y_max - style.y_min),
-                 style.percent ? QStringLiteral("%1%").arg(100.0 * values[i], 0, 'f', 1)
-                               : QString::number(values[i], 'g', 4),
-                 Qt::AlignBottom | Qt::AlignHCenter, label_font(8, true));
+                 style.percent ? style::percent_label(values[i]) : QString::number(values[i], 'g', 4),
+                 Qt::AlignBottom | Qt::AlignHCenter, value_font);
     }
     plot.xAxis->setTicker(ticks);
     plot.xAxis->setRange(-0.6, static_cast<double>(labels.size()) - 0.4);
@@ -693,9 +370,25 @@ void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const 
             yticks->addTick(v, QStringLiteral("%1%").arg(100 * v, 0, 'f', decimals));
         plot.yAxis->setTicker(yticks);
     }
-    plot.xAxis->setLabel(q(style.x_label));
-    plot.yAxis->setLabel(q(style.y_label));
+    plot.xAxis->setLabel(style::fit_lines(q(style.x_label), font(9), std::max(120, plot.width() - 80), 1));
+    plot.yAxis->setLabel(style::fit_lines(q(style.y_label), font(9), std::max(100, plot.height() - 60), 1));
     add_title(plot, q(style.title));
+}
+
+void add_footer(QCustomPlot& plot, const std::string& text) {
+    style::add_footer(plot, q(text));
+}
+
+void draw_message(QCustomPlot& plot, const std::string& message) {
+    const style::Ink& paper = style::begin_drawing(plot);
+    for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
+        axis->setVisible(false);
+        axis->grid()->setVisible(false);
+    }
+    plot.xAxis->setRange(0, 1);
+    plot.yAxis->setRange(0, 1);
+    add_text(plot, 0.5, 0.5, style::fit_lines(q(message), font(11), std::max(100, plot.width() - 40)),
+             Qt::AlignCenter, font(11), paper.muted);
 }
 
 void write_png(const std::string& path, int width, int height,
@@ -716,7 +409,7 @@ void write_png(const std::string& path, int width, int height,
     }
     QCustomPlot plot;
     plot.resize(width, height);
-    plot.setFont(label_font());
+    plot.setFont(QFont(QStringLiteral("DejaVu Sans"), 9));
     draw(plot);
     plot.replot(QCustomPlot::rpImmediateRefresh);
     const QPixmap pixmap = plot.toPixmap(width, height);

@@ -1,8 +1,10 @@
 // Drawing the analyses of fone/analysis.h into a QCustomPlot, and rendering a plot offscreen to PNG.
 // Widget-agnostic on purpose: `fone analyse` draws into an offscreen plot and saves it; the workbench
 // views draw into the plot they show. Each draw_* clears the plot first and sets titles, axis labels and
-// legends, so a picture reads on its own. Only a forward declaration of QCustomPlot here: callers that
-// only render PNGs (the CLI) need no Qt header.
+// legends, so a picture reads on its own: titles and footers fit the plot's width (two lines, smaller type,
+// or elided), legends sit in a row of their own, never over the data, and circles are laid out for the
+// plot's size in pixels so that their texts never overlap. Only a forward declaration of QCustomPlot here:
+// callers that only render PNGs (the CLI) need no Qt header.
 #pragma once
 
 #include <functional>
@@ -16,8 +18,23 @@ class QCPCurve;
 class QCPItemLine;
 class QCPItemText;
 class QCPLayer;
+class QCPLayerable;
 
 namespace fone::plots {
+
+// The page a plot is drawn on, kept with the plot: white (exports, `fone analyse`, the light theme) or
+// dark (the workbench's dark theme, on screen only), and a scale for every text (presenter mode). The next
+// draw_* on the plot uses it.
+struct Paper {
+    bool dark = false;
+    double text_scale = 1.0;
+};
+void set_paper(QCustomPlot& plot, const Paper& paper);
+Paper paper_of(const QCustomPlot& plot);
+
+// A digit's place as people say it: "units", "tens", "thousands", "tenths", "hundred-thousandths"; beyond
+// the millions and millionths (and in other bases) the power: "10⁹s", "7²s".
+std::string place_name(int position, int base = 10);
 
 // Magnitude against frequency k as impulses, the largest spikes labelled with their period "T = N/k" (labels
 // that would overlap are stacked).
@@ -41,7 +58,11 @@ void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int
               const std::string& class_name, const std::string& title = {});
 
 // One circle per period with the ten (base) digit markers φ(j, base), the number's point and a
-// caption with the residue and the digit. circles_size() is a pixel size that keeps circles round.
+// caption with the residue and the digit; each circle named by the place of its digit ("tens") over its
+// period ("T = 100"); `footer` (e.g. the digits read back) under the circles. A negative number is drawn as
+// FoNE encodes it, every sine negated: the hands turn clockwise, and so do the digit marks, so that each
+// hand still points just past the mark of its digit. circles_size() is a pixel size that keeps circles
+// round.
 //
 // For a slider: given `handles`, the parts that follow the number (the hands, the carried digit's marker
 // and label, the captions) go on a buffered layer of their own and are remembered, so that
@@ -57,17 +78,23 @@ struct CircleHandles {
     std::vector<QCPCurve*> carried;
     std::vector<std::pair<double, double>> centres;
     std::vector<std::string> periods;
+    bool mirrored = false;   // drawn for a negative number
+    int caption_pixels = 0;  // captions are elided to this width
+    QCPLayerable* footer = nullptr;
 };
 void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const std::string& title = {},
-                  CircleHandles* handles = nullptr);
-bool update_circles(CircleHandles& handles, const analysis::UnitCircles& circles);
+                  CircleHandles* handles = nullptr, const std::string& footer = {});
+bool update_circles(CircleHandles& handles, const analysis::UnitCircles& circles,
+                    const std::string& footer = {});
 std::pair<int, int> circles_size(const analysis::UnitCircles& circles);
 
 // A hidden state's pairs on the same circles: the normalised pair as the hand, its length, the predicted
 // digit's marker (green when right, red when wrong), the true digit ringed, and the ten probabilities as bars
-// under each circle. hidden_circles_size() keeps circles round.
+// under each circle (1.3 radii high for p = 1; left out of a plot too short for them, rather than shrinking
+// the circles); `footer` (the answer) under them. Each cell is at least as wide as its captions, so that
+// neighbours' texts never overlap. hidden_circles_size() keeps circles round.
 void draw_hidden_circles(QCustomPlot& plot, const analysis::HiddenCircles& circles,
-                         const std::string& title = {});
+                         const std::string& title = {}, const std::string& footer = {});
 std::pair<int, int> hidden_circles_size(const analysis::HiddenCircles& circles);
 
 // Held-out accuracy of the probe per period next to chance.
@@ -88,9 +115,15 @@ struct LinesStyle {
 };
 void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const LinesStyle& style);
 
-// Bars, one per label, with the value printed on top.
+// Bars, one per label, with the value printed on top (a share as "3.2%", or "0.04%" when it is small but
+// not zero).
 void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const std::vector<double>& values,
                const LinesStyle& style);
+
+// A line under whatever was drawn last (the answer of a prediction drawn as bars), fitted to the width.
+void add_footer(QCustomPlot& plot, const std::string& text);
+// An empty page with one message in the middle (a picture that is gone: a failed prediction).
+void draw_message(QCustomPlot& plot, const std::string& message);
 
 // Creates a QApplication when there is none (with QT_QPA_PLATFORM=offscreen when it is unset and there is
 // no display), draws into a fresh width x height plot and writes a PNG atomically (temporary file, then

@@ -1,10 +1,14 @@
 #include "analysis_view.h"
 
+#include <qcustomplot.h>
 #include <QLabel>
 #include <QShowEvent>
 #include <QTextDocument>
 #include <QTimer>
 #include <cstdlib>
+
+#include "analysis_plots.h"
+#include "plot_panel.h"
 
 namespace fone::gui {
 
@@ -49,6 +53,22 @@ QString plain_text(const QString& html) {
     QTextDocument doc;
     doc.setHtml(html);
     return doc.toPlainText();
+}
+
+void make_figure(PlotPanel* panel, std::function<void()> draw) {
+    panel->set_figure([panel, draw = std::move(draw)](bool dark_page) {
+        plots::Paper paper = plots::paper_of(*panel->plot());
+        paper.dark = dark_page;
+        plots::set_paper(*panel->plot(), paper);
+        draw();
+        panel->plot()->replot();
+    });
+}
+
+void set_text_scale(PlotPanel* panel, double text_scale) {
+    plots::Paper paper = plots::paper_of(*panel->plot());
+    paper.text_scale = text_scale;
+    plots::set_paper(*panel->plot(), paper);
 }
 
 AnalysisView::AnalysisView(QWidget* parent) : QWidget(parent) {}

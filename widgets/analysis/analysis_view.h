@@ -16,6 +16,8 @@ class QLabel;
 
 namespace fone::gui {
 
+class PlotPanel;
+
 // 10 to a power as people write it: "10³", "10⁻²", "1" for 10⁰.
 QString power_of_ten(int exponent);
 
@@ -28,6 +30,12 @@ FoneSpec encoder_spec(const std::vector<Decimal>& numbers, int int_digits, int f
 
 // The plain text of a label's rich text (what tests and screen readers see).
 QString plain_text(const QString& html);
+
+// Makes the panel's plot an analysis figure that `draw` (a fone::plots draw_*) draws: on screen it follows
+// the window's theme, exports are on white (PlotPanel::set_figure), and its texts are `text_scale` times
+// their size (presenter mode).
+void make_figure(PlotPanel* panel, std::function<void()> draw);
+void set_text_scale(PlotPanel* panel, double text_scale);
 
 // Base of the analysis views: a `busy` property (the screenshot waits for it to clear), and work that is
 // asked for while the view is hidden (a tab behind another) waits until it is shown, so opening the

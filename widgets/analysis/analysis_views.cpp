@@ -6,6 +6,7 @@
 #include "job_runner.h"
 #include "pca_view.h"
 #include "playground_view.h"
+#include "presenter_view.h"
 #include "spectrum_view.h"
 #include "view_registry.h"
 #include "welcome_view.h"
@@ -45,6 +46,11 @@ void register_analysis_views() {
                    [](const WorkbenchContext& c) { return with_program(new ErrorsView(c.catalog), c); }});
     register_view({"playground", "Playground",
                    [](const WorkbenchContext& c) { return with_program(new PlaygroundView(c.catalog), c); }});
+    // Presenter mode tells the welcome view's story, its race included.
+    register_presenter([](const WorkbenchContext& c) -> QWidget* {
+        auto* welcome = c.view ? qobject_cast<WelcomeView*>(c.view("welcome")) : nullptr;
+        return new PresenterView(welcome, c.catalog, c.jobs ? c.jobs->cli() : default_fone_program());
+    });
 }
 
 }  // namespace fone::gui

@@ -47,15 +47,18 @@ CirclesView::CirclesView(QWidget* parent) : AnalysisView(parent) {
     controls->addWidget(number_edit_, 1);
     controls->addWidget(new QLabel("base"));
     controls->addWidget(base_);
-    controls->addWidget(new QLabel("integer slots m"));
+    controls->addWidget(new QLabel("slots m"));
     controls->addWidget(int_digits_);
-    controls->addWidget(new QLabel("fraction slots n"));
+    controls->addWidget(new QLabel("n"));
     controls->addWidget(frac_digits_);
     panel_->add_export_button()->setToolTip("Save the picture (PNG, SVG, PDF)");
     panel_->plot()->setToolTip(
         "Each circle is one period T. The grey dots are the digit markers φ(j); the red hand points at the "
         "number's angle 2π·(x mod T)/T. The digit a circle carries is the marker the hand has last passed "
-        "(⌊base · turns⌋): lower digits push the hand part of the way to the next marker.");
+        "(⌊base · turns⌋): lower digits push the hand part of the way to the next marker. A negative number "
+        "is FoNE's mirror image of its size (every sine negated): its hands and marks turn clockwise.");
+    panel_->plot()->setMinimumSize(160, 120);
+    make_figure(panel_, [this] { draw(false); });
     layout->addWidget(panel_, 1);
 
     auto* slider_row = new QHBoxLayout;
@@ -66,11 +69,6 @@ CirclesView::CirclesView(QWidget* parent) : AnalysisView(parent) {
     slider_row->addWidget(slider_, 1);
     slider_row->addWidget(slider_label_);
     layout->addLayout(slider_row);
-    readout_ = new QLabel;
-    readout_->setTextFormat(Qt::RichText);
-    readout_->setToolTip(
-        "The digit of each circle, highest period first: together they are the number again");
-    layout->addWidget(readout_);
     layout->addWidget(status_label());
 
     connect(number_edit_, &QLineEdit::textEdited, this,
@@ -170,31 +168,35 @@ bool CirclesView::update_circles(const QString& text, bool from_slider) {
         return false;
     }
     error_.clear();
-    show_info(QString());
-    // The digits read off, against the number's own.
-    QString digits;
-    const int count = static_cast<int>(circles_->circles.size());
-    bool fraction_started = false;
-    for (int i = count - 1; i >= 0; --i) {
-        const auto& c = circles_->circles[static_cast<std::size_t>(i)];
-        const bool fractional = c.period.exponent <= 0;
-        if (fractional && !fraction_started) {
-            digits += "<b>.</b> ";
-            fraction_started = true;
-        }
-        digits += c.digit >= 0 ? QStringLiteral("<b style='color:#2ca02c'>%1</b> ").arg(c.digit, 0, 36)
-                               : QStringLiteral("? ");
-    }
-    QString value = QString::fromStdString(x.to_string());
-    if (value.size() > 80) value = value.left(77) + "…";
-    readout_->setText(QStringLiteral("Read off the circles, highest period first: %1 → <b>%2</b>%3")
-                          .arg(digits, x.negative() ? "−" + read_off() : read_off(),
-                               base_->value() == 10
-                                   ? QStringLiteral(" (the number: %1)").arg(value.toHtmlEscaped())
-                                   : QStringLiteral(" in base %1").arg(base_->value())));
+    show_info(x.negative()
+                  ? QStringLiteral("A negative number: FoNE writes −x as the mirror image of x (every sine "
+                                   "negated), so its hands and the digit marks turn clockwise, and one more "
+                                   "entry, the sign, is 1. The digits are those of |x|.")
+                  : QString());
     move_hands();
     Q_EMIT numberChanged(number());
     return true;
+}
+
+QString CirclesView::footer() const {
+    if (!circles_) return {};
+    QString digits;
+    bool fraction_started = false;
+    for (auto it = circles_->circles.rbegin(); it != circles_->circles.rend(); ++it) {
+        if (it->period.exponent <= 0 && !fraction_started) {
+            digits += ". ";
+            fraction_started = true;
+        }
+        digits += (it->digit >= 0 ? QString::number(it->digit, 36) : QStringLiteral("?")) + " ";
+    }
+    const QString sign = circles_->number.negative() ? QStringLiteral("−") : QString();
+    QString text =
+        QStringLiteral("Read off the circles, highest first: %1%2→ %3%4").arg(sign, digits, sign, read_off());
+    if (circles_->base == 10)
+        text += QStringLiteral(" (the number: %1)").arg(QString::fromStdString(circles_->number.to_string()));
+    else
+        text += QStringLiteral(" in base %1").arg(circles_->base);
+    return text;
 }
 
 QString CirclesView::read_off() const {
@@ -213,16 +215,17 @@ QString CirclesView::read_off() const {
 
 void CirclesView::draw(bool immediate) {
     if (!circles_) return;
-    const std::string title =
+    std::string title =
         "FoNE unit circles: one per period T" +
         (circles_->base == 10 ? std::string() : " (base " + std::to_string(circles_->base) + ")");
-    plots::draw_circles(*panel_->plot(), *circles_, title, &handles_);
+    if (circles_->number.negative()) title += ", mirrored for a negative number: read clockwise";
+    plots::draw_circles(*panel_->plot(), *circles_, title, &handles_, footer().toStdString());
     panel_->plot()->replot(immediate ? QCustomPlot::rpImmediateRefresh : QCustomPlot::rpQueuedReplot);
 }
 
 void CirclesView::move_hands() {
     // Same periods as drawn: move what follows the number and repaint only its layer.
-    if (circles_ && handles_.layer && plots::update_circles(handles_, *circles_)) {
+    if (circles_ && handles_.layer && plots::update_circles(handles_, *circles_, footer().toStdString())) {
         handles_.layer->replot();
         return;
     }

@@ -38,6 +38,8 @@ class CirclesView : public AnalysisView {
     const std::optional<analysis::UnitCircles>& circles() const { return circles_; }
     // The digits read off the circles, highest first, with '.' between integer and fraction: "1234.567".
     QString read_off() const;
+    // The line under the circles: the digits read off, and the number they make.
+    QString footer() const;
     QString error() const { return error_; }
 
     QCustomPlot* plot() const;
@@ -59,7 +61,7 @@ class CirclesView : public AnalysisView {
     QLineEdit* number_edit_;
     QSpinBox *base_, *int_digits_, *frac_digits_;
     QSlider* slider_;
-    QLabel *slider_label_, *readout_;
+    QLabel* slider_label_;
     std::optional<analysis::UnitCircles> circles_;
     plots::CircleHandles handles_;
     QString error_;

@@ -25,6 +25,10 @@ using nlohmann::json;
 namespace fa = fone::analysis;
 
 namespace {
+QString plots_percent(double fraction) {
+    return QString::number(100.0 * fraction, 'g', 3) + "%";
+}
+
 // The smallest of 1%, 2%, 5%, 10%, 20%, 50%, 100% above the highest bar (with room for its label).
 double nice_ceiling(double highest) {
     for (double top : {0.01, 0.02, 0.05, 0.1, 0.2, 0.5})
@@ -34,10 +38,7 @@ double nice_ceiling(double highest) {
 }  // namespace
 
 QString position_name(int position) {
-    static const char* const kNames[] = {"thousandths", "hundredths", "tenths",   "units",
-                                         "tens",        "hundreds",   "thousands"};
-    if (position >= -3 && position <= 3) return kNames[position + 3];
-    return QStringLiteral("10^%1").arg(position);
+    return QString::fromStdString(plots::place_name(position));
 }
 
 QString aligned_number_html(const Decimal& x, const std::vector<int>& marked, int int_width, int frac_width,
@@ -140,7 +141,17 @@ ErrorsView::ErrorsView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
     rates_->layout()->setContentsMargins(0, 0, 0, 0);
     rates_->controls()->addStretch(1);
     rates_->add_export_button();
-    rates_->plot()->setToolTip("The share of test answers whose digit at this position is wrong");
+    rates_->plot()->setMinimumSize(160, 110);
+    make_figure(rates_, [this] {
+        if (evaluation_.is_object()) draw_rates(evaluation_);
+    });
+    rates_->enable_inspection([this](const PlotHit& hit) {
+        const int n = evaluation_.value("n", 0);
+        return QStringLiteral("%1 (%2): %3 of the %4 test answers have this digit wrong")
+            .arg(position_names_.value(static_cast<int>(hit.key)), hit.key_label.section('\n', 0, 0),
+                 plots_percent(hit.value))
+            .arg(n);
+    });
     auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(table_);
     split->addWidget(rates_);
@@ -306,15 +317,26 @@ void ErrorsView::draw_rates(const json& result) {
     std::vector<std::string> labels;
     std::vector<double> rates;
     double highest = 0.0;
+    position_names_.clear();
+    // "10²" over "hundreds": the power, and the place as people say it, where each bar has room for its
+    // name (else the power alone; the name is in the hover text).
+    const QFontMetrics metrics(rates_->plot()->xAxis->tickLabelFont());
+    int widest = 0;
+    for (const auto& [position, rate] : by_position)
+        widest = std::max(widest, metrics.horizontalAdvance(position_name(position)));
+    const int axis_width = rates_->plot()->width() - 70;  // less the value axis and margins
+    const bool named = !by_position.empty() && axis_width / int(by_position.size()) >= widest + 6;
     for (auto it = by_position.rbegin(); it != by_position.rend(); ++it) {
-        labels.push_back(power_of_ten(it->first).toStdString());
+        labels.push_back(
+            (power_of_ten(it->first) + (named ? "\n" + position_name(it->first) : QString())).toStdString());
+        position_names_ << position_name(it->first);
         rates.push_back(it->second);
         highest = std::max(highest, it->second);
     }
     const int n = result.value("n", 0);
     plots::draw_bars(*rates_->plot(), labels, rates,
-                     {.title = "Error rate per digit (test split, " + std::to_string(n) + " answers)",
-                      .x_label = "digit position (10³ thousands … 10⁻³ thousandths)",
+                     {.title = "Error rate per digit position (" + std::to_string(n) + " test answers)",
+                      .x_label = "digit position",
                       .y_label = "answers with this digit wrong",
                       .y_max = nice_ceiling(highest)});
     rates_->plot()->replot(QCustomPlot::rpQueuedReplot);

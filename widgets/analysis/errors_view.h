@@ -27,7 +27,7 @@ class PlotPanel;
 QString aligned_number_html(const Decimal& x, const std::vector<int>& marked, int int_width, int frac_width,
                             const QString& colour);
 
-// A position as people say it: "units", "tens", "tenths", or "10^5".
+// A position as people say it: "units", "tens", "tenths", "hundred-thousands" (plots::place_name).
 QString position_name(int position);
 
 // Paints a cell's Qt::UserRole text as HTML (the highlighted digits).
@@ -84,6 +84,7 @@ class ErrorsView : public AnalysisView {
     FoneCall* call_;
     nlohmann::json evaluation_;
     analysis::ErrorAnalysis errors_;
+    QStringList position_names_;  // of the bars, left to right
     int malformed_ = 0;
 };
 

@@ -84,22 +84,28 @@ QString example_prompt(const json& config) {
 HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    auto* row1 = new QHBoxLayout;
+    run_row_ = new QWidget;
+    auto* row1 = new QHBoxLayout(run_row_);
+    row1->setContentsMargins(0, 0, 0, 0);
     runs_ = new RunPicker(catalog);
     row1->addWidget(new QLabel("Run"));
     row1->addWidget(runs_, 1);
-    layout->addLayout(row1);
-    layout->addLayout(prompt_row());
+    layout->addWidget(run_row_);
+    prompt_row_ = prompt_row();
+    layout->addWidget(prompt_row_);
     panel_ = new PlotPanel;
     panel_->layout()->setContentsMargins(0, 0, 0, 0);
-    panel_->controls()->addStretch(1);
-    panel_->add_export_button();
+    // Export… at the end of the prompt row: no row of its own (height is scarce on a small screen).
+    prompt_row_->layout()->addWidget(panel_->add_export_button());
+    panel_->controls()->setContentsMargins(0, 0, 0, 0);
     panel_->plot()->setToolTip(
         "One circle per digit slot of the answer, highest digit first. The blue hand is the model's hidden "
         "pair [h2k, h2k+1] normalised to length 1 (|h| is its length before); the head scores digit j by the "
         "hand's dot product with the marker φ(j), so the marker it points to is the predicted digit (green "
         "when "
         "right, red when wrong; the true digit ringed). The bars are the ten digits' probabilities.");
+    panel_->plot()->setMinimumSize(160, 120);
+    make_figure(panel_, [this] { redraw(); });
     layout->addWidget(panel_, 1);
     summary_ = new QLabel;
     summary_->setTextFormat(Qt::RichText);
@@ -116,8 +122,10 @@ HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
 }
 
 // The prompt, the true answer, Predict and Cancel.
-QHBoxLayout* HiddenView::prompt_row() {
-    auto* row2 = new QHBoxLayout;
+QWidget* HiddenView::prompt_row() {
+    auto* box = new QWidget;
+    auto* row2 = new QHBoxLayout(box);
+    row2->setContentsMargins(0, 0, 0, 0);
     prompt_ = new QLineEdit;
     prompt_->setPlaceholderText("a prompt of the run's task, e.g. 527.38+94.605=");
     prompt_->setToolTip("What the model is asked. Numbers in it become FoNE tokens (one per number).");
@@ -126,18 +134,29 @@ QHBoxLayout* HiddenView::prompt_row() {
     truth_->setToolTip(
         "The true answer, to mark the digits the model gets wrong. Empty: worked out exactly from "
         "an arithmetic prompt (+, -, *, mod).");
-    truth_->setMaximumWidth(200);
+    // Room for a whole sum ("123.456+654.321="); the true answer needs less.
+    prompt_->setMinimumWidth(prompt_->fontMetrics().horizontalAdvance("123.456+654.321=") + 28);
+    truth_->setMaximumWidth(prompt_->fontMetrics().horizontalAdvance("0000.0000") + 28);
     predict_button_ = new QPushButton("Predict");
-    predict_button_->setToolTip("Run `fone predict` on this prompt (a child process; the window stays free)");
+    predict_button_->setToolTip("Ask the model (it answers in the background; the window stays free)");
     cancel_button_ = new QPushButton("Cancel");
     cancel_button_->setEnabled(false);
     row2->addWidget(new QLabel("Prompt"));
     row2->addWidget(prompt_, 1);
-    row2->addWidget(new QLabel("True answer"));
+    row2->addWidget(new QLabel("True"));
     row2->addWidget(truth_);
     row2->addWidget(predict_button_);
     row2->addWidget(cancel_button_);
-    return row2;
+    return box;
+}
+
+void HiddenView::set_run_row_visible(bool visible) {
+    run_row_->setVisible(visible);
+}
+
+void HiddenView::set_controls_visible(bool visible) {
+    run_row_->setVisible(visible);
+    prompt_row_->setVisible(visible);
 }
 
 // Predict on demand, on Return and once typing pauses; the true answer and the run's example prompt follow
@@ -225,12 +244,26 @@ void HiddenView::predict() {
             "Choose a trained run first (train one in the Launch panel, or open a run directory with …).");
         return;
     }
-    if (prompt_->text().trimmed().isEmpty()) {
-        show_error("Type a prompt, e.g. " +
-                   (default_prompt_.isEmpty() ? QString("12.5+3.25=") : default_prompt_));
+    const QString prompt = prompt_->text().trimmed();
+    if (prompt.isEmpty()) {
+        clear_answer("Type a question, e.g. " +
+                     (default_prompt_.isEmpty() ? QString("12.5+3.25=") : default_prompt_));
         return;
     }
-    show_info("Asking the model: " + call_->program().section('/', -1) + " predict …");
+    // An arithmetic model writes what follows '=': without it, it would answer something else.
+    if (!example_prompt(runs_->config()).isEmpty() && !prompt.endsWith('=')) {
+        clear_answer("End the question with '=', e.g. " + prompt +
+                     "=  (the model writes the answer after it)");
+        return;
+    }
+    // A sum outside what the model learned gets a sentence instead of a confident wrong answer.
+    if (const QString refused = check_ ? check_(prompt) : QString(); !refused.isEmpty()) {
+        clear_answer(refused);
+        show_info(refused);
+        Q_EMIT predictionFailed(refused);
+        return;
+    }
+    show_info("Asking the model…");
     set_busy(true);
     cancel_button_->setEnabled(true);
     call_->start({"predict", "--run", runs_->run_dir(), prompt_->text().trimmed()});
@@ -247,9 +280,20 @@ void HiddenView::on_result(const json& result) {
 
 void HiddenView::on_failure(const QString& message) {
     cancel_button_->setEnabled(false);
-    show_error("fone predict: " + message);
+    clear_answer("No answer: " + message.section('\n', 0, 0));
     set_busy(false);
     Q_EMIT predictionFailed(message);
+}
+
+// The last answer goes (its picture would read as the answer to the new question), and why is said.
+void HiddenView::clear_answer(const QString& why) {
+    prediction_ = json();
+    circles_.reset();
+    answer_line_.clear();
+    summary_->clear();
+    show_error(why);
+    plots::draw_message(*panel_->plot(), why.toStdString());
+    panel_->plot()->replot(QCustomPlot::rpQueuedReplot);
 }
 
 std::optional<Decimal> HiddenView::true_answer(QString* note) const {
@@ -264,7 +308,8 @@ std::optional<Decimal> HiddenView::true_answer(QString* note) const {
 }
 
 QString HiddenView::summary() const {
-    return plain_text(summary_->text());
+    const QString notes = plain_text(summary_->text());
+    return notes.isEmpty() ? answer_line_ : answer_line_ + " · " + notes;
 }
 
 void HiddenView::redraw() {
@@ -277,8 +322,6 @@ void HiddenView::redraw() {
     if (prediction_.contains("tokens") && prediction_["tokens"].is_array())
         for (const json& t : prediction_["tokens"])
             tokens << QString::fromStdString(t.get<std::string>()).toHtmlEscaped();
-    QString text = QStringLiteral("The model answers <b>%1</b>")
-                       .arg(value.isEmpty() ? "(no number)" : value.toHtmlEscaped());
     circles_.reset();
     if (prediction_.contains("digits")) {
         try {
@@ -291,40 +334,43 @@ void HiddenView::redraw() {
             note = QString::fromStdString(e.what());
         }
     }
-    text += circles_ ? draw_circles(plot) : draw_answer_without_circles(plot, value, truth);
-    if (!tokens.isEmpty()) text += " · prompt tokens: " + tokens.join(" ");
-    if (!note.isEmpty()) text += "<br><span style='color:#c62828'>" + note.toHtmlEscaped() + "</span>";
-    summary_->setText(text);
+    const QString answer =
+        QStringLiteral("The model answers %1").arg(value.isEmpty() ? "(no number)" : value);
+    answer_line_ =
+        circles_ ? draw_circles(plot, answer) : draw_answer_without_circles(plot, answer, value, truth);
+    QStringList notes;
+    if (!tokens.isEmpty()) notes << "prompt tokens: " + tokens.join(" ");
+    if (!note.isEmpty()) notes << "<span style='color:#c62828'>" + note.toHtmlEscaped() + "</span>";
+    summary_->setText(notes.join(" · "));
     plot.replot(QCustomPlot::rpQueuedReplot);
 }
 
-// The hidden state on the digit circles; what the summary adds.
-QString HiddenView::draw_circles(QCustomPlot& plot) {
-    QString text;
-    plots::draw_hidden_circles(plot, *circles_,
-                               "Hidden state of " + runs_->run_name().toStdString() + " for " +
-                                   prediction_.value("prompt", std::string()));
+// The hidden state on the digit circles, the answer under them; returns the answer line.
+QString HiddenView::draw_circles(QCustomPlot& plot, const QString& answer) {
+    QString text = answer;
     int right = 0;
     for (const auto& slot : circles_->pairs)
         right += slot.truth >= 0 && !slot.wrong();
     if (circles_->has_truth) {
         const bool exact = circles_->truth == circles_->predicted;
-        text +=
-            QStringLiteral(" · true %1 %2 · %3 of %4 digits right")
-                .arg(QString::fromStdString(circles_->truth.to_string()),
-                     exact ? "<span style='color:#2ca02c'>✓</span>" : "<span style='color:#d62728'>✗</span>")
-                .arg(right)
-                .arg(circles_->pairs.size());
+        text += QStringLiteral(" · true %1 %2 · %3 of %4 digits right")
+                    .arg(QString::fromStdString(circles_->truth.to_string()), exact ? "✓" : "✗")
+                    .arg(right)
+                    .arg(circles_->pairs.size());
     }
     if (!runs_->config().value("period_multipliers", json::array()).empty())
         text += " · mixed periods: each circle shows its slot's first pair";
+    plots::draw_hidden_circles(plot, *circles_,
+                               "Hidden state of " + runs_->run_name().toStdString() + " for " +
+                                   prediction_.value("prompt", std::string()),
+                               text.toStdString());
     return text;
 }
 
 // Runs without (cos, sin) digit pairs: a token method's tokens, xVal's number or fone-direct's raw slots.
-QString HiddenView::draw_answer_without_circles(QCustomPlot& plot, const QString& value,
-                                                const std::optional<Decimal>& truth) {
-    QString text;
+QString HiddenView::draw_answer_without_circles(QCustomPlot& plot, const QString& answer,
+                                                const QString& value, const std::optional<Decimal>& truth) {
+    QString text = answer;
     if (prediction_.contains("generated")) {
         // A token method: the tokens it wrote, each with its probability.
         std::vector<std::string> labels;
@@ -339,14 +385,14 @@ QString HiddenView::draw_answer_without_circles(QCustomPlot& plot, const QString
                           .x_label = "generated tokens, in order",
                           .y_label = "probability"});
         if (truth)
-            text += " · true " + QString::fromStdString(truth->to_string()).toHtmlEscaped() +
+            text += " · true " + QString::fromStdString(truth->to_string()) +
                     (value == QString::fromStdString(truth->to_string()) ? " ✓" : " ✗");
         text += " · " + runs_->method() + " runs have no (cos, sin) digit pairs to draw";
+        plots::add_footer(plot, text.toStdString());
     } else if (prediction_.contains("regression")) {
-        plot.clearPlottables();
-        plot.clearItems();
         text += QStringLiteral(" · regression output %1 (xVal: one number, no digit pairs)")
                     .arg(prediction_.value("regression", 0.0));
+        plots::draw_message(plot, text.toStdString());
     } else if (prediction_.contains("digits")) {
         // fone-direct: a raw value per slot.
         std::vector<std::string> labels;
@@ -361,6 +407,7 @@ QString HiddenView::draw_answer_without_circles(QCustomPlot& plot, const QString
                           .y_label = "raw output",
                           .y_max = 9.0,
                           .percent = false});
+        plots::add_footer(plot, text.toStdString());
     }
     return text;
 }

@@ -8,6 +8,7 @@
 // their probabilities instead. Reusable: set_run(dir) takes any run directory (a bundled demo model).
 #pragma once
 
+#include <functional>
 #include <optional>
 
 #include "analysis_view.h"
@@ -16,7 +17,6 @@
 #include "run_picker.h"
 
 class QCustomPlot;
-class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -58,14 +58,27 @@ class HiddenView : public AnalysisView {
     QString truth() const;
     void set_program(const QString& fone);  // the `fone` to run (default: next to the program, or $FONE_CLI)
 
+    // A look at the prompt before the model is asked: a sentence saying why it is refused, "" to ask. The
+    // welcome view refuses sums outside what its demo model has learned.
+    void set_prompt_check(std::function<QString(const QString&)> check) { check_ = std::move(check); }
     // Runs `fone predict` now (the view also does it by itself when the run or the prompt changes and it
     // is visible).
     void predict();
     const nlohmann::json& prediction() const { return prediction_; }
     const std::optional<analysis::HiddenCircles>& circles() const { return circles_; }
-    QString summary() const;  // the line under the plot, as plain text
+    // The answer as the picture's last line says it ("The model answers 777.777 · true 777.777 ✓ · 6 of 6
+    // digits right"), and with the notes under the picture (tokens, problems), as plain text.
+    QString answer_line() const { return answer_line_; }
+    QString summary() const;
     QCustomPlot* plot() const;
+    PlotPanel* panel() const { return panel_; }
     RunPicker* runs() const { return runs_; }
+    // Only the picture and its notes (presenter mode asks through set_prompt and predict).
+    void set_controls_visible(bool visible);
+    // Only the run's row (the welcome view shows its own model, and its height goes to the clocks).
+    void set_run_row_visible(bool visible);
+    // Draws the last answer again (at the plot's size and paper).
+    void redraw();
 
   Q_SIGNALS:
     void predicted();                           // prediction() and circles() are new
@@ -75,17 +88,18 @@ class HiddenView : public AnalysisView {
     void refresh() override { predict(); }
 
   private:
-    QHBoxLayout* prompt_row();
+    QWidget* prompt_row();
+    void clear_answer(const QString& why);
     void connect_signals();
-    QString draw_circles(QCustomPlot& plot);
-    QString draw_answer_without_circles(QCustomPlot& plot, const QString& value,
+    QString draw_circles(QCustomPlot& plot, const QString& answer);
+    QString draw_answer_without_circles(QCustomPlot& plot, const QString& answer, const QString& value,
                                         const std::optional<Decimal>& truth);
     void on_result(const nlohmann::json& result);
     void on_failure(const QString& message);
-    void redraw();
     std::optional<Decimal> true_answer(QString* note) const;
 
     RunPicker* runs_;
+    QWidget *run_row_, *prompt_row_;
     QLineEdit *prompt_, *truth_;
     QPushButton *predict_button_, *cancel_button_;
     PlotPanel* panel_;
@@ -95,6 +109,8 @@ class HiddenView : public AnalysisView {
     nlohmann::json prediction_;
     std::optional<analysis::HiddenCircles> circles_;
     QString default_prompt_;
+    QString answer_line_;
+    std::function<QString(const QString&)> check_;
 };
 
 }  // namespace fone::gui

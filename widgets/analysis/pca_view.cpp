@@ -99,6 +99,8 @@ PcaView::PcaView(RunCatalog* catalog, QWidget* parent) : RepresentationView(cata
     panel_->add_export_button();
     panel_->plot()->setToolTip(QString());
     panel_->plot()->setMouseTracking(true);
+    panel_->plot()->setMinimumSize(160, 110);
+    make_figure(panel_, [this] { draw(); });
     layout->addWidget(panel_, 1);
     hover_ = new QLabel("Hover a point to see its number.");
     layout->addWidget(hover_);

@@ -1,6 +1,5 @@
 #include "playground_view.h"
 
-#include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -8,6 +7,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -27,6 +27,12 @@ namespace {
 
 constexpr double kPaperFoneTokensPerTable = 149.25, kPaperDigitTokensPerTable = 329.7;
 const TextScheme kSchemes[3] = {TextScheme::fone, TextScheme::digit, TextScheme::subword};
+// Each scheme's name and what it makes a token of (the pane's tooltip says more).
+const char* const kSchemeTitles[3][2] = {{"FoNE", "a token per number"},
+                                         {"Digit-wise", "a token per character"},
+                                         {"Subword", "chunks of ≤ 3 digits"}};
+// The token panes show at least this many lines of tokens (more where there is room).
+constexpr int kMinTokenLines = 5;
 
 // The trained text pieces, shared by every playground of the session (GUI thread only).
 std::shared_ptr<const std::vector<TextTokenizer>> g_tokenizers;
@@ -50,6 +56,13 @@ QString shown_piece(const std::string& piece) {
         if (ok && byte == 10) return QStringLiteral("⏎");
     }
     return QString::fromStdString(piece);
+}
+
+// The height of a token pane that shows `lines` lines of tokens (each token a bold, shaded span).
+int token_pane_height(QTextBrowser* pane, int lines) {
+    QFont bold = pane->font();
+    bold.setBold(true);
+    return lines * QFontMetrics(bold).lineSpacing() + 2 * int(pane->document()->documentMargin()) + 2;
 }
 
 int scheme_index(TextScheme s) {
@@ -134,17 +147,31 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     text_->setToolTip(
         "Numbers are found by FoNE's number parser (\"1,234.5\" is one number, \"$3.45\" keeps its "
         "cents); the rest of the text is cut the same way for all three schemes.");
-    text_->setMaximumHeight(64);
+    // Two lines of text: the room below is for the tokens and the run's answer.
+    const int two_lines = 2 * text_->fontMetrics().lineSpacing() +
+                          2 * int(text_->document()->documentMargin()) + 2 * text_->frameWidth() + 2;
+    text_->setMinimumHeight(two_lines);
+    text_->setMaximumHeight(two_lines);
     layout->addWidget(text_);
-    auto* bottom = new QSplitter(Qt::Horizontal);
-    bottom->addWidget(build_ask_box(catalog));
-    bottom->addWidget(build_table_box());
-    auto* split = new QSplitter(Qt::Vertical);
+    // The tokens of the three schemes one above the other (their lengths compare at a glance) on the left;
+    // asking a run and counting a table's tokens on the right. It fits a 1280 x 720 screen: five lines of
+    // tokens per scheme, every digit's column of the answer's probabilities.
+    auto* pages = new QTabWidget;
+    pages->addTab(build_ask_box(catalog), "Ask a trained run");
+    pages->setTabToolTip(0, pages->widget(0)->toolTip());
+    pages->addTab(build_table_box(), "Tokens per table");
+    pages->setTabToolTip(1, pages->widget(1)->toolTip());
+    auto* right = new QWidget;
+    auto* right_layout = new QVBoxLayout(right);
+    right_layout->setContentsMargins(0, 0, 0, 0);
+    right_layout->addWidget(pages, 1);
+    right_layout->addWidget(status_label());
+    auto* split = new QSplitter(Qt::Horizontal);
     split->addWidget(build_token_columns());
-    split->addWidget(bottom);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 3);
-    split->setSizes({230, 690});
+    split->addWidget(right);
+    split->setStretchFactor(0, 11);
+    split->setStretchFactor(1, 9);
+    split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
     connect(text_, &QPlainTextEdit::textChanged, this, &PlaygroundView::retokenize);
     connect_asking();
@@ -161,50 +188,48 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     if (g_tokenizers || !g_tokenizer_error.isEmpty()) ensure_tokenizer();
 }
 
-// The text's tokens under the three schemes, side by side, and which text tokenizer cut them.
+// The text's tokens under the three schemes, one above the other, and which text tokenizer cut them.
 QWidget* PlaygroundView::build_token_columns() {
-    auto* columns = new QHBoxLayout;
-    // Short titles: the three columns share the dock's width (the tooltips say more).
-    const char* const titles[3] = {"FoNE: a token per number", "Digit-wise: a token per character",
-                                   "Subword: chunks of ≤ 3 digits"};
     const char* const tips[3] = {
         "FoNE: every number is ONE [NUM] token; its exact value goes in beside the token as [cos 2πx/T, sin "
-        "2πx/T] "
-        "pairs, so the model sees 12 and 345 as two tokens whatever their length.",
+        "2πx/T] pairs, so the model sees 12 and 345 as two tokens whatever their length.",
         "Digit-wise: each character of a number (digits, '.', '-') is its own token, as in most "
         "arithmetic transformers: longer numbers cost more tokens.",
         "Subword: the integer part in chunks of up to three digits from the left (1234567 → 123 456 7), as "
         "Llama 3 splits digits; a chunk is a string, so 007 and 7 are different tokens."};
+    auto* box = new QWidget;
+    auto* v = new QVBoxLayout(box);
+    v->setContentsMargins(0, 0, 0, 0);
+    v->setSpacing(2);
     for (int i = 0; i < 3; ++i) {
-        auto* box = new QGroupBox(titles[i]);
-        box->setToolTip(tips[i]);
-        auto* v = new QVBoxLayout(box);
         counts_[i] = new QLabel;
         counts_[i]->setTextFormat(Qt::RichText);
         counts_[i]->setWordWrap(true);
+        counts_[i]->setToolTip(tips[i]);
         columns_[i] = new QTextBrowser;
+        columns_[i]->setToolTip(tips[i]);
         columns_[i]->setFrameShape(QFrame::NoFrame);
-        columns_[i]->setMinimumHeight(60);
+        columns_[i]->document()->setDocumentMargin(2);
+        columns_[i]->setMinimumHeight(token_pane_height(columns_[i], kMinTokenLines));
         columns_[i]->viewport()->setAutoFillBackground(false);
         columns_[i]->setStyleSheet("QTextBrowser { background: transparent; }");
         v->addWidget(counts_[i]);
         v->addWidget(columns_[i], 1);
-        columns->addWidget(box, 1);
     }
-    auto* top = new QWidget;
-    auto* top_layout = new QVBoxLayout(top);
-    top_layout->setContentsMargins(0, 0, 0, 0);
-    top_layout->addLayout(columns, 1);
     pieces_note_ = new QLabel;
     pieces_note_->setWordWrap(true);
     pieces_note_->setStyleSheet("color: #666;");
-    top_layout->addWidget(pieces_note_);
-    return top;
+    pieces_note_->setToolTip(
+        "The text around the numbers is cut by one SentencePiece model, trained this session on a generated "
+        "corpus of word problems, unit conversions, tables and arithmetic, the same way for all three "
+        "schemes: only the numbers differ.");
+    v->addWidget(pieces_note_);
+    return box;
 }
 
 // Ask a trained run: the run, the prompt, its answer and the digit probabilities.
-QGroupBox* PlaygroundView::build_ask_box(RunCatalog* catalog) {
-    auto* ask_box = new QGroupBox("Ask a trained run");
+QWidget* PlaygroundView::build_ask_box(RunCatalog* catalog) {
+    auto* ask_box = new QWidget;
     ask_box->setToolTip(
         "Runs `fone predict --run RUN TEXT` (a child process): the run's answer to the text above "
         "and, for a FoNE run, the probability of every digit at every position.");
@@ -234,19 +259,20 @@ QGroupBox* PlaygroundView::build_ask_box(RunCatalog* catalog) {
         "more probable; the model's choice is bold.");
     probabilities_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     probabilities_->verticalHeader()->setDefaultSectionSize(20);
-    probabilities_->horizontalHeader()->setDefaultSectionSize(44);
+    // Every digit's column in the box's width (the numbers are whole percentages: "100" at most).
+    probabilities_->horizontalHeader()->setMinimumSectionSize(
+        probabilities_->fontMetrics().horizontalAdvance("100") + 8);
+    probabilities_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     probabilities_->hide();
-    probabilities_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustToContents);
-    probabilities_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    probabilities_->setMinimumHeight(80);
     ask_layout->addWidget(probabilities_);
     ask_layout->addStretch(1);
-    ask_layout->addWidget(status_label());
     return ask_box;
 }
 
 // Tokens per table: a pasted CSV counted under each scheme, next to the paper's figure.
-QGroupBox* PlaygroundView::build_table_box() {
-    auto* table_box = new QGroupBox("Tokens per table: paste a CSV");
+QWidget* PlaygroundView::build_table_box() {
+    auto* table_box = new QWidget;
     table_box->setToolTip(
         "Each cell is scanned by the number parser. FoNE pays one token per number, digit-wise one "
         "per character of it, subword one per ≤3-digit chunk; the words cost the same everywhere.");
@@ -386,6 +412,14 @@ int PlaygroundView::number_token_count(TextScheme scheme) const {
     return n;
 }
 
+QTextBrowser* PlaygroundView::token_pane(TextScheme scheme) const {
+    return columns_[scheme_index(scheme)];
+}
+
+QString PlaygroundView::token_heading(TextScheme scheme) const {
+    return plain_text(counts_[scheme_index(scheme)]->text());
+}
+
 QString PlaygroundView::text_pieces_note() const {
     return pieces_note_->text();
 }
@@ -418,7 +452,8 @@ void PlaygroundView::retokenize() {
         if (i > 0 && counts[0] > 0)
             ratio =
                 QStringLiteral(" · ×%1 FoNE's").arg(static_cast<double>(counts[i]) / counts[0], 0, 'f', 2);
-        counts_[i]->setText(QStringLiteral("<b>%1 tokens</b>, %2 of them for numbers%3")
+        counts_[i]->setText(QStringLiteral("<b>%1</b> (%2): <b>%3 tokens</b>, %4 of them for numbers%5")
+                                .arg(kSchemeTitles[i][0], kSchemeTitles[i][1])
                                 .arg(counts[i])
                                 .arg(numbers)
                                 .arg(ratio));
@@ -432,9 +467,7 @@ void PlaygroundView::retokenize() {
     }
     if (tokenizers_)
         pieces_note_->setText(
-            QStringLiteral("Text pieces: one SentencePiece model (%1 pieces, trained this session on a "
-                           "generated corpus of word problems, unit conversions, tables and "
-                           "arithmetic) cuts the text the same way for all three schemes; ▁ marks "
+            QStringLiteral("Text pieces: one SentencePiece model (%1 pieces) for all three schemes; ▁ marks "
                            "a space. Numbers are blue.")
                 .arg((*tokenizers_)[0].text_piece_count()));
     else if (!tokenizer_error_.isEmpty())
@@ -581,6 +614,11 @@ void PlaygroundView::show_prediction() {
         }
         probabilities_->setHorizontalHeaderLabels(columns);
         probabilities_->setVerticalHeaderLabels(rows);
+        // As high as its rows (no blank below them); less, scrolling, in a short window.
+        probabilities_->setMaximumHeight(probabilities_->horizontalHeader()->sizeHint().height() +
+                                         probabilities_->rowCount() *
+                                             probabilities_->verticalHeader()->defaultSectionSize() +
+                                         2 * probabilities_->frameWidth() + 2);
         text += " · probabilities in % per digit position:";
     } else if (prediction_.contains("generated") && prediction_["generated"].is_array()) {
         QStringList steps;

@@ -21,7 +21,6 @@
 #include "fone_call.h"
 #include "run_picker.h"
 
-class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -63,6 +62,9 @@ class PlaygroundView : public AnalysisView {
     int number_token_count(TextScheme scheme) const;
     bool tokenizer_ready() const { return tokenizers_ != nullptr; }
     QString text_pieces_note() const;  // which text tokenizer is in use
+    // The pane that shows a scheme's tokens, and its heading (the scheme, its token count).
+    QTextBrowser* token_pane(TextScheme scheme) const;
+    QString token_heading(TextScheme scheme) const;
 
     void set_table_csv(const QString& csv);
     QString table_csv() const;
@@ -94,8 +96,8 @@ class PlaygroundView : public AnalysisView {
 
   private:
     QWidget* build_token_columns();
-    QGroupBox* build_ask_box(RunCatalog* catalog);
-    QGroupBox* build_table_box();
+    QWidget* build_ask_box(RunCatalog* catalog);
+    QWidget* build_table_box();
     void connect_asking();
     void on_tokenizer_trained();
     void ensure_tokenizer();

@@ -144,7 +144,16 @@ void RepresentationView::on_progress(double fraction, const QString& what) {
         progress_->setRange(0, 1000);
         progress_->setValue(static_cast<int>(1000 * fraction));
     }
-    progress_->setFormat(what.isEmpty() ? QStringLiteral("%p%") : what + "  %p%");
+    // One line in the bar: what it is doing, shortened to the bar's width (all of it in the tooltip).
+    const QFontMetrics metrics(progress_->font());
+    const int room = progress_->contentsRect().width() - metrics.horizontalAdvance(" 100%") - 16;
+    const QString shown = metrics.elidedText(what, Qt::ElideRight, std::max(0, room));
+    progress_->setFormat(shown.isEmpty() ? QStringLiteral("%p%") : shown + " %p%");
+    progress_->setToolTip(what);
+}
+
+QString RepresentationView::progress_text() const {
+    return progress_->text();
 }
 
 void RepresentationView::on_failed(const QString& message) {

@@ -47,6 +47,8 @@ class RepresentationView : public AnalysisView {
     // visible). finished() or failed() follows.
     void compute();
     void cancel();
+    // The progress bar's text as shown ("spectra and probes 100%"): one line, within the bar.
+    QString progress_text() const;
 
   Q_SIGNALS:
     void finished();

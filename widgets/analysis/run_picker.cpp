@@ -1,5 +1,6 @@
 #include "run_picker.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QFile>
 #include <QFileDialog>
@@ -31,13 +32,29 @@ bool run_has_model(const QString& dir) {
     return true;
 }
 
+QString demo_model_dir() {
+    QStringList candidates;
+    const QString env = qEnvironmentVariable("FONE_DEMO_MODEL");
+    if (!env.isEmpty()) candidates << env;
+    const QString bin = QCoreApplication::applicationDirPath();
+    candidates << QDir(bin).absoluteFilePath("../share/fone-workbench/demo-model");
+#ifdef FONE_SOURCE_DIR
+    candidates << QStringLiteral(FONE_SOURCE_DIR "/resources/demo-model");
+#endif
+    for (const QString& dir : candidates)
+        if (run_has_model(dir)) return QFileInfo(dir).canonicalFilePath();
+    return {};
+}
+
 namespace {
 
 json read_config(const QString& dir) {
-    std::ifstream in((dir + "/" + fone::kConfigFile).toStdString());
-    if (!in) return json::object();
-    const json j = json::parse(in, nullptr, false);
-    return j.is_object() ? j : json::object();
+    try {  // bounded and regular files only: a config.json that is a FIFO must not hang the window
+        const json j = fone::read_json_file((dir + "/" + fone::kConfigFile).toStdString());
+        return j.is_object() ? j : json::object();
+    } catch (const std::exception&) {
+        return json::object();
+    }
 }
 
 QString percent(double f) {
@@ -67,7 +84,8 @@ RunPicker::RunPicker(RunCatalog* catalog, QWidget* parent) : QWidget(parent), ca
     connect(browse_, &QToolButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, "Run directory", run_dir());
         if (!dir.isEmpty() && !set_run(dir))
-            combo_->setToolTip(dir + " has no model (checkpoint-best.pt or checkpoint-last.pt)");
+            combo_->setToolTip(dir +
+                               " has no model (checkpoint-best.safetensors or checkpoint-last.safetensors)");
     });
     if (catalog_) {
         connect(catalog_, &RunCatalog::loaded, this, &RunPicker::rebuild);
@@ -112,6 +130,7 @@ bool RunPicker::set_run(const QString& name_or_dir) {
     dir = QDir::cleanPath(dir);
     if (!extra_dirs_.contains(dir)) extra_dirs_ << dir;
     current_ = dir;
+    demo_by_itself_ = false;
     config_ = read_config(dir);
     rebuild();
     Q_EMIT runChanged(current_);
@@ -123,6 +142,7 @@ void RunPicker::rebuild() {
         QString dir, text, method;
         double best = -1;
         bool finished = false;
+        bool demo = false;  // chosen by itself only when the store has no run with a model
     };
     std::vector<Item> items;
     QSet<QString> seen;
@@ -139,6 +159,16 @@ void RunPicker::rebuild() {
             if (e.status != "finished") text += " (" + e.status + ")";
             items.push_back({dir, text, e.method, best, e.status == "finished"});
         }
+    // The demo model that comes with the workbench: always there to look inside.
+    if (const QString demo = demo_model_dir(); !demo.isEmpty() && !seen.contains(demo)) {
+        seen.insert(demo);
+        const json c = read_config(demo);
+        items.push_back({demo,
+                         "demo model — " + QString::fromStdString(c.value("method", std::string("fone"))) +
+                             " · " + QString::fromStdString(c.value("task", std::string("?"))) +
+                             " (comes with the workbench)",
+                         QString::fromStdString(c.value("method", std::string("fone"))), -1, true, true});
+    }
     for (const QString& dir : extra_dirs_) {
         if (seen.contains(dir)) continue;
         seen.insert(dir);
@@ -151,15 +181,19 @@ void RunPicker::rebuild() {
     }
     std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.text < b.text; });
     QString chosen = current_;
-    if (chosen.isEmpty() && !items.empty()) {
+    // Chosen afresh: at first, and while the pick is the demo model picked by itself (a store run that
+    // appears later, once the store is read, is the better one to look inside).
+    if ((chosen.isEmpty() || demo_by_itself_) && !items.empty()) {
         // The best finished FoNE run, else the best finished run, else the first.
         const Item* best = &items.front();
         auto score = [](const Item& i) {
+            if (i.demo) return -10.0;
             return (i.finished ? 4.0 : 0.0) + (i.method == "fone" ? 2.0 : 0.0) + i.best;
         };
         for (const Item& i : items)
             if (score(i) > score(*best)) best = &i;
         chosen = best->dir;
+        demo_by_itself_ = best->demo;
     }
     {
         const QSignalBlocker block(combo_);
@@ -185,6 +219,7 @@ void RunPicker::on_index_changed() {
     const QString dir = combo_->currentData().toString();
     if (dir == current_) return;
     current_ = dir;
+    demo_by_itself_ = false;  // the user's pick stays
     config_ = dir.isEmpty() ? json::object() : read_config(dir);
     Q_EMIT runChanged(current_);
 }

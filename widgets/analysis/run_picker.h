@@ -14,11 +14,17 @@ namespace fone::gui {
 
 class RunCatalog;
 
-// A run directory holds a model when it has checkpoint-best.pt or checkpoint-last.pt.
+// A run directory holds a model when it has checkpoint-best.safetensors or checkpoint-last.safetensors.
 bool run_has_model(const QString& dir);
 
-// A run to look inside: a combo over the catalog's runs that have a model (checkpoint) and a "…" button
-// for any run directory (a run outside the store, an exported model). Works without a catalog too.
+// The bundled demo model's run directory: $FONE_DEMO_MODEL, else share/fone-workbench/demo-model beside the
+// program's bin/ (installed), else the source tree's resources/demo-model (a build tree); "" when none has a
+// model.
+QString demo_model_dir();
+
+// A run to look inside: a combo over the catalog's runs that have a model (checkpoint), the bundled demo
+// model, and a "…" button for any run directory (a run outside the store, an exported model). Works without
+// a catalog too. Chosen by itself: the best finished FoNE run of the store, else the demo model.
 class RunPicker : public QWidget {
     Q_OBJECT
   public:
@@ -44,6 +50,7 @@ class RunPicker : public QWidget {
     QToolButton* browse_;
     QStringList extra_dirs_;  // chosen with set_run or "…", outside the catalog
     QString current_;
+    bool demo_by_itself_ = false;  // the demo model is shown because the store had no run to pick
     nlohmann::json config_;
     QTimer* rebuild_timer_;
 };

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -85,16 +86,18 @@ SpectrumView::SpectrumView(RunCatalog* catalog, QWidget* parent) : Representatio
     layer_->setToolTip(
         "The layer whose spectrum and probe are drawn: 0 is the input (token embedding + FoNE), "
         "L the output of block L");
-    layer_->setMinimumContentsLength(22);
+    layer_->setMinimumContentsLength(14);
+    layer_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     compute_button_->setToolTip(
         "Load the representations and compute the spectra and probes (off the window's "
         "thread)");
     progress_->setTextVisible(true);
-    progress_->setMinimumWidth(280);
+    progress_->setMinimumWidth(progress_->fontMetrics().horizontalAdvance("spectra and probes 100%") + 24);
     layout->addLayout(controls_row());
     layout->addWidget(build_plots(), 1);
     spikes_ = new QLabel;
     spikes_->setWordWrap(true);
+    spikes_->setMinimumWidth(100);
     spikes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(spikes_);
     layout->addWidget(status_label());
@@ -113,7 +116,32 @@ QWidget* SpectrumView::build_plots() {
         p->layout()->setContentsMargins(0, 0, 0, 0);
         p->controls()->addStretch(1);
         p->add_export_button()->setToolTip("Save this plot (PNG, SVG, PDF)");
+        p->plot()->setMinimumSize(160, 110);
+        make_figure(p, [this] { draw(); });
     }
+    // Zoom with the wheel, drag to pan, double-click to fit; the value under the mouse in a tooltip.
+    spectrum_panel_->enable_inspection([this](const PlotHit& hit) {
+        const fa::Spectrum s = spectrum();
+        for (std::size_t i = 0; i < s.k.size(); ++i)
+            if (s.k[i] == hit.key)
+                return QStringLiteral("k = %1 · period T = %2 · magnitude %3")
+                    .arg(s.k[i])
+                    .arg(period_label(s.period[i] * result_->source->step))
+                    .arg(s.magnitude[i], 0, 'g', 3);
+        return QString();
+    });
+    probe_panel_->enable_inspection([this](const PlotHit& hit) {
+        if (!result_ || result_->probes.empty()) return QString();
+        const int l = std::clamp(layer(), 0, static_cast<int>(result_->probes.size()) - 1);
+        const auto& row = result_->probes[static_cast<std::size_t>(l)];
+        const std::size_t i = static_cast<std::size_t>(std::lround(hit.key));
+        if (i >= row.size()) return QString();
+        return QStringLiteral("x mod %1: held-out accuracy %2% on %3 numbers; chance %4%")
+            .arg(row[i].period)
+            .arg(100.0 * row[i].accuracy, 0, 'f', 1)
+            .arg(row[i].test_count)
+            .arg(100.0 * row[i].chance, 0, 'f', 1);
+    });
     spectrum_panel_->plot()->setToolTip(tips::kSpectrum);
     heatmap_panel_->plot()->setToolTip(
         "Layer x frequency: the magnitude of every frequency k at every layer, brighter = stronger. A bright "
@@ -125,11 +153,13 @@ QWidget* SpectrumView::build_plots() {
         "tooltip of each cell)");
     probe_table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     probe_table_->verticalHeader()->setDefaultSectionSize(22);
+    probe_table_->setMinimumHeight(60);  // scrolls in a short window
+    probe_table_->setSizeAdjustPolicy(QAbstractScrollArea::AdjustIgnored);
     probe_box_ = new QWidget;
     auto* probe_layout = new QVBoxLayout(probe_box_);
     probe_layout->setContentsMargins(0, 0, 0, 0);
-    probe_layout->addWidget(probe_panel_, 1);
-    probe_layout->addWidget(probe_table_);
+    probe_layout->addWidget(probe_panel_, 3);
+    probe_layout->addWidget(probe_table_, 1);
     auto* top = new QSplitter(Qt::Horizontal);
     top->addWidget(spectrum_panel_);
     top->addWidget(probe_box_);
@@ -300,10 +330,14 @@ void SpectrumView::draw_probe_table(const Representations& src, int l) {
                 }());
             probe_table_->setItem(r, static_cast<int>(c), item);
         }
-    probe_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
-    probe_table_->setFixedHeight(
-        probe_table_->horizontalHeader()->sizeHint().height() +
-        probe_table_->rowCount() * probe_table_->verticalHeader()->defaultSectionSize() + 4);
+    // Columns wide enough for "100.0%" (the table scrolls sideways when the box is narrower); as high as its
+    // rows at most, and less (scrolling) in a short window.
+    probe_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    probe_table_->horizontalHeader()->setStretchLastSection(true);
+    probe_table_->setMaximumHeight(probe_table_->horizontalHeader()->sizeHint().height() +
+                                   probe_table_->rowCount() *
+                                       probe_table_->verticalHeader()->defaultSectionSize() +
+                                   4 + probe_table_->horizontalScrollBar()->sizeHint().height());
 }
 
 }  // namespace fone::gui

@@ -9,9 +9,13 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include <qcustomplot.h>
 
+#include "fone/platform/cpu.h"
+#include "fone/tasks/tasks.h"
+#include "fone/tasks/typed_sums.h"
 #include "hidden_view.h"
 #include "job_runner.h"
 #include "plot_panel.h"
@@ -31,13 +35,11 @@ constexpr int kLiveEvalEvery = 50;
 
 const char* const kIntro =
     "<h3>FoNE: every number is one token</h3>"
-    "<p>A language model reads text in pieces called <i>tokens</i>. Most models cut a number like 654.321 "
-    "into several tokens (6, 5, 4, ., 3, 2, 1) and must learn arithmetic from those pieces. <b>Fourier "
-    "Number Embeddings</b> (FoNE) make every number <b>one</b> token: the number is placed on a set of "
-    "clocks, one clock per digit, each with ten marks, and each clock's hand points at its digit. The model "
-    "answers the same way, pointing one hand per digit. <b>Try it</b> on the left: a small model that comes "
-    "with the workbench answers the sum (change it and press Predict); each clock shows one digit of its "
-    "answer, the bars how sure it is, and a wrong digit turns red.</p>";
+    "<p>A language model reads text in pieces called <i>tokens</i>; most cut 654.321 into seven (6, 5, 4, "
+    "., 3, 2, 1). <b>Fourier Number Embeddings</b> (FoNE) make every number <b>one</b> token, placed on "
+    "clocks: one clock per digit, its hand pointing at the digit. The model answers the same way. <b>Try "
+    "it</b> below: a small model that comes with the workbench answers the sum (change it, press Predict); "
+    "each clock is one digit of its answer, the bars how sure it is, a wrong digit turns red.</p>";
 
 const char* const kLiveIntro =
     "<b>Train it live.</b> Two models learn decimal addition from the same 51,200 examples on this "
@@ -54,27 +56,13 @@ QString seconds(double s) {
 
 }  // namespace
 
-QString demo_model_dir() {
-    QStringList candidates;
-    const QString env = qEnvironmentVariable("FONE_DEMO_MODEL");
-    if (!env.isEmpty()) candidates << env;
-    const QString bin = QCoreApplication::applicationDirPath();
-    candidates << QDir(bin).absoluteFilePath("../share/fone-workbench/demo-model");
-#ifdef FONE_SOURCE_DIR
-    candidates << QStringLiteral(FONE_SOURCE_DIR "/resources/demo-model");
-#endif
-    for (const QString& dir : candidates)
-        if (run_has_model(dir)) return QFileInfo(dir).canonicalFilePath();
-    return {};
-}
-
 QStringList live_run_args(const QString& method, const QString& name) {
     QStringList args{"--task",       "dec-add",
                      "--method",     method,
                      "--train-size", "51200",
                      "--test-size",  QString::number(kLiveTestSize),
                      "--seed",       "1",
-                     "--threads",    "1",
+                     "--threads",    QString::number(threads_per_run(2)),  // the two share the cores
                      "--eval-every", QString::number(kLiveEvalEvery),
                      "--name",       name};
     if (method == "fone")
@@ -107,6 +95,10 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     auto* left = new QWidget;
     auto* left_layout = new QVBoxLayout(left);
     left_layout->setContentsMargins(0, 0, 4, 0);
+    if (note_.isEmpty()) {
+        left_layout->addWidget(range_label());
+        demo_->set_run_row_visible(false);  // the demo model, named in the figure's title
+    }
     left_layout->addWidget(demo_, 1);
     if (!note_.isEmpty()) {
         auto* missing = new QLabel(note_);
@@ -127,8 +119,9 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     auto* buttons = new QHBoxLayout;
     train_button_ = new QPushButton("Train it live");
     train_button_->setToolTip(
-        "Starts two `fone train` runs at once (one CPU thread each): FoNE and digit-wise, 6-digit decimal "
-        "addition, 51,200 examples, the same seed. They appear in the Runs table too.");
+        "Starts two trainings at once (one processor core each): FoNE and digit-wise, 6-digit decimal "
+        "addition, 51,200 examples, the same seed. They are saved in the open run store and appear in the "
+        "Runs table too.");
     stop_button_ = new QPushButton("Stop");
     stop_button_->setEnabled(false);
     buttons->addWidget(train_button_);
@@ -136,7 +129,7 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     buttons->addStretch(1);
     right_layout->addLayout(buttons);
     plot_ = new PlotPanel;
-    plot_->setMinimumSize(300, 200);
+    plot_->setMinimumSize(200, 110);
     QCustomPlot* p = plot_->plot();
     for (const char* name : {"FoNE", "digit-wise"}) {
         QCPGraph* graph = p->addGraph();
@@ -144,7 +137,7 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
         graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
     }
     p->xAxis->setLabel("seconds of training");
-    p->yAxis->setLabel("exact match (%)");
+    p->yAxis->setLabel("% right");  // short: the plot is short on a small screen
     p->yAxis->setRange(0, 100);
     p->xAxis->setRange(0, 30);
     p->legend->setVisible(true);
@@ -159,11 +152,12 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
     split->setSizes({600, 400});
+    // Its preferred height must not count as needed (a dock's scroll area asks the view for its height at
+    // its width, which adds up preferred heights): what it needs is its minimum, the rest is a bonus.
+    split->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
+    split->setMinimumHeight(split->minimumSizeHint().height());
 
-    runner_ = new JobRunner(program, catalog ? catalog->root() : QString(), this);
-    runner_->set_max_parallel(2);
-    connect(runner_, &JobRunner::jobEvent, this, &WelcomeView::on_event);
-    connect(runner_, &JobRunner::jobFinished, this, &WelcomeView::on_finished);
+    program_ = program;
     connect(train_button_, &QPushButton::clicked, this, &WelcomeView::train_live);
     connect(stop_button_, &QPushButton::clicked, this, &WelcomeView::stop_live);
     // Busy while the demo model answers or the live runs train (a screenshot waits for both).
@@ -172,8 +166,40 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     update_summary();
 }
 
+// What the demo model has learned, in plain words; the clocks refuse other sums with a friendly sentence.
+QLabel* WelcomeView::range_label() {
+    auto* label = new QLabel;
+    label->setWordWrap(true);
+    const std::string task = demo_->runs()->config().value("task", std::string());
+    const auto tasks = task_names();
+    if (std::find(tasks.begin(), tasks.end(), task) == tasks.end() || !has_typed_sums(task_from_name(task)))
+        return label;
+    const TaskKind kind = task_from_name(task);
+    const bool adds = kind != TaskKind::sub;
+    label->setText(QString("<b>What it knows:</b> this model %1 %2. Try %3.")
+                       .arg(adds ? "adds" : "subtracts", QString::fromStdString(task_range_text(kind)),
+                            adds ? "500+500=, 0.5+0.25= or 999.999+0.001=" : "1000-1="));
+    demo_->set_prompt_check([kind](const QString& prompt) {
+        return QString::fromStdString(outside_task_range(kind, prompt.toStdString()));
+    });
+    return label;
+}
+
+QString WelcomeView::prompt() const {
+    return demo_->prompt();
+}
+
+void WelcomeView::set_prompt(const QString& prompt) {
+    demo_->set_prompt(prompt);
+}
+
 WelcomeView::~WelcomeView() {
     delete runner_;  // stops the live runs (they checkpoint) before the views go
+    runner_ = nullptr;
+}
+
+QString WelcomeView::live_store() const {
+    return runner_ ? runner_->runs_dir() : QString();
 }
 
 bool WelcomeView::live_running() const {
@@ -186,6 +212,14 @@ void WelcomeView::train_live() {
         show_error("No run store is open.");
         return;
     }
+    // The live runs go to the store the window has open now (it is opened after the views are made).
+    if (!runner_ || runner_->runs_dir() != catalog_->root()) {
+        delete runner_;
+        runner_ = new JobRunner(program_, catalog_->root(), this);
+        runner_->set_max_parallel(2);
+        connect(runner_, &JobRunner::jobEvent, this, &WelcomeView::on_event);
+        connect(runner_, &JobRunner::jobFinished, this, &WelcomeView::on_finished);
+    }
     const QString stamp = QDateTime::currentDateTime().toString("yyyyMMdd-HHmmss");
     fone_ = Live{};
     fone_.method = "fone", fone_.name = "welcome-" + stamp + "-fone", fone_.label = "FoNE";
@@ -196,7 +230,7 @@ void WelcomeView::train_live() {
     train_button_->setEnabled(false);
     stop_button_->setEnabled(true);
     set_busy(true);
-    show_info("Training… (each run is a `fone train` child process; the window stays free)");
+    show_info("Training… both models learn in the background; the window stays free to use.");
     redraw();
     update_summary();
 }
@@ -204,6 +238,26 @@ void WelcomeView::train_live() {
 void WelcomeView::stop_live() {
     for (Live* live : {&fone_, &digit_})
         if (live->job && !live->ended) runner_->cancel(live->job);
+}
+
+QVector<WelcomeView::LiveCurve> WelcomeView::live_curves() const {
+    return {{fone_.label.isEmpty() ? QStringLiteral("FoNE") : fone_.label, fone_.t, fone_.acc},
+            {digit_.label.isEmpty() ? QStringLiteral("digit-wise") : digit_.label, digit_.t, digit_.acc}};
+}
+
+QString WelcomeView::verdict() const {
+    if (!fone_.job) return {};
+    auto where = [](const Live& l) {
+        return l.exact_match < 0 ? QStringLiteral("%1 has not been tested yet").arg(l.label)
+                                 : QStringLiteral("%1 gets %2 of the unseen problems exactly right")
+                                       .arg(l.label, percent(l.exact_match));
+    };
+    if (fone_.ended && fone_.best >= 0.99 && digit_.ended)
+        return QStringLiteral(
+                   "FoNE learned to add in %1: %2 exactly right. Given twice that time, the "
+                   "digit-wise model reached %3.")
+            .arg(seconds(fone_.seconds), percent(fone_.best), percent(digit_.best));
+    return where(fone_) + "; " + where(digit_) + (live_running() ? "… still training." : ".");
 }
 
 WelcomeView::Live* WelcomeView::live_of_job(int job) {
@@ -223,6 +277,7 @@ void WelcomeView::on_event(int job, const json& event) {
         live->t.push_back(live->seconds);
         live->acc.push_back(100.0 * live->exact_match);
         redraw();
+        Q_EMIT liveChanged();
     } else if (kind == "end") {
         live->seconds = event.value("elapsed_seconds", live->seconds);
         live->best = std::max(live->best, event.value("best_exact_match", -1.0));
@@ -251,6 +306,7 @@ void WelcomeView::on_finished(int job, const QString& status, const QString& mes
         Q_EMIT liveFinished();
     }
     update_summary();
+    Q_EMIT liveChanged();
 }
 
 void WelcomeView::redraw() {

@@ -5,9 +5,10 @@
 // live": a FoNE run and a digit-wise run on the same data, side by side, their accuracy climbing on screen.
 //
 // Train it live queues two `fone train` children in a queue of its own (both train at once, one thread
-// each, whatever the window's "runs at once" is), in the window's run store, so they are ordinary runs in
-// the table. FoNE stops at 99% exact match; the digit-wise run is then given as long again as FoNE took
-// (twice FoNE's time in all) and stopped (resumable), and the view says where each one got.
+// each, whatever the window's "runs at once" is), in the store the window has open (--runs-dir), so they
+// are ordinary runs in its Runs table. FoNE stops at 99% exact match; the digit-wise run is then given as
+// long again as FoNE took (twice FoNE's time in all) and stopped (resumable), and the view says where each
+// one got.
 #pragma once
 
 #include <QStringList>
@@ -27,11 +28,6 @@ class RunCatalog;
 class JobRunner;
 class PlotPanel;
 
-// The bundled demo model's run directory: $FONE_DEMO_MODEL, else share/fone-workbench/demo-model beside the
-// program's bin/ (installed), else the source tree's resources/demo-model (a build tree); "" when none has a
-// model.
-QString demo_model_dir();
-
 // The arguments of the two live runs (without --runs-dir), named NAME_PREFIX-fone and NAME_PREFIX-digit.
 QStringList live_run_args(const QString& method, const QString& name);
 
@@ -39,11 +35,15 @@ class WelcomeView : public AnalysisView {
     Q_OBJECT
     // `fone-workbench --screenshot F --view welcome --set live=true` races the two runs before the picture.
     Q_PROPERTY(bool live READ live_running WRITE set_live)
+    // The demo model's prompt (--set prompt=500+500=; a sum outside its range shows the refusal).
+    Q_PROPERTY(QString prompt READ prompt WRITE set_prompt)
   public:
     WelcomeView(RunCatalog* catalog, const QString& program, QWidget* parent = nullptr);
     ~WelcomeView() override;
 
     HiddenView* demo() const { return demo_; }
+    QString prompt() const;
+    void set_prompt(const QString& prompt);
     // Exact match on the unseen problems against seconds of training, one line per live run.
     PlotPanel* live_plot() const { return plot_; }
     // Starts the two live runs (nothing when they are already training). Their names: welcome-<time>-fone
@@ -53,12 +53,23 @@ class WelcomeView : public AnalysisView {
     void set_live(bool on) { on ? train_live() : stop_live(); }
     bool live_running() const;
     QStringList live_runs() const { return {fone_.name, digit_.name}; }
+    // The store the live runs went to ("" before the first).
+    QString live_store() const;
     QString live_summary() const;  // the line under the curves, as plain text
+    // The live curves (seconds, exact match in %), FoNE first, for presenter mode.
+    struct LiveCurve {
+        QString label;
+        QVector<double> seconds, percent;
+    };
+    QVector<LiveCurve> live_curves() const;
+    // Where the race stands in one or two sentences for people ("" before it started).
+    QString verdict() const;
     // Room for the clocks and the live plot: the window gives the welcome dock most of its height.
     QSize sizeHint() const override { return {1000, 640}; }
 
   Q_SIGNALS:
     void liveFinished();  // both live runs have ended
+    void liveChanged();   // a live run started, moved or ended
 
   private:
     struct Live {
@@ -74,11 +85,13 @@ class WelcomeView : public AnalysisView {
     void on_finished(int job, const QString& status, const QString& message);
     void redraw();
     void update_summary();
+    QLabel* range_label();
 
     RunCatalog* catalog_;
     HiddenView* demo_;
     PlotPanel* plot_;
-    JobRunner* runner_;
+    QString program_;
+    JobRunner* runner_ = nullptr;  // made at the first Train it live, for the store open then
     QPushButton *train_button_, *stop_button_;
     QLabel* live_label_;
     Live fone_, digit_;

@@ -1,7 +1,10 @@
 // Analyses of representations along the number axis; see fone/analysis.h and docs/analysis.md.
 #include "fone/analysis/analysis.h"
 
+#include "fone/store/file_read.h"
+
 #include <Eigen/Dense>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -270,11 +273,9 @@ RepresentationSource encoder_source(const FoneSpec& spec) {
 }
 
 RepresentationTable read_representation_csv(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    std::stringstream text;
-    text << in.rdbuf();
-    const auto table = split_csv(text.str());
+    const FileRead file = read_regular_file(path, kMaxDataFileBytes);
+    if (!file.ok()) throw std::runtime_error(file.error);
+    const auto table = split_csv(file.text);
     RepresentationTable out;
     std::vector<std::vector<double>> values;
     std::size_t width = 0;

@@ -260,9 +260,11 @@ std::string Period::to_string() const {
 void FoneSpec::validate() const {
     auto bad = [](const std::string& why) { throw NumberError("invalid FoNE settings: " + why); };
     if (int_digits < 0 || frac_digits < 0) bad("digit counts must not be negative");
-    if (int_digits + frac_digits <= 0) bad("m + n must be at least 1");
-    if (int_digits + frac_digits > Decimal::kMaxDigits)
+    // Each count alone first: m + n of two ints near INT_MAX would overflow (and wrap to a "valid" sum).
+    if (int_digits > Decimal::kMaxDigits || frac_digits > Decimal::kMaxDigits ||
+        int_digits + frac_digits > Decimal::kMaxDigits)
         bad("m + n is larger than " + std::to_string(Decimal::kMaxDigits));
+    if (int_digits + frac_digits <= 0) bad("m + n must be at least 1");
     if (base < 2 || base > 36) bad("base must be in 2..36");
     if (!multipliers.empty()) {
         if (base != 10) bad("mixed periods need base 10");

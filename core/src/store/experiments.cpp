@@ -1,6 +1,8 @@
 // Experiment files: reading, checking and expanding their grids into cells (fone/store/experiments.h).
 #include "fone/store/experiments.h"
 
+#include "fone/store/file_read.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -71,11 +73,9 @@ ojson parse_ordered_json(std::string_view text, const std::string& path) {
 }
 
 ojson read_ordered_json(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::invalid_argument(path + ": cannot read the experiment file");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_ordered_json(text.str(), path);
+    const FileRead file = read_regular_file(path, kMaxJsonFileBytes);
+    if (!file.ok()) throw std::invalid_argument(file.error);
+    return parse_ordered_json(file.text, path);
 }
 
 void check_keys(const ojson& obj, const std::set<std::string>& known, const Where& w) {
@@ -398,11 +398,9 @@ std::vector<std::string> experiment_reports() {
 }
 
 Experiment load_experiment(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::invalid_argument(path + ": cannot read the experiment file");
-    std::stringstream text;
-    text << in.rdbuf();
-    return parse_experiment(text.str(), path);
+    const FileRead file = read_regular_file(path, kMaxJsonFileBytes);
+    if (!file.ok()) throw std::invalid_argument(file.error);
+    return parse_experiment(file.text, path);
 }
 
 Experiment parse_experiment(std::string_view text, const std::string& path) {

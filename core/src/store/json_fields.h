@@ -4,6 +4,7 @@
 
 #include <climits>
 #include <limits>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -61,6 +62,10 @@ class JsonFields {
                                                 v.template get<long long>() <= INT_MAX;
                     if (!fits) throw std::invalid_argument("expected a list of integers (each fits an int)");
                 }
+            } else if constexpr (std::is_same_v<T, std::map<std::string, double>>) {
+                if (!it->is_object()) throw std::invalid_argument("expected an object of numbers");
+                for (const auto& v : *it)
+                    if (!v.is_number()) throw std::invalid_argument("expected an object of numbers");
             }
             out = it->template get<T>();
         } catch (const std::exception& e) {

@@ -1,5 +1,9 @@
 #include "fone/store/model_config.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 
 #include "store/json_fields.h"
@@ -94,6 +98,44 @@ ParamCount count_params(const ModelConfig& c, int fone_width) {
     if (c.head_norm == "layernorm") p.total += 2 * d;
     if (c.head_temperature) p.total += 1;
     return p;
+}
+
+std::uint64_t model_memory_bytes(const ModelConfig& c, int fone_width, bool training) {
+    const auto params =
+        static_cast<std::uint64_t>(std::max<std::int64_t>(0, count_params(c, fone_width).total));
+    return params * (training ? 16u : 4u);  // params <= ~10^14 here: no overflow
+}
+
+std::uint64_t physical_memory_bytes() {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
+}
+
+namespace {
+
+std::string gigabytes(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.1f GB", bytes / (1024.0 * 1024.0 * 1024.0));
+    return buf;
+}
+
+}  // namespace
+
+void check_model_memory(const ModelConfig& c, int fone_width, bool training) {
+    const std::int64_t params = count_params(c, fone_width).total;
+    char count[64];
+    std::snprintf(count, sizeof count, "%.3g billion parameters", static_cast<double>(params) / 1e9);
+    if (params > kMaxModelParams)
+        throw std::invalid_argument(std::string("model: ") + count + ", more than the " +
+                                    std::to_string(kMaxModelParams / 1'000'000'000) +
+                                    " billion a model of this workbench may have");
+    const std::uint64_t need = model_memory_bytes(c, fone_width, training);
+    const std::uint64_t have = physical_memory_bytes();
+    if (have > 0 && need > have)
+        throw std::invalid_argument(
+            std::string("model: ") + count + " need " + gigabytes(static_cast<double>(need)) +
+            (training ? " to train (weights, gradients, AdamW state)" : " for the weights alone") +
+            ", more than this machine's " + gigabytes(static_cast<double>(have)) + " of memory");
 }
 
 double train_flops_per_example(const ModelConfig& c, int seq_len, int last_layer_positions) {

@@ -22,6 +22,13 @@ int int_field(const json& j, const char* key) {
     return it != j.end() && it->is_number_integer() ? it->get<int>() : 0;
 }
 
+// Whether two data paths name the same file once made absolute (a run stores its data file's absolute path).
+bool same_file_name(const std::string& stored, const std::string& wanted) {
+    std::error_code ec;
+    const fs::path a = fs::absolute(stored, ec), b = fs::absolute(wanted, ec);
+    return a.lexically_normal() == b.lexically_normal();
+}
+
 // What the state alone says, for a caller that wants the run trained to the end.
 RunAction complete_action(const RunDecision& d, const RunWish& wish, const std::string& this_host) {
     if (d.status == kStatusFinished) return RunAction::reuse;
@@ -104,12 +111,15 @@ RunDecision decide_run(const std::string& run_dir, const RunWish& wish) {
         d.status = kStatusFinished;
         d.reason = string_field(d.info.summary, "message");
     }
-    d.has_checkpoint = fs::exists(dir / kLastCheckpoint, ec);
+    // An older build's checkpoint counts: the run has something trained (converted, it resumes).
+    d.has_checkpoint = fs::exists(dir / kLastCheckpoint, ec) || fs::exists(dir / kLegacyLastCheckpoint, ec);
     if (d.status == kStatusRunning) {
         d.host = string_field(d.info.last_status, "host");
         d.pid = int_field(d.info.last_status, "pid");
     }
     const std::string this_host = host_name();
+    if (wish.holding_lock && d.status == kStatusRunning && (d.host.empty() || d.host == this_host))
+        d.status = kStatusInterrupted;  // the lock is the caller's: the process status.json names is gone
     if (wish.goal == RunGoal::resume) {
         d.action = resume_action(d, run_dir, this_host);
         return d;
@@ -131,6 +141,11 @@ std::string settings_difference(const json& stored, const TrainConfig& wanted) {
     const json defaults = TrainConfig().to_json();
     for (auto it = want.begin(); it != want.end(); ++it) {
         if (it.key() == "name" || it.key() == "threads") continue;  // threads change speed, not results
+        if (it.key() == "data_digest" && it->get<std::string>().empty()) continue;  // recorded at the start
+        if (it.key() == "data" && stored.is_object() && stored.contains("data") &&
+            stored["data"].is_string() &&
+            same_file_name(stored["data"].get<std::string>(), it->get<std::string>()))
+            continue;
         const bool has = stored.is_object() && stored.contains(it.key());
         if (!has && defaults.value(it.key(), json()) == it.value()) continue;
         if (!has || stored[it.key()] != it.value())
@@ -145,7 +160,7 @@ std::string clear_run_dir(const std::string& run_dir, RunAction action) {
     std::error_code ec;
     if (!fs::exists(dir, ec)) return "";
     if (action == RunAction::restart) {
-        if (fs::exists(dir / kLastCheckpoint, ec))
+        if (fs::exists(dir / kLastCheckpoint, ec) || fs::exists(dir / kLegacyLastCheckpoint, ec))
             throw RunError(run_dir + ": has a checkpoint (something trained): not deleted");
         fs::remove_all(dir, ec);
         if (ec) throw RunError(run_dir + ": cannot delete the unfinished run: " + ec.message());

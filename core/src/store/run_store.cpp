@@ -1,5 +1,9 @@
 // The run store: atomic files, append-only metrics, and run states read back without trusting any file.
 #include "fone/store/run_store.h"
+
+#include "fone/store/file_read.h"
+#include "fone/store/run_lock.h"
+#include "fone/store/shown_text.h"
 #include "store/posix_io.h"
 
 #include <fcntl.h>
@@ -10,6 +14,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -26,40 +31,13 @@ std::string errno_text(int err) {
     return std::strerror(err);
 }
 
-using detail::write_all;
-
-enum class ReadResult { ok, missing, error };
-
-// The whole file into out. On error, err holds the errno.
-ReadResult read_whole_file(const std::string& path, std::string& out, int& err) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        err = errno;
-        return err == ENOENT || err == ENOTDIR ? ReadResult::missing : ReadResult::error;
-    }
-    out.clear();
-    struct stat st {};
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        ::close(fd);
-        err = EISDIR;
-        return ReadResult::error;
-    }
-    if (st.st_size > 0) out.reserve(static_cast<std::size_t>(st.st_size));
-    char buf[65536];
-    for (;;) {
-        const ssize_t n = ::read(fd, buf, sizeof buf);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            err = errno;
-            ::close(fd);
-            return ReadResult::error;
-        }
-        if (n == 0) break;
-        out.append(buf, static_cast<std::size_t>(n));
-    }
-    ::close(fd);
-    return ReadResult::ok;
+// "<path>: cannot write (No space left on device; 12.0 KB free)": a failed write names the file and the
+// free space of its filesystem (the usual reason is a full disk).
+RunError write_error(const std::string& path, const char* verb, int err) {
+    return RunError(path + ": cannot " + verb + " (" + errno_text(err) + "; " + free_space_text(path) + ")");
 }
+
+using detail::write_all;
 
 bool is_blank(std::string_view s) {
     return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
@@ -87,6 +65,9 @@ std::string name_problem(const std::string& name) {
     for (const char c : name)
         if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
             return "a run name may not contain control characters";
+    if (!valid_utf8(name)) return "a run name must be valid UTF-8";
+    if (name.find(".tmp-") != std::string::npos)
+        return "a run name may not contain '.tmp-' (the mark of a temporary file)";
     return "";
 }
 
@@ -126,18 +107,12 @@ enum class JsonLoad { ok, missing, bad };
 // read_json_file without exceptions (list() reads thousands of files, most of them fine or just absent).
 // On missing or bad, error holds the message read_json_file would throw.
 JsonLoad load_json(const std::string& path, json& out, std::string& error) {
-    std::string text;
-    int err = 0;
-    switch (read_whole_file(path, text, err)) {
-        case ReadResult::missing:
-            error = path + ": missing";
-            return JsonLoad::missing;
-        case ReadResult::error:
-            error = path + ": cannot read: " + errno_text(err);
-            return JsonLoad::bad;
-        case ReadResult::ok:
-            break;
+    FileRead file = read_regular_file(path, kMaxJsonFileBytes);
+    if (!file.ok()) {
+        error = file.error;
+        return file.missing ? JsonLoad::missing : JsonLoad::bad;
     }
+    const std::string& text = file.text;
     if (is_blank(text)) {
         error = path + ": corrupt JSON (empty file)";
         return JsonLoad::bad;
@@ -230,11 +205,15 @@ RunInfo read_run(const fs::path& dir, const std::string& this_host) {
             const int pid =
                 pid_it != info.last_status.end() && pid_it->is_number_integer() ? pid_it->get<int>() : 0;
             // A run on another machine (shared filesystem) cannot be checked from here: it stays "running".
+            // Here the run's lock says whether its process lives (a pid alone may have been reused, e.g.
+            // after a reboot); a run without a lock file (an older build's) falls back on the pid.
             const bool here = host.empty() || host == this_host;
-            if (here && !process_alive(pid)) {
+            if (here && !run_process_alive(info.dir, pid)) {
                 info.status = kStatusInterrupted;
                 info.message = "process " + std::to_string(pid) +
-                               " is gone (killed or crashed); resume with: fone train --resume " + info.name;
+                               " is gone (killed, crashed or the machine restarted); resume with: fone train "
+                               "--resume " +
+                               info.name;
             }
         }
     }
@@ -252,10 +231,7 @@ RunInfo read_run(const fs::path& dir, const std::string& this_host) {
 void write_file_atomic(const std::string& path, const std::string& content) {
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        const int err = errno;
-        throw RunError(path + ": cannot write: " + errno_text(err));
-    }
+    if (fd < 0) throw write_error(path, "write", errno);
     int err = write_all(fd, content.data(), content.size());
     if (err == 0) {
         while (::fsync(fd) != 0) {
@@ -268,7 +244,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     if (::close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
     if (err != 0) {
         ::unlink(tmp.c_str());
-        throw RunError(path + ": cannot write: " + errno_text(err));
+        throw write_error(path, "write", err);
     }
     std::error_code ec;
     fs::rename(tmp, path, ec);
@@ -292,28 +268,54 @@ json read_json_file(const std::string& path) {
 void append_jsonl(const std::string& path, const json& record) {
     const std::string line = dump_json(record, -1) + "\n";
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        const int err = errno;
-        throw RunError(path + ": cannot append: " + errno_text(err));
-    }
+    if (fd < 0) throw write_error(path, "append", errno);
+    struct stat before {};
+    const bool sized = ::fstat(fd, &before) == 0;
     // One write() call: with O_APPEND, the line lands whole at the end (short writes only on a full disk).
     int err = write_all(fd, line.data(), line.size());
+    // A line cut short by a full disk is taken back, so the file still ends with a whole line.
+    if (err != 0 && sized) (void)::ftruncate(fd, before.st_size);
     if (::close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
-    if (err != 0) throw RunError(path + ": cannot append: " + errno_text(err));
+    if (err != 0) throw write_error(path, "append", err);
+}
+
+std::size_t repair_jsonl_tail(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        if (errno == ENOENT) return 0;
+        throw write_error(path, "repair", errno);
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+        ::close(fd);
+        return 0;
+    }
+    // Back from the end in blocks, to the last newline.
+    off_t end = st.st_size, keep = 0;
+    char buf[4096];
+    while (end > 0) {
+        const off_t from = end > static_cast<off_t>(sizeof buf) ? end - static_cast<off_t>(sizeof buf) : 0;
+        const ssize_t n = ::pread(fd, buf, static_cast<std::size_t>(end - from), from);
+        if (n <= 0) break;
+        const auto last = std::string_view(buf, static_cast<std::size_t>(n)).rfind('\n');
+        if (last != std::string_view::npos) {
+            keep = from + static_cast<off_t>(last) + 1;
+            break;
+        }
+        end = from;
+    }
+    const auto cut = static_cast<std::size_t>(st.st_size - keep);
+    const int err = cut > 0 && ::ftruncate(fd, keep) != 0 ? errno : 0;
+    ::close(fd);
+    if (err != 0) throw write_error(path, "repair", err);
+    return cut;
 }
 
 MetricsFile read_metrics(const std::string& path) {
-    std::string text;
-    int err = 0;
-    switch (read_whole_file(path, text, err)) {
-        case ReadResult::missing:
-            return {};
-        case ReadResult::error:
-            throw RunError(path + ": cannot read: " + errno_text(err));
-        case ReadResult::ok:
-            break;
-    }
-    return parse_metrics(text, path);
+    const FileRead file = read_regular_file(path, kMaxMetricsFileBytes);
+    if (file.missing) return {};
+    if (!file.ok()) throw RunError(file.error);
+    return parse_metrics(file.text, path);
 }
 
 MetricsFile parse_metrics(std::string_view text, const std::string& path) {
@@ -356,9 +358,9 @@ bool process_alive(int pid) {
     if (pid <= 0) return false;
     if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno != EPERM) return false;
     // A zombie has exited: only its parent has not collected it yet.
-    std::string stat;
-    int err = 0;
-    if (read_whole_file("/proc/" + std::to_string(pid) + "/stat", stat, err) == ReadResult::ok) {
+    const FileRead proc = read_regular_file("/proc/" + std::to_string(pid) + "/stat", kMaxSmallFileBytes);
+    if (proc.ok()) {
+        const std::string& stat = proc.text;
         const auto close_paren = stat.rfind(')');
         if (close_paren != std::string::npos && close_paren + 2 < stat.size() && stat[close_paren + 2] == 'Z')
             return false;
@@ -384,11 +386,33 @@ RunStore::RunStore(std::string root, bool create_root) {
     }
 }
 
-std::string RunStore::default_root() {
+namespace {
+
+// Where the default store is, and whether that had to fall back on the current folder.
+std::string default_root_of(bool* fell_back) {
+    if (fell_back) *fell_back = false;
     if (const char* d = std::getenv("FONE_RUNS_DIR"); d && *d) return d;
     if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return std::string(x) + "/fone-workbench/runs";
-    const char* home = std::getenv("HOME");
-    return std::string(home && *home ? home : ".") + "/.local/share/fone-workbench/runs";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.local/share/fone-workbench/runs";
+    if (fell_back) *fell_back = true;
+    std::error_code ec;
+    const fs::path here = fs::current_path(ec);
+    return ((ec ? fs::path(".") : here) / ".local/share/fone-workbench/runs").string();
+}
+
+}  // namespace
+
+std::string RunStore::default_root() {
+    return default_root_of(nullptr);
+}
+
+std::string RunStore::default_root_note() {
+    bool fell_back = false;
+    const std::string root = default_root_of(&fell_back);
+    if (!fell_back) return "";
+    return "note: neither FONE_RUNS_DIR, XDG_DATA_HOME nor HOME is set: the run store is " + root +
+           " (choose one with --runs-dir or FONE_RUNS_DIR)";
 }
 
 std::string RunStore::create_run(const std::string& name, const json& config) {
@@ -404,7 +428,7 @@ std::string RunStore::create_run(const std::string& name, const json& config) {
                                               : task + "-" + method;
         base += "-" + local_stamp();
     } else if (const std::string why = name_problem(base); !why.empty()) {
-        throw RunError(why + ": '" + name + "'");
+        throw RunError(why + ": '" + shown_text(name) + "'");
     }
 
     // mkdir fails when the directory exists: two processes starting at once never share a run.
@@ -423,7 +447,7 @@ std::string RunStore::create_run(const std::string& name, const json& config) {
             return dir;
         }
         const int err = errno;
-        if (err != EEXIST) throw RunError(dir + ": cannot create the run directory: " + errno_text(err));
+        if (err != EEXIST) throw write_error(dir, "create the run directory", err);
     }
     throw RunError("no free run name for '" + base + "' in " + root_);
 }
@@ -431,6 +455,12 @@ std::string RunStore::create_run(const std::string& name, const json& config) {
 std::string RunStore::resolve(const std::string& name_or_dir) const {
     if (name_or_dir.empty()) throw RunError("no run '' in " + root_);
     std::error_code ec;
+    const bool bare = name_or_dir.find('/') == std::string::npos;
+    // A bare name is the store's run first: a folder of that name in the current directory never hides it.
+    if (bare && name_problem(name_or_dir).empty()) {
+        const fs::path in_store = fs::path(root_) / name_or_dir;
+        if (fs::is_directory(in_store, ec)) return in_store.string();
+    }
     const fs::path p(name_or_dir);
     if (fs::is_directory(p, ec) && (fs::exists(p / kConfigFile, ec) || fs::exists(p / kStatusFile, ec))) {
         fs::path a = fs::absolute(p, ec);
@@ -440,11 +470,7 @@ std::string RunStore::resolve(const std::string& name_or_dir) const {
             s.pop_back();
         return s;
     }
-    if (name_problem(name_or_dir).empty()) {
-        const fs::path in_store = fs::path(root_) / name_or_dir;
-        if (fs::is_directory(in_store, ec)) return in_store.string();
-    }
-    throw RunError("no run '" + name_or_dir + "' in " + root_);
+    throw RunError("no run '" + shown_text(name_or_dir) + "' in " + root_);
 }
 
 RunInfo RunStore::info(const std::string& run_dir) const {
@@ -520,6 +546,23 @@ std::string host_name() {
     char buf[256] = {};
     if (::gethostname(buf, sizeof buf - 1) != 0) return "";
     return buf;
+}
+
+std::string run_identity(const json& config_record) {
+    json j = config_record.is_object() ? config_record : json::object();
+    for (const char* key : {"name", "threads", "versions"})
+        j.erase(key);
+    // FNV-1a 64 over the canonical text (nlohmann writes object keys sorted).
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const char c : dump_json(j, -1))
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+std::string run_identity_of(const std::string& run_dir) {
+    return run_identity(read_json_file((fs::path(run_dir) / kConfigFile).string()));
 }
 
 json config_value(const json& config, const char* key) {

@@ -1,11 +1,11 @@
 // safetensors reading (bounded, memory-mapped) and writing (atomic). See the header for the rules.
 #include "fone/store/safetensors.h"
+#include "fone/store/file_read.h"
 #include "store/posix_io.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -352,25 +352,6 @@ std::string serialize(const std::vector<TensorData>& tensors,
     for (const TensorData& t : tensors)
         out.append(static_cast<const char*>(t.data), t.nbytes);
     return out;
-}
-
-std::string free_space_text(const std::string& path) {
-    std::string dir = path;
-    const auto slash = dir.rfind('/');
-    dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : dir.substr(0, slash));
-    struct statvfs s {};
-    if (::statvfs(dir.c_str(), &s) != 0) return "free space unknown";
-    const double bytes = static_cast<double>(s.f_bavail) * static_cast<double>(s.f_frsize);
-    const char* units[] = {"bytes", "KB", "MB", "GB", "TB"};
-    double v = bytes;
-    int u = 0;
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        ++u;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s free" : "%.1f %s free", v, units[u]);
-    return buf;
 }
 
 void write(const std::string& path, const std::vector<TensorData>& tensors,

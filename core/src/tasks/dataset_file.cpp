@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "fone/store/file_read.h"
 #include "tasks/line_text.h"
 
 namespace fone {
@@ -15,18 +16,16 @@ constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 }  // namespace
 
-std::vector<Example> read_dataset_file(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-        throw DatasetError(path + ": is a directory, not a dataset file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DatasetError(path + ": cannot open the dataset file");
+std::vector<Example> read_dataset_file(const std::string& path, std::vector<std::size_t>* line_numbers) {
+    const FileRead file = read_regular_file(path, kMaxDataFileBytes);
+    if (!file.ok()) throw DatasetError(file.error);
     std::vector<Example> examples;
-    std::string line;
     std::size_t number = 0;
-    while (std::getline(in, line)) {
+    for (std::size_t pos = 0; pos < file.text.size();) {
         ++number;
-        std::string_view view(line);
+        const std::size_t nl = std::min(file.text.find('\n', pos), file.text.size());
+        std::string_view view(file.text.data() + pos, nl - pos);
+        pos = nl + 1;
         if (number == 1 && view.substr(0, kBom.size()) == kBom) view.remove_prefix(kBom.size());
         if (!view.empty() && view.back() == '\r') view.remove_suffix(1);
         std::size_t first = 0;
@@ -35,11 +34,11 @@ std::vector<Example> read_dataset_file(const std::string& path) {
         if (first == view.size() || view[first] == '#') continue;
         try {
             examples.push_back(parse_example_line(view));
+            if (line_numbers) line_numbers->push_back(number);
         } catch (const DatasetError& e) {
             throw DatasetError(path + ":" + std::to_string(number) + ": " + e.what());
         }
     }
-    if (in.bad()) throw DatasetError(path + ": read error after line " + std::to_string(number));
     return examples;
 }
 

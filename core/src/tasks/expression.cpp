@@ -203,17 +203,16 @@ std::string Example::line() const {
     return prompt() + answer.to_string();
 }
 
-Example parse_example_line(std::string_view line) {
-    Reader r(line);
-    r.skip_space();
-    if (r.at_end()) throw DatasetError("empty line");
+namespace {
+
+// Numbers joined by operators, up to '=' (taken: *equals true) or the end of the line (*equals false).
+Example read_operands(Reader& r, bool* equals) {
     Example e;
     e.operands.push_back(r.line_number("a number"));
     for (;;) {
         r.skip_space();
-        if (r.at_end())
-            throw DatasetError("expected '=' and the answer after " + quote_text(r.read_so_far()));
-        if (r.take(kEqualsSign)) break;
+        *equals = r.take(kEqualsSign);
+        if (*equals || r.at_end()) return e;
         const auto op = r.take_op();
         if (!op)
             throw DatasetError("expected an operator (" + spellings_list() + ") or '=' after " +
@@ -222,6 +221,17 @@ Example parse_example_line(std::string_view line) {
         r.skip_space();
         e.operands.push_back(r.line_number("a number after '" + e.ops.back() + "'"));
     }
+}
+
+}  // namespace
+
+Example parse_example_line(std::string_view line) {
+    Reader r(line);
+    r.skip_space();
+    if (r.at_end()) throw DatasetError("empty line");
+    bool equals = false;
+    Example e = read_operands(r, &equals);
+    if (!equals) throw DatasetError("expected '=' and the answer after " + quote_text(r.read_so_far()));
     r.skip_space();
     if (r.at_end()) throw DatasetError("expected the answer after '='");
     e.answer = r.line_number("the answer after '='");
@@ -231,27 +241,78 @@ Example parse_example_line(std::string_view line) {
     return e;
 }
 
-std::vector<PromptTerm> parse_prompt(std::string_view prompt) {
-    const ParsedText parsed = parse_numbers(prompt);
-    // A prompt may span lines: a line break parts words as a space does.
+namespace {
+
+// The word at the templ offset `at`, with the numbers the parser put placeholders for written back as the
+// user wrote them ("/2=", never "/[NUM]=").
+std::string original_word(const ParsedText& parsed, const std::string& templ, std::size_t at,
+                          std::string_view word) {
+    std::size_t k = 0;
+    for (std::size_t p = templ.find(kNumPlaceholder); p != std::string::npos && p < at;
+         p = templ.find(kNumPlaceholder, p + 1))
+        ++k;
+    std::string out;
+    for (std::size_t i = 0; i < word.size();) {
+        if (word.substr(i, kNumPlaceholder.size()) == kNumPlaceholder && k < parsed.numbers.size()) {
+            out += parsed.numbers[k++].text;
+            i += kNumPlaceholder.size();
+        } else {
+            out += word[i++];
+        }
+    }
+    return out;
+}
+
+// Every word is a number, an operator or "=" (else the unknown word is the error), and there is a number.
+void check_prompt_words(std::string_view prompt) {
+    const ParsedText parsed = parse_numbers(prompt);  // NumberError for text holding the placeholder
     std::string text = parsed.templ;
-    std::replace(text.begin(), text.end(), '\n', ' ');
+    std::replace(text.begin(), text.end(), '\n', ' ');  // a prompt may span lines
     Reader r(text);
-    std::vector<PromptTerm> terms;
     std::size_t numbers = 0;
     for (r.skip_space(); !r.at_end(); r.skip_space()) {
         if (r.take(kNumPlaceholder)) {
-            terms.push_back({PromptTerm::Kind::number, Op::plus, parsed.numbers[numbers++].value});
-        } else if (const auto op = r.take_op()) {
-            terms.push_back({PromptTerm::Kind::op, *op, {}});
-        } else if (r.take(kEqualsSign)) {
-            terms.push_back({PromptTerm::Kind::equals, Op::plus, {}});
-        } else {
-            throw std::invalid_argument("the model has no token for '" + std::string(r.word()) +
-                                        "' (it knows: " + prompt_words() + ")");
+            ++numbers;
+        } else if (!r.take_op() && !r.take(kEqualsSign)) {
+            const std::string word = original_word(parsed, text, r.read_so_far().size(), r.word());
+            throw std::invalid_argument("the model has no token for " + quote_text(word) +
+                                        " (it knows: " + prompt_words() + ")");
         }
     }
     if (numbers == 0) throw std::invalid_argument("the prompt has no number");
+}
+
+}  // namespace
+
+std::vector<PromptTerm> parse_prompt(std::string_view prompt, PromptForm form) {
+    check_prompt_words(prompt);
+    // Read as a dataset line is read (so "120,450,900=" is three numbers and "5--3=" is 5 - (-3)).
+    std::string text(prompt);
+    std::replace(text.begin(), text.end(), '\n', ' ');  // a prompt may span lines
+    Reader r(text);
+    r.skip_space();
+    bool equals = false;
+    Example e;
+    try {
+        e = read_operands(r, &equals);
+        r.skip_space();
+        if (equals && !r.at_end())
+            throw DatasetError("text after '=' (" + quote_text(r.rest()) + "): a prompt ends with its '='");
+        if (form == PromptForm::question) {
+            if (!equals)
+                throw DatasetError("a prompt is a whole question that ends with '=' (such as 12+40=), not " +
+                                   quote_text(prompt));
+            check_form(e.ops);
+        }
+    } catch (const DatasetError& err) {
+        throw std::invalid_argument(std::string("not a question the model can answer: ") + err.what());
+    }
+    std::vector<PromptTerm> terms;
+    for (std::size_t i = 0; i < e.operands.size(); ++i) {
+        if (i > 0) terms.push_back({PromptTerm::Kind::op, *op_named(e.ops[i - 1]), {}});
+        terms.push_back({PromptTerm::Kind::number, Op::plus, e.operands[i]});
+    }
+    if (equals) terms.push_back({PromptTerm::Kind::equals, Op::plus, {}});
     return terms;
 }
 

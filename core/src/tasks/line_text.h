@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "fone/store/shown_text.h"
+
 namespace fone {
 
 // Space inside a dataset line: a line never holds '\n'.
@@ -12,13 +14,13 @@ inline bool is_line_space(char c) {
     return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-// A piece of the user's text in an error message: quoted, and cut after 60 bytes so that one long line
-// cannot flood the message.
+// A piece of the user's text in an error message: quoted, cut after 60 bytes so that one long line cannot
+// flood the message, and control bytes escaped so that a file's escape sequences never reach the terminal.
 inline std::string quote_text(std::string_view text) {
-    constexpr std::size_t kShown = 60;
-    std::string s(text.substr(0, kShown));
-    if (text.size() > kShown) s += "...";
-    return "'" + s + "'";
+    std::string quoted(1, '\'');  // (not "'" + string&&: a GCC 12 -Wrestrict false positive)
+    quoted += shown_text(text);
+    quoted += '\'';
+    return quoted;
 }
 
 }  // namespace fone

@@ -21,7 +21,9 @@
 #include <limits>
 #include <unordered_set>
 
+#include "fone/tasks/typed_sums.h"
 #include "tasks/line_text.h"
+#include "tasks/pair_rank.h"
 
 namespace fone {
 namespace {
@@ -40,31 +42,12 @@ constexpr std::array<std::pair<TaskKind, std::string_view>, 11> kTaskNames{{
     {TaskKind::compare, "compare"},
 }};
 
-constexpr std::uint64_t kU64Max = std::numeric_limits<std::uint64_t>::max();
+using detail::kU64Max;
 
 // ---- Domains -------------------------------------------------------------------------------------
 
-// Unordered pairs a <= b of values in [0, n): n(n+1)/2, saturated.
-std::uint64_t pair_count(std::uint64_t n) {
-    if (n == kU64Max) return kU64Max;
-    std::uint64_t x = n, y = n + 1;  // one of them is even
-    if (x % 2 == 0)
-        x /= 2;
-    else
-        y /= 2;
-    return x != 0 && y > kU64Max / x ? kU64Max : x * y;
-}
-
-// Rank r = b(b+1)/2 + a of the pair a <= b; inverse of that numbering.
-std::pair<std::uint64_t, std::uint64_t> unrank_pair(std::uint64_t r) {
-    auto tri = [](std::uint64_t b) { return b * (b + 1) / 2; };
-    std::uint64_t b = static_cast<std::uint64_t>((std::sqrt(8.0 * static_cast<double>(r) + 1.0) - 1.0) / 2.0);
-    while (tri(b) > r)
-        --b;
-    while (tri(b + 1) <= r)
-        ++b;
-    return {r - tri(b), b};
-}
+using detail::pair_count;
+using detail::unrank_pair;
 
 constexpr std::uint64_t kClassifyValues = 1001;  // integers 0..1000
 constexpr std::uint64_t kDivQuotients = 100000;   // div: quotients 0.00..999.99, scaled by 100
@@ -498,6 +481,12 @@ void validate_task(const TaskOptions& task) {
             break;
     }
     task_name(task.kind);  // throws for a kind outside the enum
+    if (task.sampling != "uniform" && task.sampling != "typed")
+        throw std::invalid_argument("sampling must be uniform or typed, not '" + task.sampling + "'");
+    if (task.sampling == "typed" && !has_typed_sums(task.kind))
+        throw std::invalid_argument("sampling typed is for dec-add, int-add and sub; task " +
+                                    task_name(task.kind) + " samples uniformly");
+    if (task.sampling == "typed") validate_shape_weights(task.kind, task.sampling_weights);
 }
 
 std::uint64_t task_domain_size(const TaskOptions& task) {
@@ -606,6 +595,19 @@ Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::siz
         return std::move(out.splits);
     }
 
+    if (task.sampling == "typed") {
+        // Test and val as the paper draws them, then train from the typed mixture.
+        SparseShuffle ranks(domain, test_size + val_size);
+        std::unordered_set<std::uint64_t> used;
+        used.reserve(total);
+        while (out.count < test_size + val_size) {
+            const std::uint64_t rank = ranks.next(rng);
+            used.insert(rank);
+            out.add(uniform_example(task, rank));
+        }
+        out.splits.train = draw_typed_training(task, train_size, rng, used);
+        return std::move(out.splits);
+    }
     SparseShuffle ranks(domain, total);
     while (out.count < total)
         out.add(uniform_example(task, ranks.next(rng)));

@@ -31,7 +31,8 @@ struct SpmBridge {
 };
 
 // Opens libfone_spm.so once: $FONE_SPM_LIBRARY if set, else lib/ beside the program's bin/ (the build
-// tree's and an installation's), else the configured install prefix's. Throws TokenizerError naming the paths tried and dlerror() when none opens.
+// tree's and an installation's), else the configured install prefix's. Throws TokenizerError naming the paths
+// tried and dlerror() when none opens.
 const SpmBridge& spm_bridge();
 
 }  // namespace fone

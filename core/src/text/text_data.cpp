@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/numbers/number_parser.h"
+#include "fone/store/file_read.h"
 #include "fone/store/run_store.h"
 #include "fone/tasks/tasks.h"
 
@@ -157,8 +158,46 @@ TextExample bags_by_weight(std::mt19937_64& rng) {
                 goods + "."};
 }
 
+// "a pen", "an apple".
+std::string with_article(const char* noun) {
+    return (std::string("aeiou").find(noun[0]) != std::string::npos ? "an " : "a ") + std::string(noun);
+}
+
+// The additive templates: one addition or subtraction of the numbers in the prompt, nothing else (the
+// arithmetic FoNE learns best, paper section 4).
+TextExample two_prices(std::mt19937_64& rng) {
+    const Person& p = pick(rng, kPeople);
+    const std::size_t first = random_below(rng, kItems.size());
+    const std::size_t second = (first + 1 + random_below(rng, kItems.size() - 1)) % kItems.size();
+    const std::int64_t c1 = draw_between(rng, 25, 49999), c2 = draw_between(rng, 25, 49999);
+    return {std::string(p.name) + " buys " + with_article(kItems[first].one) + " for " + money_cents(c1) +
+                " and " + with_article(kItems[second].one) + " for " + money_cents(c2) + ". How much does " +
+                p.pronoun + " spend?",
+            capitalized(p.pronoun) + " spends " + money_cents(c1 + c2) + "."};
+}
+
+TextExample money_left(std::mt19937_64& rng) {
+    const Person& p = pick(rng, kPeople);
+    const Item& item = pick(rng, kItems);
+    const std::int64_t has = draw_between(rng, 100, 99999), spends = draw_between(rng, 25, has - 1);
+    return {std::string(p.name) + " has " + money_cents(has) + " and spends " + money_cents(spends) + " on " +
+                with_article(item.one) + ". How much money is left?",
+            capitalized(p.pronoun) + " has " + money_cents(has - spends) + " left."};
+}
+
+TextExample combined_weight(std::mt19937_64& rng) {
+    const std::size_t first = random_below(rng, kGoods.size());
+    const std::size_t second = (first + 1 + random_below(rng, kGoods.size() - 1)) % kGoods.size();
+    const std::int64_t w1 = draw_between(rng, 5, 9999),
+                       w2 = draw_between(rng, 5, 9999);  // hundredths of a kg
+    return {std::string("A sack of ") + kGoods[first] + " weighs " + plain(Decimal::from_scaled(w1, 2)) +
+                " kg and a sack of " + kGoods[second] + " weighs " + plain(Decimal::from_scaled(w2, 2)) +
+                " kg. How much do they weigh together?",
+            "Together they weigh " + plain(Decimal::from_scaled(w1 + w2, 2)) + " kg."};
+}
+
 TextExample word_problem(std::mt19937_64& rng) {
-    switch (random_below(rng, 6)) {
+    switch (random_below(rng, 9)) {
         case 0:
             return total_cost(rng);
         case 1:
@@ -169,8 +208,14 @@ TextExample word_problem(std::mt19937_64& rng) {
             return two_purchases(rng);
         case 4:
             return percent_off(rng);
-        default:
+        case 5:
             return bags_by_weight(rng);
+        case 6:
+            return two_prices(rng);
+        case 7:
+            return money_left(rng);
+        default:
+            return combined_weight(rng);
     }
 }
 
@@ -345,17 +390,18 @@ void check_text(const std::string& path, std::size_t line, const std::string& te
 // Lines of a text file without their '\n' or "\r\n", a leading byte-order mark removed, with numbers.
 template <typename OnLine>
 void for_each_line(const std::string& path, OnLine on_line) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TextDataError(path + ": cannot open");
-    std::string line;
+    const FileRead file = read_regular_file(path, kMaxDataFileBytes);
+    if (!file.ok()) throw TextDataError(file.error);
     std::size_t number = 0;
-    while (std::getline(in, line)) {
+    for (std::size_t pos = 0; pos < file.text.size();) {
         ++number;
+        const std::size_t nl = std::min(file.text.find('\n', pos), file.text.size());
+        std::string line = file.text.substr(pos, nl - pos);
+        pos = nl + 1;
         if (number == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);
         if (!line.empty() && line.back() == '\r') line.pop_back();
         on_line(number, line);
     }
-    if (in.bad()) throw TextDataError(path + ": read error after line " + std::to_string(number));
 }
 
 bool is_blank(const std::string& line) {

@@ -18,6 +18,8 @@
 
 #include "fone/numbers/number_parser.h"
 #include "fone/numbers/number_pieces.h"
+#include "fone/platform/own_library.h"
+#include "fone/store/file_read.h"
 #include "fone/store/run_store.h"
 #include "text/spm_bridge.h"
 
@@ -118,20 +120,8 @@ int tail_index(std::string_view token) {
 }
 
 const SpmBridge& open_spm_bridge() {
-    std::vector<std::string> paths;
-    if (const char* env = std::getenv("FONE_SPM_LIBRARY"); env && *env) paths.emplace_back(env);
-    // Next to the program: bin/fone -> lib/libfone_spm.so, in the build tree (CMake puts libraries in
-    // build/lib) and in an installation under any prefix (a package); then the configured prefix.
-    std::error_code ec;
-    const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (!ec) {
-        const auto prefix = exe.parent_path().parent_path();
-        paths.push_back((prefix / "lib" / "libfone_spm.so").string());
-        paths.push_back((prefix / FONE_SPM_INSTALL_LIBDIR / "libfone_spm.so").string());
-    }
-    paths.emplace_back(FONE_SPM_INSTALL_PATH);
     std::string tried;
-    for (const std::string& path : paths) {
+    for (const std::string& path : own_library_paths("libfone_spm.so", "FONE_SPM_LIBRARY")) {
         void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
         if (!library) {
             tried += std::string(tried.empty() ? "" : "; ") + dlerror();
@@ -236,12 +226,10 @@ TextTokenizer TextTokenizer::from_bytes(const std::string& model, TextScheme sch
 }
 
 TextTokenizer TextTokenizer::load(const std::string& path, TextScheme scheme) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TokenizerError(path + ": cannot open");
-    std::ostringstream bytes;
-    bytes << in.rdbuf();
+    const FileRead file = read_regular_file(path, kMaxJsonFileBytes);
+    if (!file.ok()) throw TokenizerError(file.error);
     try {
-        return TextTokenizer(bytes.str(), scheme);
+        return TextTokenizer(file.text, scheme);
     } catch (const TokenizerError& e) {
         throw TokenizerError(path + ": " + e.what());
     }
@@ -424,6 +412,55 @@ std::string TextTokenizer::piece(int id) const {
 
 bool TextTokenizer::is_number_token(int id) const {
     return id == kNum || (id >= text_piece_count() && id < vocab_size());
+}
+
+namespace {
+
+// The bytes a valid UTF-8 character can take next, after the byte pieces that end the text so far:
+// [lo, hi] of the next byte, and whether a character is incomplete (only a continuation may follow).
+struct Utf8Next {
+    int lo = 0, hi = 0xF4;
+    bool incomplete = false;
+};
+
+Utf8Next utf8_next(const std::vector<int>& ids) {
+    const auto byte_at = [&](std::size_t back) -> int {  // the byte of ids[size - back], -1: not a byte
+        if (back > ids.size()) return -1;
+        const int id = ids[ids.size() - back];
+        return id >= kFirstByte && id < kFirstByte + 256 ? id - kFirstByte : -1;
+    };
+    // The lead byte of the last character: at most 3 continuation bytes (0x80-0xBF) after it.
+    std::size_t continuations = 0;
+    while (continuations < 3 && byte_at(continuations + 1) >= 0x80 && byte_at(continuations + 1) < 0xC0)
+        ++continuations;
+    const int lead = byte_at(continuations + 1);
+    const std::size_t length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 1;
+    if (lead < 0xC2 || continuations + 1 >= length) return {};  // complete (or no byte): a new character
+    Utf8Next next{0x80, 0xBF, true};
+    if (continuations == 0) {  // the first continuation excludes overlong forms and surrogates (RFC 3629)
+        if (lead == 0xE0) next.lo = 0xA0;
+        if (lead == 0xED) next.hi = 0x9F;
+        if (lead == 0xF0) next.lo = 0x90;
+        if (lead == 0xF4) next.hi = 0x8F;
+    }
+    return next;
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> TextTokenizer::not_allowed_after(const std::vector<int>& ids) const {
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(vocab_size()), 0);
+    const Utf8Next next = utf8_next(ids);
+    if (next.incomplete) {
+        std::fill(out.begin(), out.end(), 1);
+        for (int b = next.lo; b <= next.hi; ++b)
+            out[static_cast<std::size_t>(kFirstByte + b)] = 0;
+        return out;
+    }
+    for (int b = 0x80; b < 0x100; ++b)  // continuation bytes, overlong leads 0xC0-0xC1, 0xF5-0xFF
+        out[static_cast<std::size_t>(kFirstByte + b)] = b >= 0xC2 && b <= 0xF4 ? 0 : 1;
+    if (scheme_ == TextScheme::fone && !ids.empty() && ids.back() == kNum) out[kNum] = 1;
+    return out;
 }
 
 TokenCounts count_tokens(const TextTokenizer& tokenizer, const std::vector<TextExample>& corpus) {

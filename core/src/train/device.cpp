@@ -1,13 +1,12 @@
 #include "fone/train/device.h"
 
-#include <algorithm>
 #include <stdexcept>
-#include <thread>
 
 #include <ATen/autocast_mode.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/version.h>
 
+#include "fone/platform/cpu.h"
 #include "train/device_setup.h"
 
 namespace fone {
@@ -50,8 +49,8 @@ std::string resolve_device(const std::string& requested) {
 }
 
 void set_threads(int threads) {
-    const int n = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    torch::set_num_threads(n);
+    // 0: the cores this process may use (a Slurm task's, taskset's), not every core of the machine.
+    torch::set_num_threads(threads > 0 ? threads : available_cores());
 }
 
 CudaAutocast::CudaAutocast(const torch::Device& device) : on_(device.is_cuda()) {

@@ -5,7 +5,7 @@
 
 namespace fone {
 
-// torch's intra-op threads: `threads`, or every core for threads <= 0.
+// torch's intra-op threads: `threads`, or every core this process may use (available_cores) for threads <= 0.
 void set_threads(int threads);
 
 // bf16 mixed precision on CUDA (matmuls in bf16, reductions and the loss in fp32) while it lives; nothing on

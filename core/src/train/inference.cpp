@@ -5,10 +5,14 @@
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
+#include <unordered_set>
 
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
+#include "fone/tasks/expression.h"
 #include "train/run_model.h"
+#include "train/timing.h"
+#include "train/typed_eval.h"
 
 namespace fone {
 namespace {
@@ -46,9 +50,25 @@ json evaluate_text(AnsweringRun& a, const std::string& data_file, std::size_t ma
 json evaluate_arithmetic(AnsweringRun& a, const std::string& run_dir, const std::string& data_file,
                          std::size_t max_mispredictions) {
     RunModel& r = a.run;
-    const std::vector<Example> examples = data_file.empty() ? r.splits.test : read_dataset_file(data_file);
+    std::vector<std::size_t> lines;
+    const std::vector<Example> examples =
+        data_file.empty() ? r.splits.test : read_dataset_file(data_file, &lines);
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
-    json m = r.scheme->evaluate(r.model, r.scheme->encode(examples), a.device, max_mispredictions);
+    Batch batch;
+    try {
+        batch = r.scheme->encode(examples);
+    } catch (const NumberError& e) {
+        if (data_file.empty()) throw;
+        // A line read well whose numbers the model cannot take (more digits than its slots): name it.
+        for (std::size_t i = 0; i < examples.size(); ++i)
+            try {
+                r.scheme->encode({examples[i]});
+            } catch (const NumberError& one) {
+                throw NumberError(data_file + ":" + std::to_string(lines[i]) + ": " + one.what());
+            }
+        throw;
+    }
+    json m = r.scheme->evaluate(r.model, batch, a.device, max_mispredictions);
     m["tokens_per_number"] = tokens_per_number(*r.scheme, examples);
     m["epoch_seconds"] = recorded_eval_field(run_dir, "epoch_seconds");
     m["epoch_cpu_seconds"] = recorded_eval_field(run_dir, "epoch_cpu_seconds");
@@ -129,7 +149,63 @@ json evaluate_run(const std::string& run_dir, const std::string& data_file, int 
     m["method"] = a.run.config.method;
     m["checkpoint"] = a.checkpoint;
     m["data"] = data_file.empty() ? "test split" : data_file;
+    // The test split of a file task comes from the run's data file: say when it is not the one trained on.
+    if (data_file.empty() && !a.run.data_note.empty()) m["data_note"] = a.run.data_note;
     return m;
+}
+
+json evaluate_typed_suite(const std::string& run_dir, int threads, std::size_t per_shape, std::uint64_t seed,
+                          std::size_t max_mispredictions) {
+    if (per_shape < 1 || per_shape > 100000) throw std::invalid_argument("--per-shape must be in 1..100000");
+    AnsweringRun a = open_for_answers(run_dir, threads, RunData::splits);
+    RunModel& r = a.run;
+    if (r.text || !has_typed_sums(r.config.task.kind))
+        throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a " + r.config.task_label() +
+                                    " run: the typed suite is for dec-add, int-add and sub");
+    const TaskKind task = r.config.task.kind;
+    const auto t0 = Clock::now();
+    const TypedSuiteBatches suite = encode_typed_suite(*r.scheme, task, per_shape, seed);
+    std::unordered_set<std::uint64_t> trained;
+    for (const Example& e : r.splits.train)
+        trained.insert(sum_id(task, e));
+    json shapes = json::object(), typed = json::object(), lowest;
+    double right = 0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < suite.shapes.size(); ++i) {
+        const std::string name = shape_name(suite.shapes[i]);
+        json m = r.scheme->evaluate(r.model, suite.batches[i], a.device, max_mispredictions);
+        const auto& examples = suite.examples[i];
+        json shown = json::array();
+        for (std::size_t k = 0; k < std::min<std::size_t>(3, examples.size()); ++k)
+            shown.push_back(examples[k].line());
+        const auto in_train = std::count_if(examples.begin(), examples.end(), [&](const Example& e) {
+            return trained.count(sum_id(task, e)) > 0;
+        });
+        json shape = {{"exact_match", m["exact_match"]},
+                      {"digit_accuracy", m["digit_accuracy"]},
+                      {"n", examples.size()},
+                      {"in_train", in_train},
+                      {"examples", shown}};
+        if (max_mispredictions > 0) shape["mispredictions"] = m["mispredictions"];
+        shapes[name] = shape;
+        typed[name] = m["exact_match"];
+        if (lowest.is_null() || m["exact_match"].get<double>() < lowest["exact_match"].get<double>())
+            lowest = {{"shape", name}, {"exact_match", m["exact_match"]}};
+        right += m["exact_match"].get<double>() * static_cast<double>(examples.size());
+        n += examples.size();
+    }
+    return {{"suite", "typed"},
+            {"task", r.config.task_label()},
+            {"seed", seed},
+            {"per_shape", per_shape},
+            {"n", n},
+            {"exact_match", n > 0 ? right / static_cast<double>(n) : 0.0},
+            {"lowest", lowest},
+            {"typed", typed},
+            {"shapes", shapes},
+            {"method", r.config.method},
+            {"checkpoint", a.checkpoint},
+            {"eval_seconds", seconds_since(t0)}};
 }
 
 json predict_run(const std::string& run_dir, const std::string& prompt, int threads) {
@@ -138,6 +214,7 @@ json predict_run(const std::string& run_dir, const std::string& prompt, int thre
     if (r.text)
         throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a text run (task " +
                                     r.config.text_task + "): ask it with fone generate --run RUN \"PROMPT\"");
+    parse_prompt(prompt);  // a whole question ("1+2", "5" and "1+2=3=4+5" are not): refused with why
     const Batch b = r.scheme->encode_prompt(prompt);
     json out = r.scheme->explain(r.model, to_device(b, a.device));
     json tokens = json::array();

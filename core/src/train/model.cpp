@@ -5,6 +5,8 @@
 
 #include <torch/version.h>
 
+#include "train/fused_ops.h"
+
 namespace fone {
 namespace {
 
@@ -37,6 +39,7 @@ RMSNormImpl::RMSNormImpl(int64_t dim, double eps_) : eps(eps_) {
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
+    if (fused_kernels_apply(x) && fused_kernels_apply(weight)) return fused_rms_norm(x, weight, eps);
     return x * torch::rsqrt(x.pow(2).mean(-1, true) + eps) * weight;
 }
 
@@ -49,7 +52,7 @@ AttentionImpl::AttentionImpl(const ModelConfig& c)
 torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& cos,
                                      const torch::Tensor& sin, const torch::Tensor& key_mask, bool last_only,
                                      LayerCache* cache) {
-    const int64_t b = x.size(0), new_positions = x.size(1);
+    const int64_t new_positions = x.size(1);
     const int64_t past = cache && cache->k.defined() ? cache->k.size(2) : 0;
     const int64_t l = past + new_positions;  // keys: every position so far
     const int64_t lq = last_only ? 1 : new_positions, qw = heads * head_dim, kvw = kv_heads * head_dim;
@@ -63,7 +66,50 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
         q_proj = proj.narrow(-1, 0, qw);
         kv_proj = proj.narrow(-1, qw, 2 * kvw);
     }
-    const int64_t n = new_positions;
+    // Short sequences (the arithmetic tasks have 5 tokens) and cached generation steps (one query):
+    // LibTorch's CPU bmm runs thousands of tiny per-matrix products through a slow loop (a profile showed
+    // 80% of a step there; one-query steps of greedy generation took 1.4x as long).
+    const bool few_keys = lq * l <= kBroadcastPositions || (lq == 1 && l <= kBroadcastKeys);
+    if (few_keys && fused_kernels_apply(x))
+        return o(attend_fused(q_proj, kv_proj, cos, sin, key_mask, past, cache));
+    return o(attend(q_proj, kv_proj, cos, sin, key_mask, past, cache, few_keys && !x.is_cuda()));
+}
+
+// Attention for few keys on the CPU in one fused kernel (fused_ops.h): no [B, H, Lq, L, hd] products, no
+// mask tensors, no transposes (the kernel reads the projections where they lie).
+torch::Tensor AttentionImpl::attend_fused(const torch::Tensor& q_proj, const torch::Tensor& kv_proj,
+                                          const torch::Tensor& cos, const torch::Tensor& sin,
+                                          const torch::Tensor& key_mask, int64_t past, LayerCache* cache) {
+    const int64_t b = q_proj.size(0), lq = q_proj.size(1), n = kv_proj.size(1), l = past + n;
+    const int64_t kvw = kv_heads * head_dim;
+    const auto q = fused_rotary(q_proj.reshape({b, lq, heads, head_dim}), cos.narrow(0, l - lq, lq),
+                                sin.narrow(0, l - lq, lq));
+    auto k = fused_rotary(kv_proj.narrow(-1, 0, kvw).reshape({b, n, kv_heads, head_dim}),
+                          cos.narrow(0, past, n), sin.narrow(0, past, n));
+    auto v = kv_proj.narrow(-1, kvw, kvw).reshape({b, n, kv_heads, head_dim});
+    if (cache) {  // the cache holds [B, KV, L, hd], as the composite path writes it
+        auto kh = k.transpose(1, 2), vh = v.transpose(1, 2);
+        if (past > 0) {
+            kh = torch::cat({cache->k, kh}, 2);
+            vh = torch::cat({cache->v, vh}, 2);
+        }
+        cache->k = kh;
+        cache->v = vh;
+        k = kh.transpose(1, 2);
+        v = vh.transpose(1, 2);
+    }
+    const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
+    return fused_short_attention(q, k, v, key_mask, scale).reshape({b, lq, heads * head_dim});
+}
+
+// Attention from LibTorch operations: on CUDA, for other dtypes, and for long sequences (batched
+// matmuls). `broadcast`: scores and weighted values by broadcasting, for few keys.
+torch::Tensor AttentionImpl::attend(const torch::Tensor& q_proj, const torch::Tensor& kv_proj,
+                                    const torch::Tensor& cos, const torch::Tensor& sin,
+                                    const torch::Tensor& key_mask, int64_t past, LayerCache* cache,
+                                    bool broadcast) {
+    const int64_t b = q_proj.size(0), lq = q_proj.size(1), n = kv_proj.size(1), l = past + n;
+    const int64_t kvw = kv_heads * head_dim;
     auto qh = q_proj.reshape({b, lq, heads, head_dim}).transpose(1, 2);  // [B, H, Lq, hd]
     auto kh =
         kv_proj.narrow(-1, 0, kvw).reshape({b, n, kv_heads, head_dim}).transpose(1, 2);  // [B, KV, n, hd]
@@ -85,7 +131,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
     }
     // Query i (at absolute position l - lq + i) sees keys 0..l - lq + i.
     auto allowed =
-        torch::ones({lq, l}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).tril(l - lq);
+        torch::ones({lq, l}, torch::TensorOptions().dtype(torch::kBool).device(q_proj.device())).tril(l - lq);
     torch::Tensor mask = allowed.view({1, 1, lq, l});
     if (key_mask.defined()) {
         // Padding keys are hidden; a padding query still sees itself, so that its row is never all -inf
@@ -95,11 +141,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
     }
     torch::Tensor out;
     const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
-    if ((lq * l <= kBroadcastPositions || (lq == 1 && l <= kBroadcastKeys)) && !x.is_cuda()) {
-        // Short sequences (the arithmetic tasks have 5 tokens) and cached generation steps (one query):
-        // LibTorch's CPU bmm runs thousands of tiny per-matrix products through a slow loop (a profile
-        // showed 80% of a step there; one-query steps of greedy generation took 1.4x as long), so
-        // broadcast and sum instead: [B, H, Lq, 1, hd] * [B, H, 1, L, hd] summed over hd.
+    if (broadcast) {  // [B, H, Lq, 1, hd] * [B, H, 1, L, hd] summed over hd
         auto scores = (qh.unsqueeze(3) * kh.unsqueeze(2)).sum(-1) * scale;
         scores = scores.masked_fill(mask.logical_not(), -std::numeric_limits<float>::infinity());
         out = (torch::softmax(scores, -1).unsqueeze(-1) * vh.unsqueeze(2)).sum(3);
@@ -112,7 +154,7 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
         out = torch::matmul(torch::softmax(scores, -1), vh);
 #endif
     }
-    return o(out.transpose(1, 2).reshape({b, lq, heads * head_dim}));
+    return out.transpose(1, 2).reshape({b, lq, heads * head_dim});
 }
 
 MlpImpl::MlpImpl(const ModelConfig& c) {
@@ -121,7 +163,9 @@ MlpImpl::MlpImpl(const ModelConfig& c) {
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {
-    const auto gu = gate_up(x).chunk(2, -1);
+    const auto gate_and_up = gate_up(x);
+    if (fused_kernels_apply(gate_and_up)) return down(fused_swiglu(gate_and_up));
+    const auto gu = gate_and_up.chunk(2, -1);
     return down(F::silu(gu[0]) * gu[1]);
 }
 

@@ -37,6 +37,15 @@ struct AttentionImpl : torch::nn::Module {
     // Queries, keys and values in one projection (one matmul instead of three), then the output.
     torch::nn::Linear qkv{nullptr}, o{nullptr};
     int64_t heads, kv_heads, head_dim;
+
+  private:
+    // From the projections to the heads' outputs [B, Lq, H hd] (rotary, cache, attention).
+    torch::Tensor attend_fused(const torch::Tensor& q_proj, const torch::Tensor& kv_proj,
+                               const torch::Tensor& cos, const torch::Tensor& sin,
+                               const torch::Tensor& key_mask, int64_t past, LayerCache* cache);
+    torch::Tensor attend(const torch::Tensor& q_proj, const torch::Tensor& kv_proj, const torch::Tensor& cos,
+                         const torch::Tensor& sin, const torch::Tensor& key_mask, int64_t past,
+                         LayerCache* cache, bool broadcast);
 };
 TORCH_MODULE(Attention);
 

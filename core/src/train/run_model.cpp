@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "fone/store/file_read.h"
 #include "fone/store/run_store.h"
 #include "fone/train/device.h"
 #include "train/device_setup.h"
@@ -12,6 +13,17 @@ namespace fone {
 namespace {
 
 namespace fs = std::filesystem;
+
+// "" when the run's data file is the one it started with (or it has none recorded), else what changed.
+std::string data_file_change(const TrainConfig& c) {
+    if (c.data_digest.empty()) return "";
+    std::string error;
+    const std::string now = file_digest(c.task.data_file, &error);
+    if (now.empty()) return "the run's data file is not readable now (" + error + ")";
+    if (now == c.data_digest) return "";
+    return "the run's data file " + c.task.data_file + " changed since the run started (its digest was " +
+           c.data_digest + ", now " + now + ")";
+}
 
 Splits load_splits(const TrainConfig& c) {
     if (c.task.kind == TaskKind::file)
@@ -112,27 +124,49 @@ void fit_sequence_length(RunModel& r) {
 
 }  // namespace
 
-RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData data, Checkpoint* weights) {
+namespace {
+
+// open_run_model's work; `trained`: the run exists (its tokenizer, its settled config).
+RunModel open_model(TrainConfig config, const std::string& run_dir, RunData data, bool trained) {
     RunModel r;
     r.config = std::move(config);
+    r.data_note = data_file_change(r.config);
+    // Training on other data than the run started with would not continue the run: refused.
+    if (!r.data_note.empty() && trained && data == RunData::batches) throw RunError(r.data_note);
     if (r.config.is_text()) {
-        open_text(r, run_dir, data, weights == nullptr);
+        open_text(r, run_dir, data, !trained);
     } else {
         open_arithmetic(r, data);
     }
-    if (!weights && data == RunData::batches) fit_sequence_length(r);
+    if (!trained && data == RunData::batches) fit_sequence_length(r);
     r.config.model.vocab_size = static_cast<int>(r.scheme->vocabulary().size());
     r.config.model.validate();
+    // A model that will train (a new one with data, or any with batches) needs its gradients and AdamW's
+    // state too; one that answers only its weights.
+    const bool training = data == RunData::batches || (!trained && data != RunData::none);
+    check_model_memory(r.config.model, static_cast<int>(r.scheme->heads().fone_width), training);
     r.model = FoneTransformer(r.config.model, r.scheme->heads());
+    return r;
+}
+
+}  // namespace
+
+RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData data,
+                        const Checkpoint* weights) {
+    RunModel r = open_model(std::move(config), run_dir, data, weights != nullptr);
     if (weights) load_weights(*weights, r.model);
     return r;
+}
+
+RunModel open_trained_model_shape(TrainConfig config, const std::string& run_dir) {
+    return open_model(std::move(config), run_dir, RunData::none, true);
 }
 
 AnsweringRun open_for_answers(const std::string& run_dir, int threads, RunData data) {
     set_threads(threads);
     AnsweringRun a;
     a.checkpoint = model_checkpoint(run_dir);
-    Checkpoint c = open_checkpoint(a.checkpoint);
+    Checkpoint c = open_run_checkpoint(run_dir, a.checkpoint);
     a.run = open_run_model(c.config, run_dir, data, &c);
     const std::string& asked = a.run.config.device;
     a.device = torch::Device(resolve_device(asked == "cuda" && !cuda_available() ? "cpu" : asked));

@@ -37,6 +37,7 @@ struct RunModel {
     std::unique_ptr<NumberScheme> scheme;
     const TextLmScheme* text = nullptr;  // the scheme of a text run; nullptr for an arithmetic run
     FoneTransformer model{nullptr};      // on the CPU
+    std::string data_note;               // "" or why the run's data file is not the one it was trained on
 };
 
 // A run's model from its config:
@@ -45,10 +46,17 @@ struct RunModel {
 //                       A new text run trains its tokenizer on its train split and keeps it in run_dir.
 //   weights             a trained run's: config is the checkpoint's, the model gets its weights, and a text
 //                       run's tokenizer is the one in run_dir.
+// The model's memory is checked against the machine before it is built (check_model_memory: 16 bytes per
+// parameter for a model that will train, 4 for one that answers). A file task's data file is checked
+// against the digest recorded when the run started (config "data_digest"): training on a changed file is a
+// RunError; answering notes it in data_note.
 // Throws std::invalid_argument for a config the model or scheme cannot take, NumberError for data that does
 // not fit the digit slots, RunError for a damaged checkpoint or a missing tokenizer.
 RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData data,
-                        Checkpoint* weights = nullptr);
+                        const Checkpoint* weights = nullptr);
+// A trained run's model as its config builds it, without weights (the caller loads them: the conversion
+// of an older build's checkpoints). A text run's tokenizer is the one in run_dir.
+RunModel open_trained_model_shape(TrainConfig config, const std::string& run_dir);
 
 // A trained run ready to answer: its best checkpoint (else its last), on the run's device (the CPU where
 // the run's CUDA is not available), in eval mode, torch on `threads` threads (0: every core).

@@ -77,7 +77,9 @@ std::vector<PromptItem> Words::items(const Example& e) const {
 
 std::vector<PromptItem> Words::items(const std::string& prompt) const {
     std::vector<PromptItem> items = {{kBos, {}}};
-    for (const PromptTerm& t : parse_prompt(prompt))
+    // Schemes encode operands too (a number alone, for representations); `fone predict` checks first that
+    // its prompt is a whole question (predict_run).
+    for (const PromptTerm& t : parse_prompt(prompt, PromptForm::operands))
         switch (t.kind) {
             case PromptTerm::Kind::number:
                 items.push_back({kNum, t.number});

@@ -354,6 +354,8 @@ TextLmScheme::Generating TextLmScheme::start_generation(FoneTransformer& model,
     if (answer_follows) g.banned[tt::kAns] = true;
     g.banned = g.banned.to(device);
     g.done.assign(prompts.size(), false);
+    for (const EncodedText& p : prompts)
+        g.so_far.push_back(p.ids);
     return g;
 }
 
@@ -380,6 +382,7 @@ bool TextLmScheme::take_tokens(
         }
         out[r].ids.push_back(t.id);
         out[r].probabilities.push_back(t.probability);
+        g.so_far[r].push_back(t.id);
         nx[i] = chosen[r];
         if (on_token) on_token(r, t);
         if (t.id == tt::kEos) {
@@ -390,6 +393,19 @@ bool TextLmScheme::take_tokens(
         }
     }
     return all_done;
+}
+
+torch::Tensor TextLmScheme::banned_now(const Generating& g) const {
+    const int64_t n = static_cast<int64_t>(g.so_far.size()), vocab = g.banned.size(0);
+    auto rows = torch::zeros({n, vocab}, torch::kBool);
+    auto* flags = rows.data_ptr<bool>();
+    for (int64_t i = 0; i < n; ++i) {
+        const std::vector<std::uint8_t> no =
+            tokenizer_.not_allowed_after(g.so_far[static_cast<std::size_t>(i)]);
+        for (int64_t v = 0; v < vocab; ++v)
+            flags[i * vocab + v] = no[static_cast<std::size_t>(v)] != 0;
+    }
+    return rows.to(g.device).logical_or(g.banned.unsqueeze(0));
 }
 
 ModelInputs TextLmScheme::extend(Generating& g, bool use_cache) const {
@@ -421,7 +437,7 @@ std::vector<Generation> TextLmScheme::generate(
     for (int step = 0; step < o.max_tokens; ++step) {
         const auto h = model->forward(step_in, /*last_only=*/true, nullptr, o.use_cache ? &cache : nullptr)
                            .squeeze(1);  // [n, d]
-        const auto logits = model->lm_logits(h).to(torch::kFloat32).masked_fill(g.banned, -INFINITY);
+        const auto logits = model->lm_logits(h).to(torch::kFloat32).masked_fill(banned_now(g), -INFINITY);
         const auto probs = torch::softmax(logits, -1).to(torch::kCPU).contiguous();
         const bool all_done = take_tokens(model, h, choose_tokens(logits, o, rng), probs, g, out, on_token);
         if (all_done || step + 1 == o.max_tokens) break;
@@ -438,6 +454,10 @@ std::vector<Generation> TextLmScheme::generate(
 std::string TextLmScheme::generated_text(const Generation& g) const {
     std::vector<int> ids = g.ids;
     if (!ids.empty() && ids.back() == tt::kEos) ids.pop_back();
+    // A generation cut by max_tokens inside a character (only its next byte may follow, not [EOS]):
+    // that character is left out rather than printed as U+FFFD.
+    while (!ids.empty() && tokenizer_.not_allowed_after(ids)[tt::kEos])
+        ids.pop_back();
     return tokenizer_.decode(ids, g.values);
 }
 
@@ -479,6 +499,9 @@ namespace {
 struct ForcedScores {
     double text_nll = 0, all_nll = 0;
     int64_t text_tokens = 0, all_tokens = 0, numbers = 0, numbers_right = 0;
+    // Where the numbers go wrong: the LM head writes a number there ([NUM], or a digit or chunk token),
+    // and (fone) the digit head reads the right value there, whatever the LM head writes.
+    int64_t placed = 0, values_right = 0;
 };
 
 // Adds one batch's numbers to `into`: at each position where the target begins a number (number_start),
@@ -507,8 +530,10 @@ void count_forced_numbers(const TextLmScheme& scheme, FoneTransformer& model, co
         for (int64_t t = 0; t < l; ++t) {
             if (!st[i * l + t]) continue;
             ++into.numbers;
+            into.placed += is_number(am[i * l + t]);
             bool right;
             if (scheme.fone()) {
+                into.values_right += vr[i * l + t];
                 right = am[i * l + t] == tt::kNum && vr[i * l + t];
             } else {
                 int64_t u = t;
@@ -544,19 +569,21 @@ ForcedScores forced_scores(const TextLmScheme& scheme, FoneTransformer& model, c
 // Scores of answers generated freely from their prompts, against the references.
 struct GeneratedScores {
     int64_t generated = 0, exact = 0, answer_exact = 0, malformed = 0, ref_numbers = 0, numbers_right = 0,
-            digits_right = 0;
+            digits_right = 0, words_right = 0;
     std::vector<double> relative_errors;  // |generated - reference| / |reference|, per reference number
     json wrong = json::array();
 
     void add(const FoneSpec& spec, const Generation& g, const std::string& text, const std::string& prompt,
              const std::string& reference, std::size_t max_wrong) {
         std::vector<Decimal> want, got;
-        for (const ParsedNumber& x : parse_numbers(reference).numbers)
+        const ParsedText ref = parse_numbers(reference), gen = parse_numbers(text);
+        for (const ParsedNumber& x : ref.numbers)
             want.push_back(x.value);
-        for (const ParsedNumber& x : parse_numbers(text).numbers)
+        for (const ParsedNumber& x : gen.numbers)
             got.push_back(x.value);
         ++generated;
         malformed += !g.ended;
+        words_right += g.ended && gen.templ == ref.templ;  // the sentence, numbers aside
         const bool all_right = g.ended && want == got;
         exact += all_right;
         answer_exact += g.ended && text == write_numbers(reference);
@@ -642,9 +669,11 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         {"number_within_1_percent", ratio(within_1_percent, static_cast<double>(g.relative_errors.size()))},
         {"number_relative_error_median", g.median_relative_error()},
         {"answer_exact_match", ratio(g.answer_exact, g.generated)},
+        {"answer_words_match", ratio(g.words_right, g.generated)},
         {"digit_accuracy", ratio(g.digits_right, static_cast<double>(g.ref_numbers) * slots)},
         {"malformed", g.malformed},
         {"next_number_exact_match", forced},
+        {"next_number_placed", ratio(static_cast<double>(f.placed), static_cast<double>(f.numbers))},
         {"text_perplexity", std::exp(ratio(f.text_nll, f.text_tokens))},
         {"text_tokens", f.text_tokens},
         {"loss", ratio(f.all_nll, f.all_tokens)},
@@ -654,6 +683,9 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         {"numbers", counts.numbers},
         {"eval_seconds", secs},
         {"eval_examples_per_second", ratio(static_cast<double>(data.n), secs)}};
+    if (fone())
+        out["next_number_value_right"] =
+            ratio(static_cast<double>(f.values_right), static_cast<double>(f.numbers));
     if (max_wrong > 0) out["mispredictions"] = g.wrong;
     return out;
 }

@@ -149,7 +149,8 @@ class TextLmScheme : public NumberScheme {
         torch::Tensor banned;  // [vocab] bool: tokens never written
         int64_t length = 0;    // positions so far
         std::vector<bool> done;
-        torch::Tensor next, next_fone;  // [n, 1] the tokens chosen at this step; fone: [n, 1, width]
+        std::vector<std::vector<int>> so_far;  // per row: the prompt's ids and the tokens chosen since
+        torch::Tensor next, next_fone;         // [n, 1] the tokens chosen at this step; fone: [n, 1, width]
     };
     // The prompts as the first step's inputs. Throws for a prompt longer than max_seq - 1.
     Generating start_generation(FoneTransformer& model, const std::vector<EncodedText>& prompts) const;
@@ -158,6 +159,9 @@ class TextLmScheme : public NumberScheme {
     bool take_tokens(FoneTransformer& model, const torch::Tensor& h, const std::vector<int64_t>& chosen,
                      const torch::Tensor& probs, Generating& g, std::vector<Generation>& out,
                      const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const;
+    // [n, vocab] bool: the tokens each row must not write next (g.banned, and what would not be
+    // well-formed text after its tokens so far: TextTokenizer::not_allowed_after).
+    torch::Tensor banned_now(const Generating& g) const;
     // Appends g.next to the sequences: the next step's inputs (with a cache, the new tokens alone).
     ModelInputs extend(Generating& g, bool use_cache) const;
 };

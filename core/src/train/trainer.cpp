@@ -10,6 +10,8 @@
 #include <random>
 
 #include "fone/build_info.h"
+#include "fone/store/file_read.h"
+#include "fone/store/run_lock.h"
 #include "fone/store/run_policy.h"
 #include "fone/train/device.h"
 #include "fone/train/training.h"
@@ -17,6 +19,7 @@
 #include "train/device_setup.h"
 #include "train/run_model.h"
 #include "train/timing.h"
+#include "train/typed_eval.h"
 
 namespace fone {
 namespace {
@@ -96,6 +99,7 @@ class Trainer {
 
   private:
     std::string dir_;
+    std::string identity_;  // the run's (run_identity of its config.json), in every checkpoint
     const EventSink& sink_;
     RunModel run_;  // run_.config: the run's settings, as opening the model settled them
     torch::Device device_{torch::kCPU};
@@ -111,6 +115,7 @@ class Trainer {
     double session_base_elapsed_ = 0.0;
     TrainingClock clock_;
     json last_eval_;
+    TypedSuiteBatches typed_;  // addition and subtraction: the typed suite, scored at every evaluation
 
     const TrainConfig& cfg() const { return run_.config; }
     double elapsed() const { return session_base_elapsed_ + seconds_since(session_start_); }
@@ -129,17 +134,42 @@ class Trainer {
     bool evaluation_due(const Step& step) const;
     void evaluate();
     json eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second);
+    double counted_exact_match() const;
     bool reached_target() const;
     bool checkpoint_due(const Step& step) const;
     void save_progress();
     void checkpoint(const char* file);
     TrainOutcome finish_at_target();
     TrainOutcome finish(const std::string& status, const std::string& message);
+    TrainOutcome train(Checkpoint* resume_from);
+    void record_failure(const std::string& message) noexcept;
 };
 
 // The loop: a step, progress, evaluation (and the best model), checkpoints; a stop request, a loss that is
 // not finite or the target exact match ends it early.
 TrainOutcome Trainer::run(Checkpoint* resume_from) {
+    try {
+        return train(resume_from);
+    } catch (const std::exception& e) {
+        // A full disk, a device error: status.json says "failed" at this step, then the error goes up as one
+        // line (every checkpoint written before is whole: they are replaced only by complete files).
+        std::string what = e.what();
+        record_failure(what.substr(0, what.find('\n')));
+        throw;
+    }
+}
+
+// The failure in status.json, if that can still be written (on a full disk it may not: the run then reads
+// as interrupted, its lock being free, and resumes all the same).
+void Trainer::record_failure(const std::string& message) noexcept {
+    try {
+        write_status(dir_, kStatusFailed, message + " (at step " + std::to_string(pos_.step) + ")",
+                     {{"step", pos_.step}, {"epoch", pos_.epoch}});
+    } catch (...) {
+    }
+}
+
+TrainOutcome Trainer::train(Checkpoint* resume_from) {
     session_start_ = Clock::now();
     open(resume_from);
     announce(resume_from != nullptr);
@@ -169,6 +199,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
 void Trainer::open(Checkpoint* resume_from) {
     set_threads(cfg().threads);
     device_ = torch::Device(resolve_device(cfg().device));
+    identity_ = run_identity_of(dir_);
     torch::manual_seed(cfg().seed);
     run_ = open_run_model(cfg(), dir_, RunData::batches, resume_from);
     if (run_.text) {
@@ -182,19 +213,20 @@ void Trainer::open(Checkpoint* resume_from) {
                       {"text_loss", cfg().text_loss}};
     } else {
         tokens_per_number_ = tokens_per_number(*run_.scheme, run_.splits.test);
+        // Runs on the typed mixture are scored on the typed suite at every evaluation; uniform runs (the
+        // paper's reproductions) keep their evaluation cost: `fone eval --suite typed` scores them.
+        if (cfg().task.sampling == "typed") typed_ = encode_typed_suite(*run_.scheme, cfg().task.kind);
     }
     opt_ = std::make_unique<torch::optim::AdamW>(run_.model->parameters(),
                                                  torch::optim::AdamWOptions(cfg().lr)
                                                      .betas({cfg().beta1, cfg().beta2})
                                                      .weight_decay(cfg().weight_decay));
+    run_.model->to(device_);
     if (resume_from) {
-        torch::serialize::InputArchive opt_archive;
-        resume_from->archive.read("optimizer", opt_archive);
-        opt_->load(opt_archive);
+        load_optimizer(*resume_from, run_.model, *opt_);
         pos_ = resume_from->pos;
         session_base_elapsed_ = pos_.elapsed_seconds;
     }
-    run_.model->to(device_);
     train_ = to_device(run_.train, device_);
     const int64_t batch = static_cast<int64_t>(cfg().batch);
     steps_per_epoch_ = (train_.n + batch - 1) / batch;
@@ -206,7 +238,14 @@ void Trainer::open(Checkpoint* resume_from) {
 void Trainer::announce(bool resumed) {
     write_status(dir_, kStatusRunning, resumed ? "resumed" : "",
                  {{"step", pos_.step}, {"epoch", pos_.epoch}});
-    if (resumed) append_jsonl(path(kMetricsFile), {{"event", "resume"}, {"step", pos_.step}});
+    if (resumed) {
+        // A last line cut short (a power cut, a full disk) is removed first: new lines start lines of their
+        // own.
+        json record = {{"event", "resume"}, {"step", pos_.step}};
+        if (const std::size_t cut = repair_jsonl_tail(path(kMetricsFile)); cut > 0)
+            record["repaired_tail_bytes"] = cut;
+        append_jsonl(path(kMetricsFile), record);
+    }
     emit(start_event(resumed), false);
     clock_.progress_reported();  // the first progress event comes half a second into the loop
 }
@@ -315,7 +354,8 @@ bool Trainer::evaluation_due(const Step& step) const {
     return every > 0 ? pos_.step % every == 0 || pos_.step == total_steps_ : step.epoch_end;
 }
 
-// The eval event; the best model so far (ties go to the later, more trained one) as checkpoint-best.pt.
+// The eval event; the best model so far (ties go to the later, more trained one) as
+// checkpoint-best.safetensors.
 void Trainer::evaluate() {
     // Seconds per epoch: this epoch's training time so far, scaled to the whole epoch when the evaluation
     // comes mid-epoch (--eval-every) or the session resumed mid-epoch; exact at an epoch's end.
@@ -325,7 +365,7 @@ void Trainer::evaluate() {
     last_eval_ =
         eval_event(per_example * n, clock_.epoch_cpu_seconds / done * n, 1.0 / std::max(per_example, 1e-12));
     emit(last_eval_, true);
-    const double em = last_eval_["exact_match"];
+    const double em = counted_exact_match();
     if (em >= pos_.best_exact_match) {
         pos_.best_exact_match = em;
         checkpoint(kBestCheckpoint);
@@ -345,13 +385,25 @@ json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double 
     e["examples_per_second"] = train_examples_per_second;
     if (run_.val.n > 0)
         e["val_exact_match"] = run_.scheme->evaluate(run_.model, run_.val, device_)["exact_match"];
+    if (!typed_.shapes.empty()) e["typed"] = typed_exact_match(*run_.scheme, run_.model, typed_, device_);
     if (run_.model->slots > 0) e["temperature"] = run_.model->temperature();
     e["elapsed_seconds"] = elapsed();
     return e;
 }
 
+// The exact match the best checkpoint and --target-acc go by: the test split's; for a run trained on
+// typed sums the lowest of it and the typed suite's shapes, so that such a run is best, and done, when it
+// gets the sums people type right as well as the paper's.
+double Trainer::counted_exact_match() const {
+    double em = last_eval_["exact_match"].get<double>();
+    if (cfg().task.sampling == "typed" && last_eval_.contains("typed"))
+        for (const auto& [shape, value] : last_eval_["typed"].items())
+            em = std::min(em, value.get<double>());
+    return em;
+}
+
 bool Trainer::reached_target() const {
-    return cfg().target_acc > 0 && last_eval_["exact_match"].get<double>() >= cfg().target_acc;
+    return cfg().target_acc > 0 && counted_exact_match() >= cfg().target_acc;
 }
 
 bool Trainer::checkpoint_due(const Step& step) const {
@@ -366,7 +418,7 @@ void Trainer::save_progress() {
 void Trainer::checkpoint(const char* file) {
     Position p = pos_;
     p.elapsed_seconds = elapsed();
-    save_checkpoint(path(file), run_.model, opt_.get(), cfg(), p);
+    save_checkpoint(path(file), run_.model, opt_.get(), cfg(), p, identity_);
 }
 
 TrainOutcome Trainer::finish_at_target() {
@@ -416,16 +468,25 @@ void Trainer::emit(json event, bool to_metrics) {
     if (sink_) sink_(event);
 }
 
-// Trains a run in dir; an error on the way is recorded in its status.json before it goes on.
+// Trains a run in dir (whose lock the caller holds); an error on the way is recorded in its status.json
+// before it goes on.
 TrainOutcome train_in(const TrainConfig& config, const std::string& dir, const EventSink& sink,
                       Checkpoint* resume_from) {
     Trainer t(config, dir, sink);
-    try {
-        return t.run(resume_from);
-    } catch (const std::exception& e) {
-        write_status(dir, kStatusFailed, e.what());
-        throw;
-    }
+    return t.run(resume_from);
+}
+
+// The data file as an absolute path with its content digest: the run reads this file, and notices when it
+// changes, wherever it is resumed or evaluated from. (An unreadable file is left as it is: check_trainable
+// refuses it with the reader's message.)
+TrainConfig with_settled_data(TrainConfig c) {
+    const bool reads_file = c.is_text() ? c.text_task == "text" : c.task.kind == TaskKind::file;
+    if (!reads_file || c.task.data_file.empty()) return c;
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(c.task.data_file, ec);
+    if (!ec) c.task.data_file = absolute.lexically_normal().string();
+    c.data_digest = file_digest(c.task.data_file);
+    return c;
 }
 
 // Everything that can refuse a config without training (a dataset file that is missing or malformed,
@@ -462,14 +523,23 @@ void remove_stale_temporaries(const std::string& run_dir) {
 // finished run or one training in a live process is refused; a run killed before its first checkpoint has
 // nothing to lose and starts again from its config.json (nullopt); any other continues from its last
 // checkpoint. The checkpoint is opened first: a damaged one is the error even when the run has finished.
-std::optional<Checkpoint> resume_point(const std::string& run_dir) {
+// holding_lock: the caller holds the run's lock, so a "running" status.json is a dead process's; without it
+// a "running" run is not refused here (the lock decides, and names the holder).
+std::optional<Checkpoint> resume_point(const std::string& run_dir, bool holding_lock) {
     const std::string last = (fs::path(run_dir) / kLastCheckpoint).string();
+    const std::string legacy = (fs::path(run_dir) / kLegacyLastCheckpoint).string();
     std::optional<Checkpoint> c;
-    if (fs::exists(last)) c = open_checkpoint(last);
+    if (fs::exists(last)) {
+        c = open_run_checkpoint(run_dir, last);
+    } else if (fs::exists(legacy)) {
+        throw legacy_checkpoint_error(legacy);  // never opened, never trained over
+    }
     RunWish wish;
     wish.goal = RunGoal::resume;
+    wish.holding_lock = holding_lock;
     const RunDecision d = decide_run(run_dir, wish);
-    if (d.action == RunAction::refuse) throw RunError(d.reason);
+    if (d.action == RunAction::refuse && (holding_lock || d.status != kStatusRunning))
+        throw RunError(d.reason);
     if (d.action == RunAction::restart) return std::nullopt;
     return c;
 }
@@ -488,8 +558,11 @@ TrainOutcome restart_from_config(const std::string& run_dir, const EventSink& si
     }
     if (threads >= 0) config.threads = threads;
     const std::string metrics = (fs::path(run_dir) / kMetricsFile).string();
-    if (fs::exists(metrics))
-        append_jsonl(metrics, {{"event", "resume"}, {"step", 0}, {"restart", "no checkpoint yet"}});
+    if (fs::exists(metrics)) {
+        json record = {{"event", "resume"}, {"step", 0}, {"restart", "no checkpoint yet"}};
+        if (const std::size_t cut = repair_jsonl_tail(metrics); cut > 0) record["repaired_tail_bytes"] = cut;
+        append_jsonl(metrics, record);
+    }
     return train_in(config, run_dir, sink, nullptr);
 }
 
@@ -499,18 +572,25 @@ void request_stop() {
     g_stop = true;
 }
 
-TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink) {
+TrainOutcome train_new(const TrainConfig& wanted, RunStore& store, const EventSink& sink) {
+    const TrainConfig config = with_settled_data(wanted);
     check_trainable(config);
     json record = config.to_json();
     record["versions"] = {
         {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
     const std::string dir = store.create_run(config.name, record);
+    const RunLock lock = RunLock::acquire(dir);  // held until the run ends (or the process does)
     return train_in(config, dir, sink, nullptr);
 }
 
 TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads) {
+    // Refusals that need no lock (a finished run, a damaged or older checkpoint) come first: a refused
+    // command writes nothing, not even the lock file.
+    (void)resume_point(run_dir, false);
+    // One process trains a run: a second one is refused here, naming the first.
+    const RunLock lock = RunLock::acquire(run_dir);
     remove_stale_temporaries(run_dir);
-    std::optional<Checkpoint> c = resume_point(run_dir);
+    std::optional<Checkpoint> c = resume_point(run_dir, true);
     if (!c) return restart_from_config(run_dir, sink, threads);
     if (threads >= 0) c->config.threads = threads;
     return train_in(c->config, run_dir, sink, &*c);

@@ -54,6 +54,19 @@ struct ParamCount {
 // Counted from the shapes (the test checks it against the built module).
 ParamCount count_params(const ModelConfig& c, int fone_width);
 
+// The most parameters a model may have, whatever the machine (a sanity bound on configs: every field within
+// its own bound can still describe a model of 10^13 parameters).
+inline constexpr std::int64_t kMaxModelParams = 20'000'000'000;
+// Bytes the model's tensors take before any activation: 4 per parameter (float32), and when training 16
+// (the weights, their gradients and AdamW's two moments).
+std::uint64_t model_memory_bytes(const ModelConfig& c, int fone_width, bool training);
+// Checked before a model is built: throws std::invalid_argument ("model: 69.3 billion parameters need
+// 258.1 GB for the weights alone, more than this machine's 23.4 GB of memory") when the model has more than
+// kMaxModelParams parameters or model_memory_bytes is more than the machine's physical memory.
+void check_model_memory(const ModelConfig& c, int fone_width, bool training);
+// The machine's physical memory in bytes (0 when unknown).
+std::uint64_t physical_memory_bytes();
+
 // Training FLOPs per example (forward + backward = 3 x forward, matmuls only) for sequences of
 // seq_len tokens, where the last layer runs at `last_layer_positions` positions only (1 when only the
 // final position feeds the head).

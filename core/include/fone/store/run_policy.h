@@ -12,7 +12,10 @@
 //   broken (unreadable config etc.)  restart without a checkpoint, else as failed    as failed
 //   other settings than wanted (**)  refuse
 //
-// In words: a finished run is used as it is, never trained again; a run with checkpoint-last.pt is resumed
+// "running" is what the store says: the run's lock held by a live process (fone/store/run_lock.h); a run
+// whose process died (its lock free) is interrupted, whatever pid status.json names.
+//
+// In words: a finished run is used as it is, never trained again; a run with checkpoint-last is resumed
 // and one without is restarted (nothing trained is lost); a failed run is kept as evidence (left alone, or
 // moved aside to RUN.failed-<k> and trained afresh when the caller wants it retried), never deleted; a run
 // training in a live process is never touched. Only a run without a checkpoint is ever deleted.
@@ -40,8 +43,8 @@ namespace fone {
 enum class RunAction {
     start,      // no run by that name: make it
     reuse,      // finished: use it as it is
-    resume,     // continue from checkpoint-last.pt
-    restart,    // nothing trained to lose (no checkpoint-last.pt): train it again from step 0
+    resume,     // continue from checkpoint-last.safetensors
+    restart,    // nothing trained to lose (no checkpoint-last.safetensors): train it again from step 0
     retry,      // failed, and the caller wants it trained again: move it aside (RUN.failed-<k>), start afresh
     leave,      // failed (or broken with a checkpoint): kept as it is and reported
     wait,       // training in a live process on this host: wait for it to end, then decide again
@@ -62,6 +65,9 @@ struct RunWish {
     // goal complete: the settings the run must have been made with; a stored config.json that differs
     // (names and threads aside) is refused.
     std::optional<TrainConfig> settings;
+    // goal resume: the caller holds the run's lock (fone/store/run_lock.h), so a "running" status.json on
+    // this host is a dead process's, whatever its pid is now.
+    bool holding_lock = false;
 };
 
 struct RunDecision {
@@ -81,12 +87,13 @@ RunDecision decide_run(const std::string& run_dir, const RunWish& wish = {});
 // The first setting in which a stored config.json differs from wanted, as "\"key\": stored, wanted W";
 // "" when none. name and threads never count (threads change speed, not results); a key the stored config
 // lacks (a setting added to the engine after the run was made) counts only when wanted differs from its
-// default.
+// default. "data" compares as absolute paths, and "data_digest" only when wanted has one (a run records
+// its data file's digest when it starts).
 std::string settings_difference(const nlohmann::json& stored, const TrainConfig& wanted);
 
 // Frees a run's name for a fresh start, as the decision says: restart deletes the directory (refused with
-// RunError when it holds checkpoint-last.pt: something trained), retry renames it RUN.failed-<k> (kept).
-// Returns the path it was moved to ("" for a delete, or when there was nothing to clear).
+// RunError when it holds checkpoint-last.safetensors: something trained), retry renames it RUN.failed-<k>
+// (kept). Returns the path it was moved to ("" for a delete, or when there was nothing to clear).
 std::string clear_run_dir(const std::string& run_dir, RunAction action);
 
 }  // namespace fone

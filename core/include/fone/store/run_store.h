@@ -4,7 +4,8 @@
 //                     status.json    {"status", "pid", "host", "updated", "message", "step", "epoch"}
 //                     metrics.jsonl  one JSON object per line, appended and closed per record (llm.c style)
 //                     summary.json   final figures, written at the end (atomic write)
-//                     checkpoint-last.pt, checkpoint-best.pt   (written by the trainer, atomically)
+//                     checkpoint-last.safetensors, checkpoint-best.safetensors   (the trainer's, atomic)
+//                     train.lock     the lock the process training the run holds (fone/store/run_lock.h)
 //
 // Every file is written to a temporary file in the same directory and renamed, so a crash or kill -9
 // leaves either the old or the new file, never half of one. A corrupt file is a RunError that names it.
@@ -39,20 +40,33 @@ inline constexpr const char* kConfigFile = "config.json";
 inline constexpr const char* kStatusFile = "status.json";
 inline constexpr const char* kMetricsFile = "metrics.jsonl";
 inline constexpr const char* kSummaryFile = "summary.json";
-inline constexpr const char* kLastCheckpoint = "checkpoint-last.pt";
-inline constexpr const char* kBestCheckpoint = "checkpoint-best.pt";
+inline constexpr const char* kLastCheckpoint = "checkpoint-last.safetensors";
+inline constexpr const char* kBestCheckpoint = "checkpoint-best.safetensors";
+// Checkpoints of older builds: LibTorch archives, which can run code when opened. Never opened, except by
+// the explicit conversion `fone runs convert RUN --trust`; a run that has one counts as having a checkpoint
+// (it is never deleted as "nothing trained").
+inline constexpr const char* kLegacyLastCheckpoint = "checkpoint-last.pt";
+inline constexpr const char* kLegacyBestCheckpoint = "checkpoint-best.pt";
+// The lock of the process that trains the run (fone/store/run_lock.h).
+inline constexpr const char* kLockFile = "train.lock";
 // A text run's SentencePiece model, trained on its train split when the run starts.
 inline constexpr const char* kTokenizerFile = "tokenizer.model";
 
 // Writes content to path.tmp-<pid> in the same directory, fsyncs, renames over path.
 void write_file_atomic(const std::string& path, const std::string& content);
 void write_json_atomic(const std::string& path, const nlohmann::json& j);
-// Throws RunError "<path>: missing" / "<path>: corrupt JSON at byte N: ...".
+// Throws RunError "<path>: missing" / "<path>: corrupt JSON at byte N: ..." / "<path>: not a regular file"
+// (files are read through read_regular_file, fone/store/file_read.h: at most kMaxJsonFileBytes).
 nlohmann::json read_json_file(const std::string& path);
 
 // Opens path for appending, writes one line, flushes and closes: a crash loses at most the line being
-// written.
+// written. A failed write (a full disk) throws RunError naming the file and the free space.
 void append_jsonl(const std::string& path, const nlohmann::json& record);
+
+// Cuts a last line that has no newline (what a power cut or a full disk leaves) off a JSON-lines file, so
+// that the next append starts a line of its own; returns the bytes removed (0: the file ends whole, or is
+// missing). A resume calls it before it appends anything.
+std::size_t repair_jsonl_tail(const std::string& path);
 
 struct MetricsFile {
     std::vector<nlohmann::json> records;
@@ -82,15 +96,22 @@ class RunStore {
     explicit RunStore(std::string root);
     // With create_root false, a missing root is an empty store (read-only tools such as `fone runs`).
     RunStore(std::string root, bool create_root);
-    // $FONE_RUNS_DIR, else $XDG_DATA_HOME/fone-workbench/runs, else ~/.local/share/fone-workbench/runs.
+    // $FONE_RUNS_DIR, else $XDG_DATA_HOME/fone-workbench/runs, else ~/.local/share/fone-workbench/runs;
+    // with neither HOME nor XDG_DATA_HOME, ./.local/share/fone-workbench/runs made absolute, and
+    // default_root_note() says so.
     static std::string default_root();
+    // "" normally; a one-line note naming the store when default_root() had to fall back on the current
+    // folder (no FONE_RUNS_DIR, XDG_DATA_HOME or HOME). Tools print it so that the store is never a surprise.
+    static std::string default_root_note();
     const std::string& root() const { return root_; }
 
     // Makes a new run directory and writes config.json. With an empty name, a readable unique one is made
     // from the config ("dec-add-fone-20261122-041502"); a name already taken gets "-2", "-3", ... Names
     // may not contain '/' or start with '.' (RunError).
     std::string create_run(const std::string& name, const nlohmann::json& config);
-    // A run's directory from its name (in this store) or a path to a run directory; RunError if neither.
+    // A run's directory from its name or a path. A bare name (no '/') is the store's run first; only when
+    // the store has none is a run directory of that name in the current folder taken. Anything with a '/'
+    // is a path. RunError if neither.
     std::string resolve(const std::string& name_or_dir) const;
     // All runs, sorted by name. Never throws for a broken run: it is listed with status "broken".
     std::vector<RunInfo> list() const;
@@ -106,8 +127,17 @@ void write_status(const std::string& run_dir, const std::string& status, const s
 // True when pid is a live process (not a zombie).
 bool process_alive(int pid);
 
-// "" when name can be a run's name, else why not ("a run name may not contain '/'", ...).
+// "" when name can be a run's name, else why not ("a run name may not contain '/'", ...): not empty, no
+// '/', no leading '.', at most 120 bytes, no control characters, valid UTF-8, and not containing ".tmp-"
+// (the mark of a temporary file, which listings skip).
 std::string run_name_problem(const std::string& name);
+
+// A run's identity: a digest (16 hex digits) of the settings in its config.json record that make its model
+// and data: every key but "name", "threads" and "versions". Every checkpoint carries its run's identity; one
+// whose identity is not that of the config.json beside it is refused (a checkpoint copied between runs).
+std::string run_identity(const nlohmann::json& config_record);
+// run_identity of run_dir's config.json; RunError when it is missing or unreadable.
+std::string run_identity_of(const std::string& run_dir);
 
 // Small helpers the store and the tools share.
 std::string utc_now_iso();  // "2026-11-22T04:15:02Z"

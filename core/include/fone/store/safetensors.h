@@ -105,17 +105,14 @@ struct TensorData {
 
 // Writes a file atomically: to path.tmp-<pid> in the same folder, fsync, rename. The header is padded with
 // spaces to a multiple of 8 bytes (aligned data). A write that fails (a full disk) removes the temporary
-// file and throws Error naming the file, the reason and the free space left on its filesystem; the file at
-// `path`, if any, is untouched. Names must be unique and not "__metadata__"; nbytes must match the shape.
+// file and throws Error naming the file, the reason and the free space left on its filesystem
+// (fone::free_space_text); the file at `path`, if any, is untouched. Names must be unique and not
+// "__metadata__"; nbytes must match the shape.
 void write(const std::string& path, const std::vector<TensorData>& tensors,
            const std::map<std::string, std::string>& metadata = {});
 
 // The bytes write() would put in the file (for tests and in-memory round trips).
 std::string serialize(const std::vector<TensorData>& tensors,
                       const std::map<std::string, std::string>& metadata);
-
-// "12.3 GB free" / "512 KB free" for the filesystem holding path ("free space unknown" when it cannot be
-// read).
-std::string free_space_text(const std::string& path);
 
 }  // namespace fone::safetensors

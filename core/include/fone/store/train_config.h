@@ -21,6 +21,9 @@ namespace fone {
 
 struct TrainConfig {
     TaskOptions task;
+    // The content digest of task.data_file (file_digest) when the run started, "" for generated data. With
+    // it, task.data_file is an absolute path: a run never reads another file of the same name later.
+    std::string data_digest;
     // A language model on text with numbers (issue 4, docs/text.md) instead of an arithmetic task:
     // "text" (the corpus task.data_file: JSONL of {"prompt", "answer"} or plain text, one document a
     // line) or a built-in generator, "word-problems", "units", "tables". Empty: the arithmetic task

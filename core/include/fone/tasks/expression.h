@@ -5,9 +5,8 @@
 //   - prompts that users type (parse_prompt; the number schemes turn them into tokens).
 // The two differ only in where a number is. A dataset line holds nothing but numbers and operators, so a
 // number runs up to the next space, '=' or operator, and a '-' right after a number is the operator
-// ("5--3=8"; "1,234=5" is the classify line of 1 and 234). A prompt may be any text, so its numbers are
-// the ones the number parser finds (fone/numbers/number_parser.h: "1,234" is one number, a sign only
-// after a separator), and every other word must be an operator or "=".
+// ("5--3=8"; "1,234=5" is the classify line of 1 and 234). A prompt is read the same way, once each of
+// its words is known to be a number, an operator or "=".
 #pragma once
 
 #include <array>
@@ -74,12 +73,18 @@ struct PromptTerm {
     Decimal number;    // kind == number
 };
 
-// A prompt as its words, in order: the numbers the number parser finds, and between them nothing but
-// spaces, operators (with − and × for - and *) and "=". Throws std::invalid_argument naming the first
-// word that is none of these and listing the known ones ("the model has no token for 'plus' (it knows:
-// + - * , mod = and numbers)"), or saying that the prompt has no number; NumberError for text that
-// already holds the placeholder "[NUM]".
-std::vector<PromptTerm> parse_prompt(std::string_view prompt);
+// What parse_prompt accepts: a question a user asks (`fone predict`), or the operands alone (a number, or
+// numbers and operators with or without the final "=": the inputs of a representation dump).
+enum class PromptForm { question, operands };
+
+// A prompt as its words, in order, read as the start of a dataset line (so "120,450,900=" is three numbers
+// and "5--3=" is 5 - (-3)). A question is of one of the tasks' forms (a+b=, a-b=, a*b=, n1,n2,...=,
+// a+b mod p=) and ends with "=" ("1+2", "5", "1+2=3=4+5" are refused). Throws std::invalid_argument naming
+// the first word that is no number, operator or "=" and listing the known ones ("the model has no token
+// for 'plus' (it knows: + - * , mod = and numbers)"), saying that the prompt has no number, or what is not
+// a question in it; NumberError for text that already holds the placeholder "[NUM]". The user's text in a
+// message is cut and escaped (shown_text).
+std::vector<PromptTerm> parse_prompt(std::string_view prompt, PromptForm form = PromptForm::question);
 
 // The exact answer of an arithmetic prompt "a+b=", "a-b=", "a*b=", "a max b=", "a/b=" (when the quotient
 // ends within 30 digits after the point) or "a+b mod p=" (p not 0), read as the start of a dataset line;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -46,10 +47,16 @@ struct TaskOptions {
     int classify_d = 10;    // classify: the paper's d = 10 and d = −190
     int long_digits = 60;   // long-add: longest operand
     std::string data_file;  // file: the dataset file (see read_dataset_file)
+    // How the training split is drawn (dec-add, int-add, sub; typed_sums.h): "uniform" (the paper's
+    // sampling) or "typed" (the mixture of shapes people type, with these weights per shape; empty: the
+    // task's default mixture). The test and validation splits are uniform either way.
+    std::string sampling = "uniform";
+    std::map<std::string, double> sampling_weights;
 };
 
 // Throws std::invalid_argument naming the option for options that make no sense: modulus < 2,
-// long_digits outside 1..Decimal::kMaxDigits-1, a file task without a data file.
+// long_digits outside 1..Decimal::kMaxDigits-1, a file task without a data file, a sampling other than
+// uniform or typed, typed sampling for a task without typed sums, bad sampling weights.
 void validate_task(const TaskOptions& task);
 
 // Number of distinct examples the task can generate (a+b and b+a counted once), saturated at
@@ -76,11 +83,13 @@ struct Splits {
 //
 // The test split is drawn first, then val, then train, so a larger train_size never changes the test or
 // validation examples of the same seed. dec-add, int-add, sub, mul3, mod-add, classify and div draw
-// uniformly from their distinct examples without replacement. mul4 draws the product's digit count
-// uniformly (see tasks.cpp), long-add each operand's length and compare the length of the prefix its two
-// numbers share; there a seeded hash gives every example of the domain to one split (20% test, 8% val,
-// 72% train), so that the splits stay identically distributed when a small stratum runs out, and a split
-// holds at most its share of a small domain. For the file task this reads task.data_file and calls
+// uniformly from their distinct examples without replacement; with task.sampling "typed", dec-add, int-add
+// and sub draw test and val so (the same examples as "uniform") and train from the typed mixture
+// (draw_typed_training in typed_sums.h: no example of test, val or the typed suite). mul4 draws the product's
+// digit count uniformly (see tasks.cpp), long-add each operand's length and compare the length of the prefix
+// its two numbers share; there a seeded hash gives every example of the domain to one split (20% test, 8%
+// val, 72% train), so that the splits stay identically distributed when a small stratum runs out, and a
+// split holds at most its share of a small domain. For the file task this reads task.data_file and calls
 // split_dataset.
 Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::size_t val_size,
                        std::size_t test_size, std::uint64_t seed);

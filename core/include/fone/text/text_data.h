@@ -28,7 +28,8 @@ struct TextSplits {
 };
 
 enum class TextTask {
-    word_problems,  // prices, quantities, units: total cost, change, unit price, two purchases, % off
+    word_problems,  // prices, quantities, units: total cost, change, unit price, two purchases, % off,
+                    // bags x kg; additive: two prices, money left, combined weight
     units,          // km/m, kg/g, L/mL, h/min, °C/°F conversions, every answer exact
     tables,         // a 3-5 row, 2-4 column table of numbers and a question: column sum, larger cell,
                     // difference of two cells

@@ -108,6 +108,12 @@ class TextTokenizer {
     // A token's name for display: "[NUM]", "▁pays", "<0x0A>", "7", "007", ".".
     std::string piece(int id) const;
     bool is_number_token(int id) const;  // [NUM] or a digit/subword token
+    // The ids that cannot come next after `ids` in well-formed text (what a generator must not write):
+    // a byte piece that does not continue or start a valid UTF-8 character (a stray byte decodes to
+    // U+FFFD), anything but the right continuation byte while a character is incomplete, and for fone
+    // a [NUM] right after a [NUM] (two values would print as one number). Looks at the last four ids
+    // only. vocab_size() flags, 1 = not allowed.
+    std::vector<std::uint8_t> not_allowed_after(const std::vector<int>& ids) const;
 
   private:
     TextTokenizer(std::string model, TextScheme scheme);

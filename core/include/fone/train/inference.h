@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fone/tasks/typed_sums.h"
 #include "fone/train/events.h"
 
 namespace fone {
@@ -21,6 +22,17 @@ namespace fone {
 // free greedy generation, never teacher-forced.
 nlohmann::json evaluate_run(const std::string& run_dir, const std::string& data_file = "", int threads = 0,
                             std::size_t max_mispredictions = 0);
+
+// The typed suite (fone/tasks/typed_sums.h: sums with the shapes people type) on a run's model, shape by
+// shape: {"suite": "typed", "task", "seed", "per_shape", "n", "typed": {"round": exact match, ...} (as in
+// the eval events), "shapes": {"round": {"exact_match", "digit_accuracy", "n", "in_train" (examples of the
+// shape that are in the run's training split), "examples" (the first three, as a+b=c)}, ...},
+// "exact_match" (the whole suite), "lowest": {"shape", "exact_match"}, "method", "checkpoint",
+// "eval_seconds"}; with max_mispredictions > 0 every shape also lists its first wrong answers. Throws
+// std::invalid_argument for a run whose task has no typed sums.
+nlohmann::json evaluate_typed_suite(const std::string& run_dir, int threads = 0,
+                                    std::size_t per_shape = kTypedSuitePerShape,
+                                    std::uint64_t seed = kTypedSuiteSeed, std::size_t max_mispredictions = 0);
 
 // The model's answer to a prompt ("123.456+654.321=" or text made of the task's tokens and numbers):
 // {"prompt", "tokens", "next_token", "value" (exact decimal string), "digits": [{"position", "digit",

@@ -10,7 +10,12 @@
 //                        "epoch_cpu_seconds", "eval_cpu_seconds" (CPU time of the process: on a shared
 //                        machine steadier than wall time; epoch_* are per whole epoch, scaled up when the
 //                        evaluation comes mid-epoch),
-//                        "examples_per_second", "val_exact_match", "elapsed_seconds"}
+//                        "examples_per_second", "val_exact_match", "elapsed_seconds",
+//                        "typed" (runs with --sampling typed, the default of dec-add, int-add and sub:
+//                        exact match per shape of the typed suite,
+//                        {"round": ..., ...}; fone/tasks/typed_sums.h)}
+//   The best checkpoint and --target-acc go by the test exact match; a run trained on typed sums by the
+//   lowest of it and the typed shapes' (summary.json's best_exact_match is that one).
 //   {"event":"end",      "status", "run", "dir", "message", "step", "best_exact_match", "elapsed_seconds"}
 // metrics.jsonl holds the progress and eval events of the run, in order.
 #pragma once

@@ -1,0 +1,51 @@
+// libfone_torch_commands.so's one exported symbol: the commands that need LibTorch (torch_commands.h).
+#include "commands.h"
+#include "fone/build_info.h"
+#include "fone/platform/blas_kernel.h"
+#include "fone/train/device.h"
+#include "fone/train/representations.h"
+#include "torch_commands.h"
+
+namespace fone::cli {
+
+namespace {
+
+void add_commands(CLI::App& app) {
+    add_train_commands(app);
+    add_generate_command(app);
+    add_sweep_commands(app);
+    add_reproduce_commands(app);
+    add_export_commands(app);
+}
+
+// "LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel": the workbench greys out CUDA unless
+// it says "CUDA available".
+std::string build_text() {
+    const nlohmann::json t = torch_build_info();
+    std::string v = "LibTorch " + t["libtorch"].get<std::string>() + ", ";
+    const std::string cuda = t["cuda_build"].get<std::string>();
+    const int gpus = t["gpus"].get<int>();
+    if (t["cuda_available"].get<bool>())
+        v += "CUDA " + cuda + ", CUDA available (" + std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") +
+             ")";
+    else if (!cuda.empty())
+        v += "CUDA " + cuda + ", no GPU visible: CPU only";
+    else
+        v += "CPU only";
+    return v + "; " + blas_kernel_text();
+}
+
+NumberRepresentations representations(const std::string& run_dir, const std::vector<Decimal>& numbers) {
+    return number_representations(run_dir, numbers);
+}
+
+constexpr TorchCommands kCommands = {TorchCommands::kAbi, FONE_VERSION " " FONE_GIT_REVISION, add_commands,
+                                     build_text, representations};
+
+}  // namespace
+
+}  // namespace fone::cli
+
+extern "C" __attribute__((visibility("default"))) const fone::cli::TorchCommands* fone_torch_commands() {
+    return &fone::cli::kCommands;
+}

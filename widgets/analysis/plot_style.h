@@ -1,0 +1,67 @@
+// Private to the drawings of analysis_plots.h (analysis_plots.cpp, circle_plots.cpp): the page and ink a
+// drawing uses, its fonts, texts and titles that fit the plot's width, and legends in a row of their own.
+//
+// A drawing starts with begin_drawing(plot): it clears what an earlier drawing left (plottables, items, title
+// and legend rows, colour scales), reads the plot's Paper (set_paper) and makes it the ink of every helper
+// below until the next begin_drawing. Drawing happens on one thread (the GUI's, or the CLI's main thread).
+#pragma once
+
+#include <QColor>
+#include <QFont>
+#include <QString>
+
+#include "analysis_plots.h"
+
+class QCPAxis;
+class QCPItemText;
+class QCPTextElement;
+
+namespace fone::plots::style {
+
+struct Ink {
+    bool dark = false;
+    double text_scale = 1.0;
+    QColor page, ink, muted, faint, grid, accent, good;
+    // Tableau's ten categorical colours (lighter on a dark page).
+    QColor palette(int i) const;
+};
+
+// Clears the plot for a new drawing and sets its page, axes and legend colours from its paper.
+const Ink& begin_drawing(QCustomPlot& plot);
+const Ink& ink();
+
+// An axis (a colour scale's too) in the ink: pens, tick labels, label and grid.
+void ink_axis(QCPAxis* axis);
+
+// DejaVu Sans at `points` times the paper's text scale.
+QFont font(double points, bool bold = false);
+// Height and width of a line of text in pixels.
+int line_height(const QFont& font);
+int text_width(const QFont& font, const QString& text);
+// The text in at most `max_lines` lines of at most `width` pixels: broken at ", ", ": ", " (", " — " or a
+// space nearest the middle, the last line elided when it still does not fit.
+QString fit_lines(const QString& text, const QFont& font, int width, int max_lines = 2);
+
+QCPItemText* add_text(QCustomPlot& plot, double x, double y, const QString& text, Qt::Alignment align,
+                      const QFont& font, const QColor& colour);
+QCPItemText* add_text(QCustomPlot& plot, double x, double y, const QString& text, Qt::Alignment align,
+                      const QFont& font);
+
+// A bold title in a row above everything, in up to two lines that fit the plot's width (smaller type when
+// two lines are not enough). Returns nullptr for an empty title.
+QCPTextElement* add_title(QCustomPlot& plot, const QString& title);
+// A line under the drawing (the answer of a hidden state, the digits read off the circles), fitted the same
+// way. Returns nullptr for empty text.
+QCPTextElement* add_footer(QCustomPlot& plot, const QString& text);
+// Pixels a title or footer row of this text takes (0 for none), as the layout will give it.
+int title_height(const QCustomPlot& plot, const QString& title);
+int footer_height(const QCustomPlot& plot, const QString& text);
+
+// The legend in a row of its own between the title and the axes (never over the data), `per_row` entries a
+// row. Call before add_title.
+void legend_row(QCustomPlot& plot, int per_row);
+
+// "3.2%", "0.04%" (two significant digits below 0.1%), "0%", "100%": a share as a label.
+QString percent_label(double fraction);
+
+}  // namespace fone::plots::style
