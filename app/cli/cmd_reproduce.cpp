@@ -64,9 +64,9 @@ json result_of(const std::string& run_dir, const ExperimentCell& cell) {
     r["params"] = summary.value("params", 0);
     r["train_seconds"] = summary.value("train_seconds", 0.0);
     r["epochs"] = summary.value("epoch", 0);
-    for (const char* k : {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds",
-                          "tokens_per_number", "malformed", "epoch_cpu_seconds", "eval_cpu_seconds",
-                          "log_smape"})
+    for (const char* k :
+         {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds", "tokens_per_number",
+          "malformed", "epoch_cpu_seconds", "eval_cpu_seconds", "log_smape"})
         r[k] = final_eval.value(k, json());
     r["best_exact_match"] = summary.value("best_exact_match", 0.0);
     return r;

@@ -272,8 +272,10 @@ void peer_tables(std::ostringstream& md, const std::vector<json>& rows, json& ex
         if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) tasks.push_back(task);
         cells[task][r["method"].get<std::string>()].push_back(&r);
     }
-    const std::vector<std::string> methods = method_columns(rows, {"fone", "bittokens", "xval", "digit", "subword"});
-    const auto table = [&](const char* title, const std::function<json(const json&)>& value_of, bool percent) {
+    const std::vector<std::string> methods =
+        method_columns(rows, {"fone", "bittokens", "xval", "digit", "subword"});
+    const auto table = [&](const char* title, const std::function<json(const json&)>& value_of,
+                           bool percent) {
         md << "\n" << title << ":\n\n| task";
         for (const auto& m : methods)
             md << " | " << m;
@@ -301,7 +303,7 @@ void peer_tables(std::ostringstream& md, const std::vector<json>& rows, json& ex
                 } else {
                     char b[64];
                     const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-                    std::snprintf(b, sizeof b, "%.0f (%.0f–%.0f)", sum / v.size(), *lo, *hi);
+                    std::snprintf(b, sizeof b, "%.1f (%.1f–%.1f)", sum / v.size(), *lo, *hi);
                     md << " | " << b;
                 }
             }
@@ -309,14 +311,19 @@ void peer_tables(std::ostringstream& md, const std::vector<json>& rows, json& ex
         }
         return means;
     };
-    extra["exact_match"] = table("Exact match (mean over seeds, min–max)", [](const json& r) { return r["exact_match"]; }, true);
-    extra["log_smape"] = table("log-sMAPE, BitTokens' metric (mean over seeds, min–max)",
-                               [](const json& r) { return r.value("log_smape", json()); }, true);
-    extra["train_cpu_seconds"] = table("Training CPU seconds (epoch CPU seconds × epochs; mean, min–max)", [](const json& r) -> json {
-        const json e = r.value("epoch_cpu_seconds", json());
-        if (!e.is_number() || !r["epochs"].is_number()) return nullptr;
-        return e.get<double>() * r["epochs"].get<double>();
-    }, false);
+    extra["exact_match"] = table(
+        "Exact match (mean over seeds, min–max)", [](const json& r) { return r["exact_match"]; }, true);
+    extra["log_smape"] = table(
+        "log-sMAPE, BitTokens' metric (mean over seeds, min–max)",
+        [](const json& r) { return r.value("log_smape", json()); }, true);
+    extra["train_cpu_seconds"] = table(
+        "Training CPU seconds (epoch CPU seconds × epochs; mean, min–max)",
+        [](const json& r) -> json {
+            const json e = r.value("epoch_cpu_seconds", json());
+            if (!e.is_number() || !r["epochs"].is_number()) return nullptr;
+            return e.get<double>() * r["epochs"].get<double>();
+        },
+        false);
 }
 
 // Any other experiment ("table"): one row per run, its labels, then the figures.
@@ -379,7 +386,8 @@ std::string bar_label(const Experiment& e, const json& r) {
     if (e.report == "ablations") return r["variant"].get<std::string>();
     if (e.report == "ntl") return r["method"].get<std::string>() + "\nλ " + num(r["ntl_lambda"]);
     if (e.report == "peers")
-        return r["task"].get<std::string>() + "\n" + r["method"].get<std::string>() + "\ns" + num(r.value("seed", json()));
+        return r["task"].get<std::string>() + "\n" + r["method"].get<std::string>() + "\ns" +
+               num(r.value("seed", json()));
     return r["run"].get<std::string>();
 }
 

@@ -113,7 +113,10 @@ void run_encoding_zoo(const TokenizeOptions& o) {
     for (const ParsedNumber& n : parsed.numbers) {
         json encodings = json::array();
         for (const NumberEncoding& e : encode_every_way(n.value, spec)) {
-            json j = {{"encoding", e.name}, {"summary", e.summary}, {"tokens", e.tokens.size()}, {"pieces", e.tokens}};
+            json j = {{"encoding", e.name},
+                      {"summary", e.summary},
+                      {"tokens", e.tokens.size()},
+                      {"pieces", e.tokens}};
             if (!e.vector.empty()) {
                 j["vector"] = e.vector;
                 j["vector_labels"] = e.vector_labels;
