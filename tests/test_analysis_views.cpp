@@ -20,6 +20,7 @@
 
 #include "analysis_views.h"
 #include "circles_view.h"
+#include "encoding_zoo.h"
 #include "errors_view.h"
 #include "fone_process.h"
 #include "hidden_view.h"
@@ -535,6 +536,30 @@ class TestAnalysisViews : public QObject {
         for (const auto& t : price)
             texts << t.text;
         QCOMPARE(texts.join(' '), QString("costs $ 3 . 5 0 now"));  // "$3.50": cents kept
+    }
+
+    // The encoding zoo (the playground's third tab): one number, every encoding, worked out by hand.
+    void playground_encoding_zoo() {
+        PlaygroundView v(nullptr);
+        v.set_page("zoo");
+        QCOMPARE(v.page(), QString("zoo"));
+        v.set_zoo_number("-2.5");
+        const auto& zoo = v.zoo()->encodings();
+        QCOMPARE(zoo.size(), std::size_t(7));
+        QCOMPARE(v.zoo()->table()->rowCount(), 7);
+        QCOMPARE(zoo[1].name, std::string("bittokens"));
+        // -2.5 = 0xC004000000000000: 1 10000000000 0100 0...; 1/-2.5 = -0.4 = 0xBFD999999999999A.
+        const char* x = "1100000000000100";
+        const char* r = "1011111111011001";
+        for (int k = 0; k < 16; ++k) {
+            QCOMPARE(zoo[1].vector[static_cast<std::size_t>(k)], x[k] == '1' ? 1.0 : -1.0);
+            QCOMPARE(zoo[1].vector[static_cast<std::size_t>(64 + k)], r[k] == '1' ? 1.0 : -1.0);
+        }
+        QCOMPARE(zoo[2].vector, std::vector<double>({-0.25}));          // xVal: -2.5 / 10^1
+        QCOMPARE(v.zoo()->table()->item(6, 1)->text(), QString("10"));  // - { 1 . 1 : 2 . 5 }
+        v.set_zoo_number("12 and 13");
+        QVERIFY(v.zoo()->encodings().empty());
+        QVERIFY(v.zoo()->problem().contains("one number"));
     }
 
     void playground_counts_tokens() {

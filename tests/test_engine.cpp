@@ -196,6 +196,38 @@ class TestEngine : public QObject {
         QVERIFY(a["generated"].toArray().size() >= 1);
     }
 
+    // The peers of issue 19 train, evaluate and answer through the same engine: NumeroLogic on right-to-left
+    // subword chunks (generation) on compare, BitTokens (its bit head) on div.
+    void peers_train_evaluate_and_answer() {
+        const auto n = run_fone(tiny(runs(), "numerologic",
+                                     {"--method", "numerologic", "--numerologic-tokens", "subword",
+                                      "--subword-direction", "r2l", "--task", "compare", "--epochs", "1"}));
+        QVERIFY2(n.code == 0, n.err.constData());
+        auto e = run_fone({"eval", "--run", "numerologic", "--runs-dir", runs()});
+        QVERIFY2(e.code == 0, e.err.constData());
+        // 999.999 -> { 3 . 3 : 999 . 999 }: 9 tokens.
+        QCOMPARE(first_line(e.out)["tokens_per_number"].toInt(), 9);
+        auto pr = run_fone({"predict", "--run", "numerologic", "--runs-dir", runs(), "123.5 max 7="});
+        QVERIFY2(pr.code == 0, pr.err.constData());
+        QStringList words;
+        for (const auto& t : first_line(pr.out)["tokens"].toArray())
+            words << t.toString();
+        QCOMPARE(words.join(' '), QString("[BOS] { 3 . 1 : 123 . 5 } max { 1 : 7 } ="));
+
+        const auto b = run_fone(tiny(runs(), "bittokens",
+                                     {"--method", "bittokens", "--hidden", "128", "--head-dim", "64",
+                                      "--task", "div", "--epochs", "1"}));
+        QVERIFY2(b.code == 0, b.err.constData());
+        e = run_fone({"eval", "--run", "bittokens", "--runs-dir", runs()});
+        QVERIFY2(e.code == 0, e.err.constData());
+        const QJsonObject m = first_line(e.out);
+        QCOMPARE(m["tokens_per_number"].toInt(), 1);
+        QVERIFY(m["log_smape"].toDouble() >= 0 && m["log_smape"].toDouble() <= 1);
+        pr = run_fone({"predict", "--run", "bittokens", "--runs-dir", runs(), "12.5/5="});
+        QVERIFY2(pr.code == 0, pr.err.constData());
+        QCOMPARE(first_line(pr.out)["bits"].toString().size(), 64);
+    }
+
     // The analyses read a trained run (engine: number_representations): at layer 0 (the input, the [NUM]
     // embedding plus FoNE) the spectrum over 0..99 has the encoder's spikes at periods 10 and 100.
     void analyse_spectrum_of_a_run() {

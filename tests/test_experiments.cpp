@@ -65,10 +65,11 @@ class TestExperiments : public QObject {
         QStringList names;
         for (const auto& e : all)
             names << QString::fromStdString(e.name);
-        QCOMPARE(names,
-                 QStringList({"efficiency", "data-size", "model-size", "ablations", "ntl", "modular"}));
+        QCOMPARE(names, QStringList({"efficiency", "data-size", "model-size", "ablations", "ntl", "modular",
+                                     "bittokens"}));
         int cells = 0;
         for (const fone::Experiment& e : all) {
+            if (!golden.contains(e.name)) continue;  // born a file (issue 19 on): nothing to compare with
             const json& want = golden.at(e.name);
             QCOMPARE(e.title, want.at("title").get<std::string>());
             QCOMPARE(e.report, e.name);
@@ -110,7 +111,7 @@ class TestExperiments : public QObject {
         QCOMPARE(fone::find_experiment(kShipped + "/modular.json").name, std::string("modular"));
         const std::string unknown = error_of([] { fone::find_experiment("everything"); });
         QCOMPARE(unknown, std::string("unknown experiment 'everything' (experiments: efficiency, data-size, "
-                                      "model-size, ablations, ntl, modular)"));
+                                      "model-size, ablations, ntl, modular, bittokens)"));
         qunsetenv("FONE_EXPERIMENTS_DIR");
     }
 
@@ -146,7 +147,7 @@ class TestExperiments : public QObject {
         QCOMPARE(
             error_for({{"report", "pie"}}),
             p + "report: unknown report 'pie' (reports: efficiency, data-size, model-size, ablations, ntl, "
-                "modular, table)");
+                "modular, peers, table)");
         QCOMPARE(error_for({{"grid", {{"seed", json::array()}}}}),
                  p + "grid.seed: an axis is a non-empty list of values");
         QCOMPARE(error_for({{"id", "{method}"}}),

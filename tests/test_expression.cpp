@@ -43,7 +43,7 @@ class TestExpression : public QObject {
   private Q_SLOTS:
     // ---- the operator table -----------------------------------------------------------------------
     void operator_names_round_trip() {
-        const std::vector<std::string> names = {"+", "-", "*", ",", "mod"};
+        const std::vector<std::string> names = {"+", "-", "*", ",", "mod", "/", "max"};
         QCOMPARE(fone::kOps.size(), names.size());
         for (std::size_t i = 0; i < names.size(); ++i) {
             QCOMPARE(std::string(fone::op_name(fone::kOps[i])), names[i]);
@@ -52,6 +52,10 @@ class TestExpression : public QObject {
         // Stored names are ASCII: the Unicode spellings are read, never stored.
         QVERIFY(!fone::op_named("\xC3\x97"));
         QVERIFY(!fone::op_named("\xE2\x88\x92"));
+        QVERIFY(!fone::op_named("\xC3\xB7"));
+        // The base operators, every number model's words, are the first five in order.
+        for (std::size_t i = 0; i < fone::kBaseOps.size(); ++i)
+            QVERIFY(fone::kBaseOps[i] == fone::kOps[i]);
         QVERIFY(!fone::op_named("x"));
         QVERIFY(!fone::op_named(""));
         QVERIFY(!fone::op_named("="));
@@ -134,6 +138,18 @@ class TestExpression : public QObject {
         QTest::newRow("trailing CR") << "1+2=3\r"
                                      << "1+2=3"
                                      << "+";
+        QTest::newRow("divide") << "1234.56/48=25.72"
+                                << "1234.56/48=25.72"
+                                << "/";
+        QTest::newRow("division sign") << "9÷4=2.25"
+                                       << "9/4=2.25"
+                                       << "/";
+        QTest::newRow("max") << "527.381 max 527.093=527.381"
+                             << "527.381 max 527.093=527.381"
+                             << "max";
+        QTest::newRow("max glued") << "3max4=4"
+                                   << "3 max 4=4"
+                                   << "max";
         QTest::newRow("long") << "123456789012345678901234567890+1=123456789012345678901234567891"
                               << "123456789012345678901234567890+1=123456789012345678901234567891"
                               << "+";
@@ -189,8 +205,12 @@ class TestExpression : public QObject {
                                         << "expected a number, found '=3'";
         QTest::newRow("no operator") << "1 2=3"
                                      << "expected an operator";
-        QTest::newRow("slash") << "1/2=0.5"
-                               << "not a number '1/2'";
+        QTest::newRow("two slashes") << "1/2/3=0.1"
+                                     << "unsupported form 'a/a/a=c'";
+        QTest::newRow("max chain") << "1 max 2 max 3=3"
+                                   << "unsupported form 'a max a max a=c'";
+        QTest::newRow("caret") << "2^3=8"
+                               << "not a number '2^3'";
         QTest::newRow("single number") << "5=5"
                                        << "expected an operator between two numbers";
         QTest::newRow("chain") << "1+2*3=7"
@@ -238,6 +258,12 @@ class TestExpression : public QObject {
                              << "52 + 94 mod 97 =";
         QTest::newRow("list") << "1,2,3="
                               << "1 , 2 , 3 =";
+        QTest::newRow("divide") << "7 ÷ 2="
+                                << "7 / 2 =";
+        QTest::newRow("slash") << "1/2="
+                               << "1 / 2 =";
+        QTest::newRow("max") << "3 max 4="
+                             << "3 max 4 =";
         // The number parser's rules: a sign after an operator or at the start, none after a digit.
         QTest::newRow("negative first") << "-5+3="
                                         << "-5 + 3 =";
@@ -260,12 +286,13 @@ class TestExpression : public QObject {
     void refuses_prompts_data() {
         QTest::addColumn<QString>("prompt");
         QTest::addColumn<QString>("message");
-        QTest::newRow("word") << "12 plus 5 ="
-                              << "the model has no token for 'plus' (it knows: + - * , mod = and numbers)";
+        QTest::newRow("word")
+            << "12 plus 5 ="
+            << "the model has no token for 'plus' (it knows: + - * , mod / max = and numbers)";
         QTest::newRow("word glued") << "12+five="
                                     << "no token for 'five='";
-        QTest::newRow("slash") << "1/2="
-                               << "no token for '/2='";
+        QTest::newRow("caret") << "2^3="
+                               << "no token for '^";
         QTest::newRow("no equals") << "12+3"
                                    << "ends with '='";
         QTest::newRow("one number") << "4.17"
@@ -307,8 +334,8 @@ class TestExpression : public QObject {
     }
     // Both readers know the same operators: a dataset line and its prompt give the same operators.
     void lines_and_prompts_share_the_operators() {
-        for (const std::string line :
-             {"7+3=10", "7-3=4", "7*3=21", "7×3=21", "7−3=4", "1,2,3=1", "12+40 mod 97=52"}) {
+        for (const std::string line : {"7+3=10", "7-3=4", "7*3=21", "7×3=21", "7−3=4", "1,2,3=1",
+                                       "12+40 mod 97=52", "7/2=3.5", "7÷2=3.5", "3 max 4=4"}) {
             const Example e = fone::parse_example_line(line);
             std::vector<std::string> ops;
             for (const PromptTerm& t : fone::parse_prompt(line.substr(0, line.find('=') + 1)))
@@ -339,6 +366,22 @@ class TestExpression : public QObject {
                                            << "";
         QTest::newRow("classify") << "1,2,3="
                                   << "";
+        QTest::newRow("max") << "527.381 max 527.093="
+                             << "527.381";
+        QTest::newRow("max of negatives") << "-3 max -7="
+                                          << "-3";
+        QTest::newRow("div") << "1234.56/48="
+                             << "25.72";
+        QTest::newRow("div by a fraction") << "7/0.25="
+                                           << "28";
+        QTest::newRow("div negative") << "-7/4="
+                                      << "-1.75";
+        QTest::newRow("div never ends") << "1/3="
+                                        << "";
+        QTest::newRow("div by zero") << "1/0="
+                                     << "";
+        QTest::newRow("div of zero") << "0/7="
+                                     << "0";
         QTest::newRow("no equals") << "12+40"
                                    << "";
         QTest::newRow("text") << "twelve+1="

@@ -88,6 +88,19 @@ class TestReproduce : public QObject {
 
     void ntl_compares_lambdas_and_fone() { QCOMPARE(run_quick("ntl")["rows"].toArray().size(), 9); }
 
+    // BitTokens' comparison (issue 19): every task x method, means per task and method, training CPU.
+    void bittokens_peers_every_task_and_method() {
+        const QJsonObject res = run_quick("bittokens");
+        QCOMPARE(res["rows"].toArray().size(), 20);  // 4 tasks x 5 methods, one seed in the quick preset
+        const QJsonObject summary = res["summary"].toObject();
+        for (const char* table : {"exact_match", "log_smape", "train_cpu_seconds"})
+            for (const char* task : {"addition", "multiplication", "division", "comparison"})
+                QCOMPARE(summary[table].toObject()[task].toObject().keys(),
+                         QStringList({"bittokens", "digit", "fone", "subword", "xval"}));
+        for (const auto& row : res["rows"].toArray())
+            QVERIFY(row.toObject()["epoch_cpu_seconds"].toDouble() > 0);
+    }
+
     void modular_every_modulus() { QCOMPARE(run_quick("modular")["rows"].toArray().size(), 18); }
 
     // The data ratio from finished runs with known exact matches: FoNE reaches 99% at 400, digit at 800

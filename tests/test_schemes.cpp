@@ -1,9 +1,11 @@
 // The number schemes (core/src/train/scheme.h) against tokenizations and values worked out by hand: digit,
-// subword (Llama-3 chunks), Abacus order and positions, FoNE on digit tokens, xVal scaling, teacher-forced
-// targets, tokens per number, and the Number Token Loss recomputed independently from the logits.
+// subword (Llama-3 chunks, and right to left), NumeroLogic, Abacus order and positions, FoNE on digit
+// tokens, xVal scaling, BitTokens' bits, head, loss and reading, teacher-forced targets, tokens per number,
+// the Number Token Loss recomputed independently from the logits, and the tasks' extra operators.
 #include <QtTest>
 
 #include <cmath>
+#include <cstring>
 
 #include "train/scheme.h"
 
@@ -22,6 +24,11 @@ std::unique_ptr<NumberScheme> scheme(const std::string& method, const FoneSpec& 
     TrainConfig c;
     c.method = method;
     return make_scheme(c, s);
+}
+
+std::unique_ptr<NumberScheme> scheme_of(const TrainConfig& c, const FoneSpec& s = spec(7, 3),
+                                        const std::vector<Op>& extra = {}) {
+    return make_scheme(c, s, extra);
 }
 
 QStringList names(const NumberScheme& sc, const torch::Tensor& row) {
@@ -68,6 +75,137 @@ class TestSchemes : public QObject {
         QCOMPARE(names(*s, s->encode_prompt("1000070*0.25=").prompt[0]), words("[BOS] 100 007 0 * 0 . 25 ="));
         QCOMPARE(s->tokens_for(Decimal::parse("999.999")), int64_t(3));  // the paper's 3
         QCOMPARE(s->vocabulary().size(), std::size_t(10 + 1 + 10 + 100 + 1000));
+    }
+
+    void subword_chunks_right_to_left() {
+        TrainConfig c;
+        c.method = "subword";
+        c.subword_direction = "r2l";
+        auto s = scheme_of(c);
+        QCOMPARE(names(*s, s->encode_prompt("1234567.891+1=").prompt[0]), words("[BOS] 1 234 567 . 891 + 1 ="));
+        QCOMPARE(names(*s, s->encode_prompt("1000070*0.25=").prompt[0]), words("[BOS] 1 000 070 * 0 . 25 ="));
+        QCOMPARE(s->vocabulary().size(), std::size_t(10 + 1 + 10 + 100 + 1000));  // the same tokens
+        c.method = "ntl";
+        c.ntl_tokens = "subword";
+        auto ntl = scheme_of(c);
+        QCOMPARE(names(*ntl, ntl->encode_prompt("1234+5=").prompt[0]), words("[BOS] 1 234 + 5 ="));
+    }
+
+    void numerologic_writes_the_digit_count_first() {
+        TrainConfig c;
+        c.method = "numerologic";
+        auto s = scheme_of(c);
+        QCOMPARE(names(*s, s->encode_prompt("42+3.14=").prompt[0]),
+                 words("[BOS] { 2 : 4 2 } + { 1 . 2 : 3 . 1 4 } ="));
+        QCOMPARE(s->tokens_for(Decimal::parse("42")), int64_t(6));
+        QCOMPARE(s->vocabulary().size(), std::size_t(10 + 1 + 10 + 3));
+        // The answer is written the same way and then [EOS]: the targets are its tokens.
+        Example e{{Decimal::from_int(40), Decimal::from_int(2)}, {"+"}, Decimal::from_int(42)};
+        const Batch b = s->encode({e});
+        QCOMPARE(names(*s, b.in.tokens[0]), words("[BOS] { 2 : 4 0 } + { 1 : 2 } = { 2 : 4 2 } [EOS]"));
+        QVERIFY(s->sequence_length(b) >= b.prompt.size(1) + 14);  // room for "{1.3:" and the digits
+        c.numerologic_tokens = "subword";
+        c.subword_direction = "r2l";
+        auto sub = scheme_of(c);
+        QCOMPARE(names(*sub, sub->encode_prompt("1234567+1=").prompt[0]),
+                 words("[BOS] { 7 : 1 234 567 } + { 1 : 1 } ="));
+    }
+
+    void bittokens_feed_the_bits_of_x_and_1_over_x() {
+        TrainConfig c;
+        c.method = "bittokens";
+        c.model.hidden = 512;
+        auto s = scheme_of(c);
+        const Batch b = s->encode_prompt("12.5+3=");
+        QCOMPARE(names(*s, b.in.tokens[0]), words("[BOS] [NUM] + [NUM] ="));
+        QCOMPARE(s->tokens_for(Decimal::parse("12.5")), int64_t(1));
+        QCOMPARE(s->heads().fone_width, int64_t(128));
+        QCOMPARE(s->heads().regression, int64_t(64));
+        // zero_pad: the [NUM] embedding is replaced (scale 0 there), the bits scaled by sqrt(512 / 128) = 2.
+        QCOMPARE(b.in.scale[0][1].item<float>(), 0.0f);
+        QCOMPARE(b.in.scale[0][2].item<float>(), 1.0f);
+        // 12.5 = 0x4029000000000000: 0 10000000010 1001 0...; 1/12.5 = 0.08 = 0x3FB47AE147AE147B.
+        const char* x = "0100000000101001";
+        const char* r = "0011111110110100";
+        for (int k = 0; k < 16; ++k) {
+            QCOMPARE(b.in.fone[0][1][k].item<float>(), x[k] == '1' ? 2.0f : -2.0f);
+            QCOMPARE(b.in.fone[0][1][64 + k].item<float>(), r[k] == '1' ? 2.0f : -2.0f);
+        }
+        QCOMPARE(b.in.fone[0][2][0].item<float>(), 0.0f);  // "+" has no bits
+        c.bittokens_reciprocal = false;
+        QCOMPARE(scheme_of(c)->heads().fone_width, int64_t(64));
+    }
+
+    // A model whose number head always says the bits of 15.5 (zero weights, bias ±5): the answer is 15.5,
+    // the loss is the LM head's cross-entropy plus 10 x the mean binary cross-entropy worked out here, and
+    // log-sMAPE is BitTokens' formula.
+    void bittokens_head_reads_bits_and_trains_by_bce() {
+        TrainConfig c;
+        c.method = "bittokens";
+        c.model.hidden = 128;
+        auto s = scheme_of(c, spec(4, 1));
+        torch::manual_seed(2);
+        ModelConfig mc = tiny_model(static_cast<int>(s->vocabulary().size()));
+        mc.hidden = 128;
+        mc.heads = 2;
+        mc.head_dim = 64;
+        FoneTransformer model(mc, s->heads());
+        model->eval();
+        const std::uint64_t word = 0x402F000000000000ull;  // 15.5 = 1.9375 · 2^3
+        {
+            torch::NoGradGuard no_grad;
+            model->regression_head->weight.zero_();
+            for (int k = 0; k < 64; ++k)
+                model->regression_head->bias[k] = ((word >> (63 - k)) & 1) ? 5.0f : -5.0f;
+        }
+        Example right{{Decimal::parse("12.5"), Decimal::from_int(3)}, {"+"}, Decimal::parse("15.5")};
+        Example wrong{{Decimal::parse("10"), Decimal::parse("2.5")}, {"+"}, Decimal::parse("12.5")};
+        const Batch b = s->encode({right, wrong});
+        const auto answers = s->answer(model, b);
+        QCOMPARE(answers[0]->to_string(), std::string("15.5"));
+        QCOMPARE(answers[1]->to_string(), std::string("15.5"));
+        torch::NoGradGuard no_grad;
+        // BCE with logit ±5: -log(sigmoid(5)) per agreeing bit, -log(sigmoid(-5)) per disagreeing one.
+        // 15.5 (0x402F...) and 12.5 (0x4029...) differ in two bits (0x2F ^ 0x29 = 0b110).
+        const double agree = std::log1p(std::exp(-5.0)), disagree = std::log1p(std::exp(5.0));
+        const std::uint64_t diff = word ^ 0x4029000000000000ull;
+        const int flipped = __builtin_popcountll(diff);
+        const double bce = (64 * agree + (64 - flipped) * agree + flipped * disagree) / 128.0;
+        const auto h = model->forward(b.in, true).squeeze(1);
+        namespace F = torch::nn::functional;
+        const double lm = F::cross_entropy(model->lm_logits(h),
+                                           torch::full({2}, int64_t(3), torch::kInt64))
+                              .item<double>();
+        QVERIFY(std::fabs(s->loss(model, b, false).item<double>() - (lm + 10 * bce)) < 1e-4);
+        // log-sMAPE: exact for the first; |15.5 - 12.5| / (12.5 + 15.5) = 3/28 for the second.
+        const auto m = s->evaluate(model, b, torch::kCPU);
+        const double second = std::log10(3.0 / 28.0) / -15.0;
+        QVERIFY(std::fabs(m["log_smape"].get<double>() - (1.0 + second) / 2) < 1e-9);
+        QCOMPARE(m["exact_match"].get<double>(), 0.5);
+    }
+
+    void extra_operators_follow_the_scheme_tokens() {
+        for (const char* method : {"fone", "digit", "bittokens", "numerologic", "subword"}) {
+            TrainConfig c;
+            c.method = method;
+            c.model.hidden = 128;
+            const auto plain = scheme_of(c);
+            const auto with = scheme_of(c, spec(7, 3), {Op::divide, Op::max});
+            // Earlier runs keep their vocabulary; the new words come after the method's own tokens.
+            QCOMPARE(with->vocabulary().size(), plain->vocabulary().size() + 2);
+            QVERIFY(std::equal(plain->vocabulary().begin(), plain->vocabulary().end(), with->vocabulary().begin()));
+            QCOMPARE(with->vocabulary()[plain->vocabulary().size()], std::string("/"));
+            QCOMPARE(with->vocabulary().back(), std::string("max"));
+            const Batch b = with->encode_prompt("12/4=");
+            const auto tokens = b.prompt.defined() ? b.prompt[0] : b.in.tokens[0];
+            QVERIFY(names(*with, tokens).contains("/"));
+            try {
+                plain->encode_prompt("12/4=");
+                QFAIL("no error for '/'");
+            } catch (const std::invalid_argument& e) {
+                QVERIFY2(std::strstr(e.what(), "no token for '/'") != nullptr, e.what());
+            }
+        }
     }
 
     void number_token_schemes_one_token() {

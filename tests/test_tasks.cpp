@@ -151,6 +151,25 @@ void check_example(const TaskOptions& t, const Example& e) {
             need(e.answer.to_string() == add_strings(a, b), "answer");
             break;
         }
+        case TaskKind::div: {
+            // Quotient first: q has at most two places, b = 1..999, and a = q·b exactly (recomputed in
+            // hundredths).
+            need(e.operands.size() == 2 && e.ops == std::vector<std::string>{"/"}, "shape");
+            const std::int64_t b = to_int(e.operands[1]), q100 = milli(e.answer) / 10, a100 = milli(e.operands[0]) / 10;
+            need(milli(e.answer) % 10 == 0 && milli(e.operands[0]) % 10 == 0, "two places");
+            need(1 <= b && b <= 999 && 0 <= q100 && q100 <= 99999, "range");
+            need(a100 == q100 * b, "answer");
+            need(e.prompt() == e.operands[0].to_string() + "/" + e.operands[1].to_string() + "=", "prompt");
+            break;
+        }
+        case TaskKind::compare: {
+            need(e.operands.size() == 2 && e.ops == std::vector<std::string>{"max"}, "shape");
+            const std::int64_t a = milli(e.operands[0]), b = milli(e.operands[1]);
+            need(0 <= a && a <= 999999 && 0 <= b && b <= 999999 && a != b, "range");
+            need(milli(e.answer) == std::max(a, b), "answer");
+            need(e.prompt() == e.operands[0].to_string() + " max " + e.operands[1].to_string() + "=", "prompt");
+            break;
+        }
         case TaskKind::file:
             fail("no file examples here");
     }
@@ -224,8 +243,8 @@ class TestTasks : public QObject {
   private Q_SLOTS:
     // ---- names, options ---------------------------------------------------------------------------
     void names_round_trip() {
-        const std::vector<std::string> expected{"dec-add",  "int-add", "sub",      "mul3", "mul4",
-                                                "classify", "mod-add", "long-add", "file"};
+        const std::vector<std::string> expected{"dec-add", "int-add",  "sub",  "mul3", "mul4",   "classify",
+                                                "mod-add", "long-add", "file", "div",  "compare"};
         QCOMPARE(fone::task_names(), expected);
         for (const std::string& n : expected)
             QCOMPARE(fone::task_name(fone::task_from_name(n)), n);
@@ -259,6 +278,9 @@ class TestTasks : public QObject {
         QCOMPARE(fone::task_domain_size(task_of(TaskKind::mul4)), std::uint64_t{50005000});
         // Multisets of 3 from 1001 values: C(1003, 3) = 1003·1002·1001/6.
         QCOMPARE(fone::task_domain_size(task_of(TaskKind::classify)), std::uint64_t{167668501});
+        QCOMPARE(fone::task_domain_size(task_of(TaskKind::div)), std::uint64_t{99900000});  // 100,000 q · 999 b
+        // Unordered pairs of different values among 10^6: 10^6·(10^6 − 1)/2.
+        QCOMPARE(fone::task_domain_size(task_of(TaskKind::compare)), std::uint64_t{499999500000});
         TaskOptions t = task_of(TaskKind::mod_add);
         t.modulus = 11;
         QCOMPARE(fone::task_domain_size(t), std::uint64_t{66});
@@ -315,6 +337,8 @@ class TestTasks : public QObject {
         QTest::newRow("mod-add 257") << int(TaskKind::mod_add) << 257;
         QTest::newRow("long-add 60") << int(TaskKind::long_add) << 60;
         QTest::newRow("long-add 3") << int(TaskKind::long_add) << 3;
+        QTest::newRow("div") << int(TaskKind::div) << 0;
+        QTest::newRow("compare") << int(TaskKind::compare) << 0;
     }
     void generates_each_task() {
         QFETCH(int, kind);
@@ -557,6 +581,40 @@ class TestTasks : public QObject {
         t = task_of(TaskKind::long_add);
         t.long_digits = 60;
         QCOMPARE(mn(t), QString("61 0 0 10 0"));
+        QCOMPARE(mn(task_of(TaskKind::div)), QString("6 2 0 10 0"));
+        QCOMPARE(mn(task_of(TaskKind::compare)), QString("3 3 0 10 0"));
+    }
+
+    // compare draws pairs sharing their first k of six digits, k uniform in 0..5: each k about a sixth.
+    void compare_pairs_share_prefixes_of_every_length() {
+        const Splits s = fone::generate_splits(task_of(TaskKind::compare), 6000, 0, 0, 3);
+        std::map<int, int> by_shared;
+        int first_is_larger = 0;
+        for (const Example& e : s.train) {
+            char a[8], b[8];
+            std::snprintf(a, sizeof a, "%06lld", static_cast<long long>(milli(e.operands[0])));
+            std::snprintf(b, sizeof b, "%06lld", static_cast<long long>(milli(e.operands[1])));
+            int k = 0;
+            while (k < 6 && a[k] == b[k])
+                ++k;
+            ++by_shared[k];
+            first_is_larger += e.answer == e.operands[0];
+        }
+        for (int k = 0; k < 6; ++k)
+            QVERIFY2(by_shared[k] > 800 && by_shared[k] < 1200, std::to_string(by_shared[k]).c_str());
+        QVERIFY2(first_is_larger > 2700 && first_is_larger < 3300, std::to_string(first_is_larger).c_str());
+    }
+
+    void extra_operators_per_task() {
+        const Splits none;
+        QVERIFY(fone::task_extra_ops(task_of(TaskKind::dec_add), none).empty());
+        QVERIFY(fone::task_extra_ops(task_of(TaskKind::div), none) == std::vector<fone::Op>{fone::Op::divide});
+        QVERIFY(fone::task_extra_ops(task_of(TaskKind::compare), none) == std::vector<fone::Op>{fone::Op::max});
+        Splits file;
+        file.train = example_lines({"3 max 4=4", "1+2=3"});
+        file.test = example_lines({"8/2=4", "2 max 1=2"});
+        QVERIFY((fone::task_extra_ops(task_of(TaskKind::file), file) ==
+                 std::vector<fone::Op>{fone::Op::divide, fone::Op::max}));
     }
     void spec_covers_generated_data_data() {
         QTest::addColumn<int>("kind");

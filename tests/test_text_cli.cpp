@@ -63,6 +63,39 @@ class TestTextCli : public QObject {
         QCOMPARE(lines[1]["ids"].toArray().size(), lines[1]["tokens"].toInt());
     }
 
+    // The encoding zoo (`--all`): every number of the text under every encoding, counts worked out by hand.
+    void tokenize_all_is_the_encoding_zoo() {
+        const auto r = run_fone({"tokenize", "--all", "Pay 1234567 or -2.5"});
+        QCOMPARE(r.code, 0);
+        const auto lines = json_lines(r.out);
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0]["value"].toString(), QString("1234567"));
+        QCOMPARE(lines[0]["int_digits"].toInt(), 7);  // one FoNE spec for both numbers
+        const auto first = lines[0]["encodings"].toArray();
+        QStringList names, pieces;
+        for (const auto& e : first) {
+            names << e.toObject()["encoding"].toString();
+            QStringList p;
+            for (const auto& w : e.toObject()["pieces"].toArray())
+                p << w.toString();
+            pieces << p.join(' ');
+        }
+        QCOMPARE(names, QStringList(
+                            {"fone", "bittokens", "xval", "digit", "subword", "subword-r2l", "numerologic"}));
+        QCOMPARE(pieces, QStringList({"[NUM]", "[NUM]", "[NUM]", "1 2 3 4 5 6 7", "123 456 7", "1 234 567",
+                                      "{ 7 : 1 2 3 4 5 6 7 }"}));
+        // -2.5 = 0xC004000000000000: sign 1, exponent 10000000000, significand 0100...; as ±1.
+        const auto bits = lines[1]["encodings"].toArray()[1].toObject()["vector"].toArray();
+        QCOMPARE(bits.size(), 128);
+        const char* want = "1100000000000100";
+        for (int k = 0; k < 16; ++k)
+            QCOMPARE(bits[k].toDouble(), want[k] == '1' ? 1.0 : -1.0);
+        QCOMPARE(lines[1]["encodings"].toArray()[6].toObject()["tokens"].toInt(), 10);  // - { 1 . 1 : 2 . 5 }
+        const auto bad = run_fone({"tokenize", "--all", "no number here"});
+        QCOMPARE(bad.code, 1);
+        QVERIFY2(bad.err.contains("no number"), qPrintable(bad.err));
+    }
+
     void tokenize_counts_of_tables() {
         const auto r = run_fone({"tokenize", "--task", "tables", "--train-size", "300"});
         QCOMPARE(r.code, 0);

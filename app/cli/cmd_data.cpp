@@ -67,8 +67,8 @@ void add_data_commands(CLI::App& app) {
     auto o = std::make_shared<DataOptions>();
     auto* data = app.add_subcommand("data", "Write a task's train/val/test splits as a+b=c files");
     data->add_option("--task", o->task,
-                     "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add; text: word-problems, "
-                     "units, tables")
+                     "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, div, compare; text: "
+                     "word-problems, units, tables")
         ->capture_default_str();
     add_count_option(data, "--train-size", o->train_size, "Training examples");
     add_count_option(data, "--val-size", o->val_size, "Validation examples");

@@ -18,6 +18,8 @@
 //   ntl         Number Token Loss (on digit and subword tokens, lambda 0.15/0.3/0.8) against FoNE on
 //               4-digit addition (and 3-digit multiplication in the full preset; paper appendix K)
 //   modular     (a + b) mod p for p = 97, 100, 113, 121, 256, 257
+//   bittokens   FoNE, BitTokens, xVal, digit-wise and subword on addition, multiplication, division and
+//               comparison at equal model, data and training CPU, three seeds (docs/peers.md)
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -62,8 +64,9 @@ json result_of(const std::string& run_dir, const ExperimentCell& cell) {
     r["params"] = summary.value("params", 0);
     r["train_seconds"] = summary.value("train_seconds", 0.0);
     r["epochs"] = summary.value("epoch", 0);
-    for (const char* k : {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds",
-                          "tokens_per_number", "malformed", "epoch_cpu_seconds", "eval_cpu_seconds"})
+    for (const char* k :
+         {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds", "tokens_per_number",
+          "malformed", "epoch_cpu_seconds", "eval_cpu_seconds", "log_smape"})
         r[k] = final_eval.value(k, json());
     r["best_exact_match"] = summary.value("best_exact_match", 0.0);
     return r;

@@ -261,6 +261,71 @@ void ablation_tables(std::ostringstream& md, const std::vector<json>& rows, cons
            << w["predicted"].get<std::string>() << " |\n";
 }
 
+// peers: one table per figure, tasks down and methods across, each cell the mean (min..max) over the seeds
+// of the same task and method: exact match, BitTokens' log-sMAPE, and the training CPU that the equal-time
+// comparison is about (CPU seconds of an epoch times the epochs).
+void peer_tables(std::ostringstream& md, const std::vector<json>& rows, json& extra) {
+    std::vector<std::string> tasks;
+    std::map<std::string, std::map<std::string, std::vector<const json*>>> cells;
+    for (const auto& r : rows) {
+        const std::string task = r["task"].get<std::string>();
+        if (std::find(tasks.begin(), tasks.end(), task) == tasks.end()) tasks.push_back(task);
+        cells[task][r["method"].get<std::string>()].push_back(&r);
+    }
+    const std::vector<std::string> methods =
+        method_columns(rows, {"fone", "bittokens", "xval", "digit", "subword"});
+    const auto table = [&](const char* title, const std::function<json(const json&)>& value_of,
+                           bool percent) {
+        md << "\n" << title << ":\n\n| task";
+        for (const auto& m : methods)
+            md << " | " << m;
+        md << " |\n|---";
+        for (std::size_t i = 0; i < methods.size(); ++i)
+            md << "|---";
+        md << "|\n";
+        json means = json::object();
+        for (const auto& t : tasks) {
+            md << "| " << t;
+            for (const auto& m : methods) {
+                std::vector<double> v;
+                for (const json* r : cells[t][m])
+                    if (const json x = value_of(*r); x.is_number()) v.push_back(x.get<double>());
+                if (v.empty()) {
+                    md << " | –";
+                    continue;
+                }
+                double sum = 0;
+                for (double x : v)
+                    sum += x;
+                means[t][m] = sum / v.size();
+                if (percent) {
+                    md << " | " << mean_spread(v);
+                } else {
+                    char b[64];
+                    const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+                    std::snprintf(b, sizeof b, "%.1f (%.1f–%.1f)", sum / v.size(), *lo, *hi);
+                    md << " | " << b;
+                }
+            }
+            md << " |\n";
+        }
+        return means;
+    };
+    extra["exact_match"] = table(
+        "Exact match (mean over seeds, min–max)", [](const json& r) { return r["exact_match"]; }, true);
+    extra["log_smape"] = table(
+        "log-sMAPE, BitTokens' metric (mean over seeds, min–max)",
+        [](const json& r) { return r.value("log_smape", json()); }, true);
+    extra["train_cpu_seconds"] = table(
+        "Training CPU seconds (epoch CPU seconds × epochs; mean, min–max)",
+        [](const json& r) -> json {
+            const json e = r.value("epoch_cpu_seconds", json());
+            if (!e.is_number() || !r["epochs"].is_number()) return nullptr;
+            return e.get<double>() * r["epochs"].get<double>();
+        },
+        false);
+}
+
 // Any other experiment ("table"): one row per run, its labels, then the figures.
 void plain_table(std::ostringstream& md, const Experiment& e, const std::vector<json>& rows) {
     std::set<std::string> labels;
@@ -320,6 +385,9 @@ std::string bar_label(const Experiment& e, const json& r) {
     if (e.report == "efficiency") return r["task"].get<std::string>() + "\n" + r["method"].get<std::string>();
     if (e.report == "ablations") return r["variant"].get<std::string>();
     if (e.report == "ntl") return r["method"].get<std::string>() + "\nλ " + num(r["ntl_lambda"]);
+    if (e.report == "peers")
+        return r["task"].get<std::string>() + "\n" + r["method"].get<std::string>() + "\ns" +
+               num(r.value("seed", json()));
     return r["run"].get<std::string>();
 }
 
@@ -364,6 +432,8 @@ std::string results_markdown(const Experiment& e, const std::vector<json>& rows,
         modular_table(md, rows);
     else if (e.report == "ablations")
         ablation_tables(md, rows, extra);
+    else if (e.report == "peers")
+        peer_tables(md, rows, extra);
     else
         plain_table(md, e, rows);
     return md.str();

@@ -3,14 +3,18 @@
 //   fone tokenize "Ana buys 12 pens at $3.45 each."          the tokens of a text, one JSON line per scheme
 //   fone tokenize --task tables --train-size 2000            token counts of a generated corpus
 //   fone tokenize --data corpus.jsonl --scheme digit         ... or of the user's corpus
+//   fone tokenize --all 1234.5                               the encoding zoo: every number of the text
+//                                                            under every encoding, with its vectors
 //
 // The text pieces come from a SentencePiece model trained on the corpus (--task or --data; default the
-// word-problems task) or loaded with --tokenizer; --save-tokenizer keeps it.
+// word-problems task) or loaded with --tokenizer; --save-tokenizer keeps it. --all needs none.
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include "command_support.h"
+#include "fone/numbers/number_encodings.h"
+#include "fone/numbers/number_parser.h"
 #include "fone/text/text_data.h"
 #include "fone/text/text_tokenizer.h"
 #include "json_io.h"
@@ -30,6 +34,8 @@ struct TokenizeOptions {
     std::uint64_t seed = 42;
     int vocab_size = 1000;
     double character_coverage = 0.9995;
+    bool all = false;
+    int int_digits = -1, frac_digits = -1;
 };
 
 std::vector<TextScheme> chosen_schemes(const std::string& name) {
@@ -91,7 +97,42 @@ json corpus_counts(const TextTokenizer& tokenizer, const std::vector<TextExample
     return out;
 }
 
+// --all: one JSON line per number of the text, every encoding of it. The numbers share one FoNE spec, as
+// a model's do: just enough digit slots for all of them unless --int-digits / --frac-digits say.
+void run_encoding_zoo(const TokenizeOptions& o) {
+    if (o.text.empty()) throw std::invalid_argument("--all needs a text (or a number) to encode");
+    const ParsedText parsed = parse_numbers(o.text);
+    if (parsed.numbers.empty()) throw std::invalid_argument("--all: the text has no number");
+    std::vector<Decimal> values;
+    for (const ParsedNumber& n : parsed.numbers)
+        values.push_back(n.value);
+    FoneSpec spec;
+    spec.int_digits = o.int_digits;
+    spec.frac_digits = o.frac_digits;
+    spec = fitted_spec(spec, values);
+    for (const ParsedNumber& n : parsed.numbers) {
+        json encodings = json::array();
+        for (const NumberEncoding& e : encode_every_way(n.value, spec)) {
+            json j = {{"encoding", e.name},
+                      {"summary", e.summary},
+                      {"tokens", e.tokens.size()},
+                      {"pieces", e.tokens}};
+            if (!e.vector.empty()) {
+                j["vector"] = e.vector;
+                j["vector_labels"] = e.vector_labels;
+            }
+            encodings.push_back(j);
+        }
+        print_json_line(std::cout, {{"number", n.text},
+                                    {"value", n.value.to_string()},
+                                    {"int_digits", spec.int_digits},
+                                    {"frac_digits", spec.frac_digits},
+                                    {"encodings", encodings}});
+    }
+}
+
 void run_tokenize(const TokenizeOptions& o) {
+    if (o.all) return run_encoding_zoo(o);
     if (!o.data.empty() && !o.task.empty()) throw std::invalid_argument("give --data or --task, not both");
     const std::vector<TextScheme> schemes = chosen_schemes(o.scheme);
     const bool need_corpus = o.text.empty() || o.tokenizer.empty();
@@ -143,6 +184,13 @@ void add_text_commands(CLI::App& app) {
         ->capture_default_str();
     cmd->add_option("--tokenizer", o->tokenizer, "Load the text pieces from this SentencePiece model file");
     cmd->add_option("--save-tokenizer", o->save_tokenizer, "Write the trained SentencePiece model here");
+    cmd->add_flag("--all", o->all,
+                  "The encoding zoo: each number of the text under every encoding (fone, bittokens, xval, "
+                  "digit, subword, subword-r2l, numerologic) with its tokens and vectors");
+    cmd->add_option("--int-digits", o->int_digits,
+                    "--all: FoNE integer digit slots (default: just enough for the text's numbers)");
+    cmd->add_option("--frac-digits", o->frac_digits,
+                    "--all: FoNE fractional digit slots (default: just enough for the text's numbers)");
     cmd->callback([o] { run_command("tokenize", [&] { run_tokenize(*o); }); });
 }
 

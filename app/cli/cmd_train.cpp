@@ -58,18 +58,26 @@ struct TrainOptions {
 void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<std::string>(
         cmd, "--task", "task",
-        "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, file; a language model "
-        "on text with numbers: text (--data FILE), word-problems, units, tables");
+        "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, div, compare, file; a "
+        "language model on text with numbers: text (--data FILE), word-problems, units, tables");
     o.add<std::string>(cmd, "--data", "data",
                        "Dataset file of a+b=c lines (--task file); JSONL of {\"prompt\", \"answer\"} or "
                        "plain text, one document a line (--task text)");
     o.add<std::string>(cmd, "--method", "method",
-                       "Number method: fone, digit, subword, xval, ntl, abacus, fone+abacus, fone-direct");
+                       "Number method: fone, digit, subword, xval, ntl, abacus, fone+abacus, fone-direct, "
+                       "bittokens, numerologic");
     o.add<double>(cmd, "--ntl-lambda", "ntl_lambda",
                   "ntl: weight of the Number Token Loss (paper: 0.15, 0.3, 0.8)");
     o.add<std::string>(cmd, "--ntl-tokens", "ntl_tokens", "ntl: on digit or subword tokens");
     o.add<int>(cmd, "--abacus-max-offset", "abacus_max_offset",
                "abacus: random offset of digit positions in training, 0..N");
+    o.add<std::string>(cmd, "--subword-direction", "subword_direction",
+                       "Subword chunks: l2r (from the left, as Llama-3; the default) or r2l (from the point "
+                       "outwards, Singh & Strouse)");
+    o.add<std::string>(cmd, "--numerologic-tokens", "numerologic_tokens",
+                       "numerologic: digit (the default) or subword tokens behind the digit count");
+    o.add_flag(cmd, "--no-bittokens-reciprocal", "bittokens_reciprocal", false,
+               "bittokens: the 64 bits of x only, without those of 1/x");
     o.add<double>(
         cmd, "--digit-loss-weight", "digit_loss_weight",
         "Text, fone: weight of the Fourier digit loss where the next token is a number (default 1)");

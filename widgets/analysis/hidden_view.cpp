@@ -76,6 +76,8 @@ QString example_prompt(const json& config) {
     if (task == "mod-add") return QStringLiteral("52+94 mod %1=").arg(config.value("modulus", 97));
     if (task == "classify") return "120,450,900=";
     if (task == "long-add") return "123456789012+987654321098=";
+    if (task == "div") return "1234.56/48=";
+    if (task == "compare") return "527.381 max 527.093=";
     return {};
 }
 

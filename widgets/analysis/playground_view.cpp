@@ -14,6 +14,7 @@
 #include <QtConcurrent>
 #include <cmath>
 
+#include "encoding_zoo.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/tasks/tasks.h"
 #include "fone/text/text_data.h"
@@ -156,11 +157,16 @@ PlaygroundView::PlaygroundView(RunCatalog* catalog, QWidget* parent) : AnalysisV
     // The tokens of the three schemes one above the other (their lengths compare at a glance) on the left;
     // asking a run and counting a table's tokens on the right. It fits a 1280 x 720 screen: five lines of
     // tokens per scheme, every digit's column of the answer's probabilities.
-    auto* pages = new QTabWidget;
+    auto* pages = pages_ = new QTabWidget;
     pages->addTab(build_ask_box(catalog), "Ask a trained run");
     pages->setTabToolTip(0, pages->widget(0)->toolTip());
     pages->addTab(build_table_box(), "Tokens per table");
     pages->setTabToolTip(1, pages->widget(1)->toolTip());
+    zoo_ = new EncodingZoo;
+    pages->addTab(zoo_, "Encoding zoo");
+    pages->setTabToolTip(2,
+                         "One number under every encoding: its tokens, their count, and the vector "
+                         "one-token methods read beside [NUM]");
     auto* right = new QWidget;
     auto* right_layout = new QVBoxLayout(right);
     right_layout->setContentsMargins(0, 0, 0, 0);
@@ -422,6 +428,27 @@ QString PlaygroundView::token_heading(TextScheme scheme) const {
 
 QString PlaygroundView::text_pieces_note() const {
     return pieces_note_->text();
+}
+
+namespace {
+const QStringList kPageNames = {"ask", "table", "zoo"};
+}  // namespace
+
+void PlaygroundView::set_page(const QString& name) {
+    const auto i = kPageNames.indexOf(name);
+    if (i >= 0) pages_->setCurrentIndex(static_cast<int>(i));
+}
+
+QString PlaygroundView::page() const {
+    return kPageNames.value(pages_->currentIndex());
+}
+
+void PlaygroundView::set_zoo_number(const QString& number) {
+    zoo_->set_number(number);
+}
+
+QString PlaygroundView::zoo_number() const {
+    return zoo_->number();
 }
 
 void PlaygroundView::retokenize() {

@@ -3,7 +3,8 @@
 // the number; subword: chunks of up to 3 digits), with the token counts; ask a trained run for its
 // answer and digit probabilities (`fone predict`, a child process); and paste a CSV table to count its
 // tokens per scheme (the paper's WikiTableQuestions figure: 149.25 FoNE vs 329.7 digit-wise tokens per
-// table on average).
+// table on average); and see one number under every encoding (the encoding zoo: FoNE, BitTokens, xVal,
+// digits, subword chunks both ways, NumeroLogic).
 //
 // The text around the numbers is cut by the same SentencePiece model for every scheme (fone/text_tokenizer.h,
 // no LibTorch), trained once per session in a worker thread on a generated corpus (word problems, unit
@@ -27,8 +28,11 @@ class QPlainTextEdit;
 class QTextBrowser;
 class QPushButton;
 class QTableWidget;
+class QTabWidget;
 
 namespace fone::gui {
+
+class EncodingZoo;
 
 struct PlaygroundToken {
     QString text;  // as shown: "[NUM]", "▁pens", "12", "+"
@@ -50,6 +54,8 @@ class PlaygroundView : public AnalysisView {
     Q_PROPERTY(QString run READ run WRITE set_run)
     Q_PROPERTY(QString prompt READ prompt WRITE set_prompt)
     Q_PROPERTY(QString table READ table_csv WRITE set_table_csv)
+    Q_PROPERTY(QString page READ page WRITE set_page)
+    Q_PROPERTY(QString zoo_number READ zoo_number WRITE set_zoo_number)
   public:
     explicit PlaygroundView(RunCatalog* catalog, QWidget* parent = nullptr);
     ~PlaygroundView() override;
@@ -70,6 +76,15 @@ class PlaygroundView : public AnalysisView {
     QString table_csv() const;
     const analysis::TokenCounts& table_counts() const { return table_counts_; }
     QString table_summary() const;
+
+    // The page on the right: "ask" (a trained run), "table" (tokens per table) or "zoo" (the encoding zoo);
+    // any other name changes nothing.
+    void set_page(const QString& name);
+    QString page() const;
+    // The encoding zoo's number (encoding_zoo.h): one number under every encoding.
+    EncodingZoo* zoo() const { return zoo_; }
+    void set_zoo_number(const QString& number);
+    QString zoo_number() const;
 
     bool set_run(const QString& name_or_dir);
     QString run() const;
@@ -130,6 +145,8 @@ class PlaygroundView : public AnalysisView {
     QLabel* table_counts_label_;
     analysis::TokenCounts table_counts_;
     QTimer* table_timer_;
+    QTabWidget* pages_;
+    EncodingZoo* zoo_;
 };
 
 }  // namespace fone::gui

@@ -40,7 +40,8 @@ std::string TrainConfig::task_label() const {
 }
 
 std::vector<std::string> method_names() {
-    return {"fone", "digit", "subword", "xval", "ntl", "abacus", "fone+abacus", "fone-direct"};
+    return {"fone",        "digit",       "subword",   "xval",       "ntl",
+            "abacus",      "fone+abacus", "fone-direct", "bittokens", "numerologic"};
 }
 
 std::string method_description(const std::string& method) {
@@ -56,8 +57,41 @@ std::string method_description(const std::string& method) {
     if (method == "fone+abacus") return "Abacus with every digit token embedded by its FoNE";
     if (method == "fone-direct")
         return "ablation: each digit as a raw value in one dimension, regression per digit";
+    if (method == "bittokens")
+        return "one [NUM] token carrying the IEEE 754 float64 bits of x (and 1/x); read back bit by bit";
+    if (method == "numerologic")
+        return "digit (or subword) tokens behind the number's digit count, {2:42}; generated token by token";
     return "";
 }
+
+bool TrainConfig::writes_subword_chunks() const {
+    return method == "subword" || (method == "ntl" && ntl_tokens == "subword") ||
+           (method == "numerologic" && numerologic_tokens == "subword");
+}
+
+namespace {
+
+// The settings of the methods of issue 19 (BitTokens, NumeroLogic, right-to-left chunks).
+void check_peer_methods(const TrainConfig& c, std::vector<std::string>& problems) {
+    auto check = [&](bool ok, const std::string& why) {
+        if (!ok) problems.push_back(why);
+    };
+    check(c.numerologic_tokens == "digit" || c.numerologic_tokens == "subword",
+          "numerologic_tokens: must be \"digit\" or \"subword\"");
+    check(c.subword_direction == "l2r" || c.subword_direction == "r2l",
+          "subword_direction: must be \"l2r\" or \"r2l\"");
+    check(c.subword_direction != "r2l" || (c.writes_subword_chunks() && !c.is_text()),
+          "subword_direction: r2l cuts subword chunks: methods subword, ntl with ntl_tokens subword, or "
+          "numerologic with numerologic_tokens subword, on an arithmetic task (text runs cut left to right)");
+    const int bits = c.bittokens_reciprocal ? 128 : 64;
+    check(c.method != "bittokens" || c.model.fone_input != "pad" || c.model.hidden >= bits,
+          "method bittokens: its " + std::to_string(bits) + " bit features do not fit hidden " +
+              std::to_string(c.model.hidden) + " zero-padded: give --hidden " + std::to_string(bits) +
+              " or more" + (c.bittokens_reciprocal ? ", --no-bittokens-reciprocal (64 features)" : "") +
+              " or --fone-input linear");
+}
+
+}  // namespace
 
 void TrainConfig::validate() const {
     std::vector<std::string> problems;
@@ -117,6 +151,7 @@ void TrainConfig::validate() const {
         check(method_takes_init_from(method),
               "init_from: --init-from takes --method fone, digit or subword, not '" + method + "'");
     }
+    check_peer_methods(*this, problems);
     if (is_text()) {
         check(is_text_training_task(text_task), "task: unknown text task '" + text_task + "'");
         check(method == "fone" || method == "digit" || method == "subword",
@@ -190,6 +225,9 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("ntl_lambda", c.ntl_lambda);
     field("ntl_tokens", c.ntl_tokens);
     field("abacus_max_offset", c.abacus_max_offset);
+    field("subword_direction", c.subword_direction);
+    field("numerologic_tokens", c.numerologic_tokens);
+    field("bittokens_reciprocal", c.bittokens_reciprocal);
     field("digit_loss_weight", c.digit_loss_weight);
     field("text_vocab_size", c.text_vocab_size);
     field("text_loss", c.text_loss);

@@ -23,7 +23,15 @@ constexpr Spelling kSpellings[] = {
     {"\xE2\x88\x92", Op::minus},  // −, U+2212
     {",", Op::comma},
     {"mod", Op::mod},
+    {"/", Op::divide},
+    {"\xC3\xB7", Op::divide},  // ÷, U+00F7
+    {"max", Op::max},
 };
+
+// Operators written as words stand between spaces: "12 mod 7", "3 max 4".
+bool is_word(std::string_view op) {
+    return op == "mod" || op == "max";
+}
 
 bool is_sign(Op op) {
     return op == Op::plus || op == Op::minus;
@@ -118,17 +126,45 @@ class Reader {
     std::size_t i_ = 0;
 };
 
-// The forms the tasks have: a+b, a-b, a*b, n1,n2,... and a+b mod p.
+// The forms the tasks have: a+b, a-b, a*b, a/b, a max b, n1,n2,... and a+b mod p.
 void check_form(const std::vector<std::string>& ops) {
     if (ops.empty()) throw DatasetError("expected an operator between two numbers before '='");
-    if (ops.size() == 1 && (ops[0] == "+" || ops[0] == "-" || ops[0] == "*")) return;
+    if (ops.size() == 1 && ops[0] != "," && ops[0] != "mod") return;
     if (std::all_of(ops.begin(), ops.end(), [](const std::string& op) { return op == ","; })) return;
     if (ops.size() == 2 && ops[0] == "+" && ops[1] == "mod") return;
     std::string form = "a";
     for (const std::string& op : ops)
-        form += (op == "mod" ? " mod " : op) + "a";
+        form += (is_word(op) ? " " + op + " " : op) + "a";
     throw DatasetError("unsupported form '" + form +
-                       "=c': expected a+b, a-b, a*b, a×b, a−b, n1,n2,... or a+b mod p before '='");
+                       "=c': expected a+b, a-b, a*b, a×b, a−b, a/b, a max b, n1,n2,... or a+b mod p "
+                       "before '='");
+}
+
+// a / b when the quotient ends within `max_frac` digits after the point, by long division on the digits
+// (b not 0); nullopt when it does not end there.
+std::optional<Decimal> exact_quotient(const Decimal& a, const Decimal& b, int max_frac) {
+    // Both scaled to integers by the same power of ten: A / B = a / b.
+    const int scale = std::max(a.frac_digit_count(), b.frac_digit_count());
+    const Decimal big_a = (a * Decimal::power(10, scale)).abs(), big_b = (b * Decimal::power(10, scale)).abs();
+    const Decimal ten = Decimal::from_int(10);
+    std::string int_digits, frac_digits;
+    Decimal rest;
+    // One quotient digit: the largest q with B·q <= rest, rest reduced by it.
+    const auto next_digit = [&](int incoming) {
+        rest = rest * ten + Decimal::from_int(incoming);
+        int q = 0;
+        while (q < 9 && big_b * Decimal::from_int(q + 1) <= rest)
+            ++q;
+        rest = rest - big_b * Decimal::from_int(q);
+        return static_cast<char>('0' + q);
+    };
+    for (const char c : big_a.int_digits())
+        int_digits += next_digit(c - '0');
+    while (!rest.is_zero()) {
+        if (static_cast<int>(frac_digits.size()) == max_frac) return std::nullopt;
+        frac_digits += next_digit(0);
+    }
+    return Decimal::from_digits(a.negative() != b.negative(), int_digits, frac_digits);
 }
 
 // "+ - * , mod = and numbers": what a prompt may hold.
@@ -157,7 +193,7 @@ std::string Example::prompt() const {
     std::string s;
     for (std::size_t i = 0; i < operands.size(); ++i) {
         s += operands[i].to_string();
-        if (i < ops.size()) s += ops[i] == "mod" ? " mod " : ops[i];
+        if (i < ops.size()) s += is_word(ops[i]) ? " " + ops[i] + " " : ops[i];
     }
     s += kEqualsSign;
     return s;
@@ -289,6 +325,8 @@ std::optional<Decimal> exact_answer(std::string_view prompt) {
             if (e.ops[0] == "+") return x[0] + x[1];
             if (e.ops[0] == "-") return x[0] - x[1];
             if (e.ops[0] == "*") return x[0] * x[1];
+            if (e.ops[0] == "max") return std::max(x[0], x[1]);
+            if (e.ops[0] == "/" && !x[1].is_zero()) return exact_quotient(x[0], x[1], 30);
         }
         if (e.ops.size() == 2 && e.ops[0] == "+" && e.ops[1] == "mod" && !x[2].is_zero())
             return Decimal::mod(x[0] + x[1], x[2]);

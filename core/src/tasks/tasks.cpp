@@ -28,7 +28,7 @@
 namespace fone {
 namespace {
 
-constexpr std::array<std::pair<TaskKind, std::string_view>, 9> kTaskNames{{
+constexpr std::array<std::pair<TaskKind, std::string_view>, 11> kTaskNames{{
     {TaskKind::dec_add, "dec-add"},
     {TaskKind::int_add, "int-add"},
     {TaskKind::sub, "sub"},
@@ -38,6 +38,8 @@ constexpr std::array<std::pair<TaskKind, std::string_view>, 9> kTaskNames{{
     {TaskKind::mod_add, "mod-add"},
     {TaskKind::long_add, "long-add"},
     {TaskKind::file, "file"},
+    {TaskKind::div, "div"},
+    {TaskKind::compare, "compare"},
 }};
 
 using detail::kU64Max;
@@ -48,6 +50,8 @@ using detail::pair_count;
 using detail::unrank_pair;
 
 constexpr std::uint64_t kClassifyValues = 1001;  // integers 0..1000
+constexpr std::uint64_t kDivQuotients = 100000;   // div: quotients 0.00..999.99, scaled by 100
+constexpr std::uint64_t kDivDivisors = 999;       // div: divisors 1..999
 
 std::uint64_t choose2(std::uint64_t c) {
     return c * (c - 1) / 2;
@@ -174,6 +178,13 @@ Example uniform_example(const TaskOptions& task, std::uint64_t rank) {
             return make_example({Decimal::from_int(ia), Decimal::from_int(ib), Decimal::from_int(p)},
                                 {"+", "mod"}, Decimal::from_int((ia + ib) % p));
         }
+        case TaskKind::div: {
+            // Quotient first (BitTokens' generate_floatXX_division): q = Q/100, b, then a = q·b exactly.
+            const auto q = static_cast<std::int64_t>(rank / kDivDivisors);
+            const auto b = static_cast<std::int64_t>(1 + rank % kDivDivisors);
+            return make_example({Decimal::from_scaled(q * b, 2), Decimal::from_int(b)}, {"/"},
+                                Decimal::from_scaled(q, 2));
+        }
         case TaskKind::classify: {
             const auto n = unrank_triple(rank);
             return make_example({Decimal::from_int(n[0]), Decimal::from_int(n[1]), Decimal::from_int(n[2])},
@@ -274,6 +285,36 @@ std::string draw_digits(std::mt19937_64& rng, int max_len) {
 
 bool digits_less(const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() < b.size() : a < b;
+}
+
+// ---- compare -------------------------------------------------------------------------------------
+// Two different numbers 0..999.999 written with six digits (three after the point), sharing their first
+// k digits, k uniform in 0..5: the (k+1)-th digit differs and the rest are uniform. Uniform pairs would
+// nearly always differ in the first digit; BitTokens' MinMax lists draw numbers around a common mean with
+// spreads down to the last significant digit. The example is (a, b) in a random order; its id is the
+// unordered pair, so b max a and a max b are one example.
+
+constexpr int kCompareDigits = 6;
+constexpr std::int64_t kCompareValues = 1000000;  // 0..999.999, scaled by 1000
+
+std::pair<std::pair<std::int64_t, std::int64_t>, std::uint64_t> draw_compare(std::mt19937_64& rng) {
+    const auto a = static_cast<std::int64_t>(random_below(rng, kCompareValues));
+    const int k = static_cast<int>(random_below(rng, kCompareDigits));  // digits shared
+    std::int64_t unit = kCompareValues;                                  // 10^(6-k): the shared prefix's step
+    for (int i = 0; i < k; ++i)
+        unit /= 10;
+    const std::int64_t place = unit / 10, a_digit = (a / place) % 10;
+    std::int64_t digit = static_cast<std::int64_t>(random_below(rng, 9));
+    if (digit >= a_digit) ++digit;  // any digit but a's
+    const std::int64_t rest = static_cast<std::int64_t>(random_below(rng, static_cast<std::uint64_t>(place)));
+    const std::int64_t b = (a / unit) * unit + digit * place + rest;
+    const bool swap = random_below(rng, 2) == 1;
+    return {swap ? std::pair{b, a} : std::pair{a, b}, pair_key(std::min(a, b), std::max(a, b))};
+}
+
+Example compare_example(std::pair<std::int64_t, std::int64_t> ab) {
+    const Decimal a = Decimal::from_scaled(ab.first, 3), b = Decimal::from_scaled(ab.second, 3);
+    return make_example({a, b}, {"max"}, std::max(a, b));
 }
 
 // ---- Helpers -------------------------------------------------------------------------------------
@@ -474,6 +515,10 @@ std::uint64_t task_domain_size(const TaskOptions& task) {
         }
         case TaskKind::file:
             return 0;
+        case TaskKind::div:
+            return kDivQuotients * kDivDivisors;
+        case TaskKind::compare:
+            return pair_count(kCompareValues) - kCompareValues;  // unordered pairs of different values
     }
     return 0;
 }
@@ -524,6 +569,10 @@ Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::siz
                 return std::pair{key, key};
             },
             mul4_example);
+        return std::move(out.splits);
+    }
+    if (task.kind == TaskKind::compare) {
+        draw_stratified(task, out, domain, seed, rng, draw_compare, compare_example);
         return std::move(out.splits);
     }
     if (task.kind == TaskKind::long_add) {
@@ -601,6 +650,14 @@ FoneSpec task_spec(const TaskOptions& task, const std::vector<const std::vector<
             validate_task(task);
             spec.int_digits = task.long_digits + 1;  // the carry
             break;
+        case TaskKind::div:
+            spec.int_digits = 6;  // the dividend 999.99 · 999 = 998990.01
+            spec.frac_digits = 2;
+            break;
+        case TaskKind::compare:
+            spec.int_digits = 3;  // 999.999
+            spec.frac_digits = 3;
+            break;
         case TaskKind::file: {
             int m = 1, n = 0;
             bool negative = false;
@@ -624,6 +681,22 @@ FoneSpec task_spec(const TaskOptions& task, const std::vector<const std::vector<
         }
     }
     return spec;
+}
+
+std::vector<Op> task_extra_ops(const TaskOptions& task, const Splits& data) {
+    if (task.kind == TaskKind::div) return {Op::divide};
+    if (task.kind == TaskKind::compare) return {Op::max};
+    if (task.kind != TaskKind::file) return {};
+    std::vector<Op> used;
+    for (const auto* split : {&data.train, &data.val, &data.test})
+        for (const Example& e : *split)
+            for (const std::string& name : e.ops)
+                if (const auto op = op_named(name);
+                    op && std::find(kBaseOps.begin(), kBaseOps.end(), *op) == kBaseOps.end() &&
+                    std::find(used.begin(), used.end(), *op) == used.end())
+                    used.push_back(*op);
+    std::sort(used.begin(), used.end());
+    return used;
 }
 
 // ---- File task ------------------------------------------------------------------------------------

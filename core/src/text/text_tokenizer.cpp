@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/numbers/number_parser.h"
+#include "fone/numbers/number_pieces.h"
 #include "fone/platform/own_library.h"
 #include "fone/store/file_read.h"
 #include "fone/store/run_store.h"
@@ -171,8 +172,8 @@ std::vector<std::string> subword_chunks(std::string_view number) {
         number.remove_prefix(1);
     }
     const auto add_digits = [&](std::string_view digits) {
-        for (std::size_t at = 0; at < digits.size(); at += 3)
-            chunks.emplace_back(digits.substr(at, 3));
+        for (std::string& c : chunk_digits(digits, 3, ChunkDirection::left_to_right))
+            chunks.push_back(std::move(c));
     };
     const auto dot = number.find('.');
     add_digits(number.substr(0, dot));

@@ -17,8 +17,11 @@ enum class Features { fourier, direct, xval };
 
 class NumberTokenScheme : public NumberScheme {
   public:
-    NumberTokenScheme(Features features, const FoneSpec& spec)
-        : features_(features), spec_(spec), plain_(spec) {
+    NumberTokenScheme(Features features, const FoneSpec& spec, const std::vector<Op>& extra_ops)
+        : features_(features), spec_(spec), plain_(spec), words_(extra_ops, kBaseVocab) {
+        vocab_ = base_vocabulary();
+        for (const std::string& w : words_.extra_names())
+            vocab_.push_back(w);
         plain_.multipliers.clear();  // digits and labels are per slot whatever the periods
         // xVal's values are divided by the largest magnitude the task's digit slots hold, so the scaled
         // embeddings and the regression target stay within [-1, 1].
@@ -32,7 +35,7 @@ class NumberTokenScheme : public NumberScheme {
                : features_ == Features::direct ? "fone-direct"
                                                : "xval";
     }
-    const std::vector<std::string>& vocabulary() const override { return base_vocabulary(); }
+    const std::vector<std::string>& vocabulary() const override { return vocab_; }
 
     ModelHeads heads() const override {
         ModelHeads h;
@@ -54,7 +57,7 @@ class NumberTokenScheme : public NumberScheme {
         std::vector<std::vector<PromptItem>> rows;
         rows.reserve(examples.size());
         for (const Example& e : examples)
-            rows.push_back(example_items(e));
+            rows.push_back(words_.items(e));
         Batch b = build(rows);
         const int64_t n = b.n, slots = plain_.pair_count();
         b.digits = torch::empty({n, slots}, torch::kInt64);
@@ -77,7 +80,7 @@ class NumberTokenScheme : public NumberScheme {
         return b;
     }
 
-    Batch encode_prompt(const std::string& prompt) const override { return build({prompt_items(prompt)}); }
+    Batch encode_prompt(const std::string& prompt) const override { return build({words_.items(prompt)}); }
 
     int64_t tokens_for(const Decimal&) const override { return 1; }
 
@@ -98,7 +101,7 @@ class NumberTokenScheme : public NumberScheme {
         const auto h = model->forward(prompt.in, /*last_only=*/true).squeeze(1);
         nlohmann::json out;
         const int64_t next = model->lm_logits(h)[0].argmax().item<int64_t>();
-        out["next_token"] = base_vocabulary()[static_cast<std::size_t>(next)];
+        out["next_token"] = vocab_[static_cast<std::size_t>(next)];
         const Answer a = answers_at(model, h)[0];
         out["value"] = a ? a->to_string() : "";
         if (features_ == Features::xval) {
@@ -115,6 +118,8 @@ class NumberTokenScheme : public NumberScheme {
     Features features_;
     FoneSpec spec_;
     FoneSpec plain_;  // spec_ with plain periods: the digit slots
+    Words words_;
+    std::vector<std::string> vocab_;
     double scale_ = 1.0;
 
     // fone-direct: one entry per digit slot (its raw value 0..base-1), then the sign entry.
@@ -129,17 +134,9 @@ class NumberTokenScheme : public NumberScheme {
     }
 
     Batch build(const std::vector<std::vector<PromptItem>>& rows) const {
-        std::vector<std::vector<int64_t>> tokens;
-        tokens.reserve(rows.size());
-        for (const auto& r : rows) {
-            std::vector<int64_t> t;
-            for (const auto& item : r)
-                t.push_back(item.token);
-            tokens.push_back(std::move(t));
-        }
         Batch b;
         b.n = static_cast<int64_t>(rows.size());
-        b.in.tokens = left_padded(tokens);
+        b.in.tokens = item_tokens(rows);
         b.in.key_mask = key_mask_of(b.in.tokens);
         const int64_t l = b.in.tokens.size(1);
         b.in.num_mask = b.in.tokens.eq(kNum);
@@ -164,17 +161,6 @@ class NumberTokenScheme : public NumberScheme {
             }
         });
         return b;
-    }
-
-    // Calls fn(number, flat position) for every number of the left-padded rows.
-    template <class Fn>
-    static void for_each_number(const std::vector<std::vector<PromptItem>>& rows, int64_t l, Fn fn) {
-        for (std::size_t i = 0; i < rows.size(); ++i) {
-            const int64_t offset = l - static_cast<int64_t>(rows[i].size());
-            for (std::size_t j = 0; j < rows[i].size(); ++j)
-                if (rows[i][j].token == kNum)
-                    fn(rows[i][j].number, static_cast<int64_t>(i) * l + offset + static_cast<int64_t>(j));
-        }
     }
 
     Answer rounded(double v) const {
@@ -273,10 +259,12 @@ class NumberTokenScheme : public NumberScheme {
 
 }  // namespace
 
-std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config, const FoneSpec& spec) {
-    if (config.method == "fone") return std::make_unique<NumberTokenScheme>(Features::fourier, spec);
-    if (config.method == "fone-direct") return std::make_unique<NumberTokenScheme>(Features::direct, spec);
-    return std::make_unique<NumberTokenScheme>(Features::xval, spec);
+std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config, const FoneSpec& spec,
+                                                       const std::vector<Op>& extra_ops) {
+    const Features f = config.method == "fone"          ? Features::fourier
+                       : config.method == "fone-direct" ? Features::direct
+                                                        : Features::xval;
+    return std::make_unique<NumberTokenScheme>(f, spec, extra_ops);
 }
 
 }  // namespace fone

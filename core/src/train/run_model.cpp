@@ -63,7 +63,7 @@ void open_arithmetic(RunModel& r, RunData data) {
     // Generated tasks know their digit slots without data; file tasks need the file to derive them.
     if (data != RunData::none || r.config.task.kind == TaskKind::file) r.splits = load_splits(r.config);
     r.spec = spec_for(r.config, r.splits);
-    r.scheme = make_scheme(r.config, r.spec);
+    r.scheme = make_scheme(r.config, r.spec, task_extra_ops(r.config.task, r.splits));
     if (data != RunData::batches) return;
     r.train = r.scheme->encode(r.config.swap_operands ? with_swaps(r.splits.train) : r.splits.train);
     r.val = r.scheme->encode(r.splits.val);

@@ -10,27 +10,27 @@
 
 namespace fone {
 
-// Defined in fone_scheme.cpp and token_schemes.cpp.
-std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config, const FoneSpec& spec);
-std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const FoneSpec& spec);
+// Defined in fone_scheme.cpp, token_schemes.cpp and bittokens_scheme.cpp.
+std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config, const FoneSpec& spec,
+                                                       const std::vector<Op>& extra_ops);
+std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const FoneSpec& spec,
+                                                const std::vector<Op>& extra_ops);
+std::unique_ptr<NumberScheme> make_bittokens_scheme(const TrainConfig& config, const FoneSpec& spec,
+                                                    const std::vector<Op>& extra_ops);
 
 namespace {
 
 constexpr int64_t kEvalBatchSize = 4096;  // examples per evaluation batch (generation included)
 
-// The vocabulary lists the operators in Op order from kPlus, then "=".
-static_assert(kPlus + static_cast<int64_t>(kOps.size()) == kEquals);
-
-int64_t op_token(Op op) {
-    return kPlus + static_cast<int64_t>(op);
-}
+// The vocabulary lists the base operators in kBaseOps order from kPlus, then "=".
+static_assert(kPlus + static_cast<int64_t>(kBaseOps.size()) == kEquals);
 
 }  // namespace
 
 const std::vector<std::string>& base_vocabulary() {
     static const std::vector<std::string> names = [] {
         std::vector<std::string> v = {"[PAD]", "[BOS]", "[EOS]", "[NUM]"};
-        for (const Op op : kOps)
+        for (const Op op : kBaseOps)
             v.emplace_back(op_name(op));
         v.emplace_back(kEqualsSign);
         return v;
@@ -38,13 +38,36 @@ const std::vector<std::string>& base_vocabulary() {
     return names;
 }
 
-std::vector<PromptItem> example_items(const Example& e) {
+Words::Words(std::vector<Op> extra, int64_t first_extra) : extra_(std::move(extra)), first_extra_(first_extra) {}
+
+int64_t Words::token(Op op) const {
+    for (std::size_t i = 0; i < kBaseOps.size(); ++i)
+        if (kBaseOps[i] == op) return kPlus + static_cast<int64_t>(i);
+    for (std::size_t i = 0; i < extra_.size(); ++i)
+        if (extra_[i] == op) return first_extra_ + static_cast<int64_t>(i);
+    std::string known;
+    for (const Op o : kBaseOps)
+        known += std::string(op_name(o)) + " ";
+    for (const Op o : extra_)
+        known += std::string(op_name(o)) + " ";
+    throw std::invalid_argument("the model has no token for '" + std::string(op_name(op)) + "' (it knows: " +
+                                known + std::string(kEqualsSign) + " and numbers)");
+}
+
+std::vector<std::string> Words::extra_names() const {
+    std::vector<std::string> names;
+    for (const Op op : extra_)
+        names.emplace_back(op_name(op));
+    return names;
+}
+
+std::vector<PromptItem> Words::items(const Example& e) const {
     std::vector<PromptItem> items = {{kBos, {}}};
     for (std::size_t i = 0; i < e.operands.size(); ++i) {
         if (i > 0) {
             const auto op = op_named(e.ops[i - 1]);
             if (!op) throw std::invalid_argument("no token for the operator '" + e.ops[i - 1] + "'");
-            items.push_back({op_token(*op), {}});
+            items.push_back({token(*op), {}});
         }
         items.push_back({kNum, e.operands[i]});
     }
@@ -52,7 +75,7 @@ std::vector<PromptItem> example_items(const Example& e) {
     return items;
 }
 
-std::vector<PromptItem> prompt_items(const std::string& prompt) {
+std::vector<PromptItem> Words::items(const std::string& prompt) const {
     std::vector<PromptItem> items = {{kBos, {}}};
     // Schemes encode operands too (a number alone, for representations); `fone predict` checks first that
     // its prompt is a whole question (predict_run).
@@ -62,13 +85,26 @@ std::vector<PromptItem> prompt_items(const std::string& prompt) {
                 items.push_back({kNum, t.number});
                 break;
             case PromptTerm::Kind::op:
-                items.push_back({op_token(t.op), {}});
+                items.push_back({token(t.op), {}});
                 break;
             case PromptTerm::Kind::equals:
                 items.push_back({kEquals, {}});
                 break;
         }
     return items;
+}
+
+torch::Tensor item_tokens(const std::vector<std::vector<PromptItem>>& rows) {
+    std::vector<std::vector<int64_t>> tokens;
+    tokens.reserve(rows.size());
+    for (const auto& r : rows) {
+        std::vector<int64_t> t;
+        t.reserve(r.size());
+        for (const auto& item : r)
+            t.push_back(item.token);
+        tokens.push_back(std::move(t));
+    }
+    return left_padded(tokens);
 }
 
 torch::Tensor left_padded(const std::vector<std::vector<int64_t>>& rows) {
@@ -89,6 +125,16 @@ torch::Tensor key_mask_of(const torch::Tensor& tokens) {
 }
 
 namespace {
+
+// BitTokens' log-sMAPE of a prediction v of y (their utils/metrics.py logSMAPE): sMAPE = |v - y| / (|y| +
+// |v| + ε), then min(1, log10(sMAPE + ε) / -15) with ε = 1e-100: about the share of 15 significant digits
+// that are right before the first wrong one (1 for an exact answer, 0 for the wrong sign or a zero).
+double log_smape(double v, double y) {
+    constexpr double kEps = 1e-100, kDigits = 15.0;
+    const double smape = std::fabs(v - y) / (std::fabs(y) + std::fabs(v) + kEps);
+    const double score = std::min(1.0, std::log10(smape + kEps) / -kDigits);
+    return std::isfinite(score) ? std::max(0.0, score) : 0.0;
+}
 
 // The metrics of answers against the true ones, example by example (NumberScheme::evaluate).
 class AnswerScores {
@@ -115,13 +161,14 @@ class AnswerScores {
             right_per_slot_[static_cast<std::size_t>(k)] += digit_right;
         }
         const double y = truth.to_double(), v = got ? got->to_double() : 0.0;
+        if (got) log_smape_ += log_smape(v, y);
         sse_ += (v - y) * (v - y);
         sum_ += y;
         sum_sq_ += y * y;
     }
 
-    // {"n", "exact_match", "digit_accuracy", "digit_accuracy_by_position", "malformed", "r2", "rmse"} and,
-    // with max_wrong > 0, "mispredictions".
+    // {"n", "exact_match", "digit_accuracy", "digit_accuracy_by_position", "malformed", "r2", "rmse",
+    // "log_smape"} and, with max_wrong > 0, "mispredictions".
     nlohmann::json metrics() const {
         const double n = static_cast<double>(n_);
         const double sst = sum_sq_ - sum_ * sum_ / n;
@@ -134,7 +181,8 @@ class AnswerScores {
                               {"digit_accuracy_by_position", per_position},
                               {"malformed", malformed_},
                               {"r2", sst > 0 ? 1.0 - sse_ / sst : (sse_ == 0 ? 1.0 : 0.0)},
-                              {"rmse", std::sqrt(sse_ / n)}};
+                              {"rmse", std::sqrt(sse_ / n)},
+                              {"log_smape", log_smape_ / n}};
         if (max_wrong_ > 0) out["mispredictions"] = wrong_;
         return out;
     }
@@ -144,7 +192,7 @@ class AnswerScores {
     std::vector<int64_t> right_per_slot_;
     std::size_t max_wrong_;
     int64_t n_ = 0, exact_ = 0, digits_right_ = 0, malformed_ = 0;
-    double sse_ = 0.0, sum_ = 0.0, sum_sq_ = 0.0;
+    double sse_ = 0.0, sum_ = 0.0, sum_sq_ = 0.0, log_smape_ = 0.0;
     nlohmann::json wrong_ = nlohmann::json::array();
 };
 
@@ -237,11 +285,15 @@ int64_t tokens_per_number(const NumberScheme& scheme, const std::vector<Example>
     return most;
 }
 
-std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneSpec& spec) {
+std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneSpec& spec,
+                                          const std::vector<Op>& extra_ops) {
     const std::string& m = config.method;
-    if (m == "fone" || m == "fone-direct" || m == "xval") return make_number_token_scheme(config, spec);
-    if (m == "digit" || m == "subword" || m == "ntl" || m == "abacus" || m == "fone+abacus")
-        return make_token_scheme(config, spec);
+    if (m == "fone" || m == "fone-direct" || m == "xval")
+        return make_number_token_scheme(config, spec, extra_ops);
+    if (m == "bittokens") return make_bittokens_scheme(config, spec, extra_ops);
+    if (m == "digit" || m == "subword" || m == "ntl" || m == "abacus" || m == "fone+abacus" ||
+        m == "numerologic")
+        return make_token_scheme(config, spec, extra_ops);
     throw std::invalid_argument("method: unknown method '" + m + "'");
 }
 

@@ -10,6 +10,11 @@
 //   ntl          digit (or subword, --ntl-tokens) plus lambda x the Number Token Loss (Wasserstein-1)
 //   abacus       digit tokens least significant first with Abacus position embeddings
 //   fone+abacus  abacus, with every digit token's embedding replaced by [NUM] + FoNE(digit)
+//   bittokens    one [NUM] token carrying the IEEE 754 float64 bits of x (and of 1/x) as ±1; a linear
+//                head reads 64 bits back, trained by binary cross-entropy (Kreitner et al.)
+//   numerologic  digit or subword tokens behind the number's digit count, "{2:42}" (Schwartz et al.)
+// subword chunks (subword, and ntl/numerologic on subword tokens) run left to right, or right to left
+// with subword_direction "r2l" (Singh & Strouse).
 #pragma once
 
 #include <memory>
@@ -33,7 +38,8 @@ struct Batch {
     ModelInputs in;         // training inputs (token schemes: prompt + answer, teacher-forced)
     torch::Tensor targets;  // [N, L] next-token ids, -100 where there is no loss (token schemes)
     torch::Tensor prompt;   // [N, Lp] the prompt alone, left-padded (token schemes, for generation)
-    torch::Tensor digits;   // [N, slots] label digits, least significant first (digit-head schemes)
+    torch::Tensor digits;   // [N, slots] label digits, least significant first (digit-head schemes);
+                            // bittokens: [N, 64] the answer's float64 bits as 0/1 floats, sign first
     torch::Tensor signs;    // [N] 1 for a negative answer
     torch::Tensor answers;  // [N] float64 answer values (regression targets, R², RMSE)
     std::vector<Decimal> answer_values;     // exact answers (CPU splits only; batches leave it empty)
@@ -93,9 +99,11 @@ class NumberScheme {
                                     std::size_t max_wrong = 0) const;
 };
 
-// The scheme of a run's config for its task's digit slots. Throws std::invalid_argument for an unknown
-// method or settings the method cannot take.
-std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneSpec& spec);
+// The scheme of a run's config for its task's digit slots, with tokens for the operators beyond kBaseOps
+// that its task uses (task_extra_ops). Throws std::invalid_argument for an unknown method or settings the
+// method cannot take.
+std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneSpec& spec,
+                                          const std::vector<Op>& extra_ops = {});
 
 // The most tokens one operand of these examples takes (the paper's "tokens per number": its largest
 // operand).

@@ -1,11 +1,16 @@
-// The schemes that write numbers as several tokens: digit, subword, ntl, abacus and fone+abacus. The
-// model is trained teacher-forced on prompt + answer (cross-entropy on the answer tokens and [EOS]) and
-// evaluated by free greedy generation: the answer is whatever the model writes, read back as a number.
+// The schemes that write numbers as several tokens: digit, subword, ntl, abacus, fone+abacus and
+// numerologic. How a number becomes pieces (and back) is number_pieces.h's; this file maps pieces to token
+// ids. The model is trained teacher-forced on prompt + answer (cross-entropy on the answer tokens and
+// [EOS]) and evaluated by free greedy generation: the answer is whatever the model writes, read back as a
+// number.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <random>
 #include <stdexcept>
+#include <unordered_map>
+
+#include "fone/numbers/number_pieces.h"
 
 #include "train/scheme.h"
 #include "train/scheme_parts.h"
@@ -18,11 +23,8 @@ namespace F = torch::nn::functional;
 constexpr int64_t kIgnore = -100;
 constexpr int64_t kPoint = kBaseVocab;  // "." follows the shared words; number pieces follow it
 
-enum class Pieces { digit, subword };
-
 struct Options {
-    Pieces pieces = Pieces::digit;
-    bool reversed = false;      // least significant digit first (Abacus)
+    NumberWriting writing;      // digit or subword pieces, their direction, NumeroLogic, reversed (Abacus)
     bool abacus = false;        // digit-position embeddings
     bool fone_digits = false;   // digit tokens enter as [NUM] + FoNE(digit)
     double ntl_lambda = 0.0;    // Number Token Loss weight (0: off)
@@ -31,19 +33,28 @@ struct Options {
 
 class TokenScheme : public NumberScheme {
   public:
-    TokenScheme(std::string name, const Options& o, const FoneSpec& spec)
+    TokenScheme(std::string name, const Options& o, const FoneSpec& spec, const std::vector<Op>& extra_ops)
         : name_(std::move(name)), o_(o), spec_(spec) {
         vocab_ = base_vocabulary();
         vocab_.push_back(".");
         // Number pieces: digit: "0".."9"; subword: every string of one to three digits ("7", "07" and "007"
         // are different tokens, as in Llama-3's vocabulary, so that chunks read back exactly).
-        const int longest = o.pieces == Pieces::digit ? 1 : 3;
-        for (int len = 1, count = 10; len <= longest; ++len, count *= 10)
+        for (int len = 1, count = 10; len <= o.writing.chunk; ++len, count *= 10)
             for (int v = 0; v < count; ++v) {
                 std::string s = std::to_string(v);
                 vocab_.push_back(std::string(static_cast<std::size_t>(len) - s.size(), '0') + s);
                 values_.push_back(v);
             }
+        pieces_end_ = static_cast<int64_t>(vocab_.size());
+        if (o.writing.numerologic)
+            for (const std::string_view w : {kCountOpen, kCountEnd, kCountClose})
+                vocab_.emplace_back(w);
+        words_ = Words(extra_ops, static_cast<int64_t>(vocab_.size()));
+        for (const std::string& w : words_.extra_names())
+            vocab_.push_back(w);
+        for (std::size_t id = kPoint; id < vocab_.size(); ++id)
+            ids_[vocab_[id]] = static_cast<int64_t>(id);
+        ids_["-"] = kMinus;
         // The longest number the digit slots hold, in characters: sign, digits, point.
         longest_number_ = spec.int_digits + spec.frac_digits + 2;
     }
@@ -70,7 +81,7 @@ class TokenScheme : public NumberScheme {
         b.answers = torch::empty({b.n}, torch::kFloat64);
         auto* a = b.answers.data_ptr<double>();
         for (std::size_t i = 0; i < examples.size(); ++i) {
-            std::vector<int64_t> p = prompt_tokens(example_items(examples[i]));
+            std::vector<int64_t> p = prompt_tokens(words_.items(examples[i]));
             check_fits(examples[i].answer, spec_);
             std::vector<int64_t> row = p;
             append_number(examples[i].answer, row);
@@ -99,7 +110,7 @@ class TokenScheme : public NumberScheme {
     Batch encode_prompt(const std::string& prompt) const override {
         Batch b;
         b.n = 1;
-        b.prompt = left_padded({prompt_tokens(prompt_items(prompt))});
+        b.prompt = left_padded({prompt_tokens(words_.items(prompt))});
         b.in = inputs(b.prompt);
         return b;
     }
@@ -158,39 +169,20 @@ class TokenScheme : public NumberScheme {
     std::string name_;
     Options o_;
     FoneSpec spec_;
+    Words words_;
     std::vector<std::string> vocab_;
-    std::vector<int64_t> values_;  // value of each number piece, from id kPoint + 1 on
+    std::unordered_map<std::string, int64_t> ids_;  // a number's pieces (and "-") -> token id
+    std::vector<int64_t> values_;                   // value of each number piece, from id kPoint + 1 on
+    int64_t pieces_end_ = 0;                        // the id after the last number piece
     int64_t longest_number_ = 0;
 
     int64_t first_piece() const { return kPoint + 1; }
-    bool is_piece(int64_t id) const { return id > kPoint && id < static_cast<int64_t>(vocab_.size()); }
-    bool is_number_char(int64_t id) const { return id >= kPoint && id < static_cast<int64_t>(vocab_.size()); }
-
-    int64_t piece_id(std::string_view digits) const {
-        int64_t offset = 0, count = 10;
-        for (std::size_t len = 1; len < digits.size(); ++len, count *= 10)
-            offset += count;
-        return first_piece() + offset + std::stoll(std::string(digits));
-    }
-
-    // Chunks of at most three digits, left to right ("1234567" -> "123", "456", "7").
-    void append_chunks(std::string_view digits, std::vector<int64_t>& out) const {
-        const std::size_t step = o_.pieces == Pieces::digit ? 1 : 3;
-        for (std::size_t i = 0; i < digits.size(); i += step)
-            out.push_back(piece_id(digits.substr(i, step)));
-    }
+    // The point and the digit pieces: what Abacus counts positions along.
+    bool is_number_char(int64_t id) const { return id >= kPoint && id < pieces_end_; }
 
     void append_number(const Decimal& x, std::vector<int64_t>& out) const {
-        if (x.negative()) out.push_back(kMinus);
-        const std::string& int_part = x.int_digits().empty() ? std::string("0") : x.int_digits();
-        std::vector<int64_t> t;
-        append_chunks(int_part, t);
-        if (!x.frac_digits().empty()) {
-            t.push_back(kPoint);
-            append_chunks(x.frac_digits(), t);
-        }
-        if (o_.reversed) std::reverse(t.begin(), t.end());
-        out.insert(out.end(), t.begin(), t.end());
+        for (const std::string& piece : write_number_pieces(x, o_.writing))
+            out.push_back(ids_.at(piece));
     }
 
     std::vector<int64_t> prompt_tokens(const std::vector<PromptItem>& items) const {
@@ -206,27 +198,14 @@ class TokenScheme : public NumberScheme {
         return t;
     }
 
-    // The generated tokens up to [EOS] as a number; nullopt when they are not one.
+    // The generated tokens up to [EOS] as a number; nullopt when they are not one (or no [EOS] came).
     Answer read_number(const std::vector<int64_t>& row) const {
-        std::size_t i = 0;
-        std::string sign;
-        if (i < row.size() && row[i] == kMinus) {
-            sign = "-";
-            ++i;
-        }
-        std::vector<std::string> parts;
-        for (; i < row.size() && row[i] != kEos; ++i) {
-            if (!is_number_char(row[i])) return std::nullopt;
-            parts.push_back(vocab_[static_cast<std::size_t>(row[i])]);
-        }
-        if (i == row.size() || parts.empty()) return std::nullopt;  // no [EOS], or nothing written
-        if (o_.reversed) std::reverse(parts.begin(), parts.end());
-        std::string text = sign;
-        for (const auto& p : parts)
-            text += p;
-        Decimal d;
-        if (!Decimal::try_parse(text, d)) return std::nullopt;
-        return d;
+        const auto eos = std::find(row.begin(), row.end(), static_cast<int64_t>(kEos));
+        if (eos == row.end()) return std::nullopt;
+        std::vector<std::string> pieces;
+        for (auto it = row.begin(); it != eos; ++it)
+            pieces.push_back(vocab_[static_cast<std::size_t>(*it)]);
+        return read_number_pieces(pieces, o_.writing);
     }
 
     // Model inputs derived from token ids alone, so that generation can rebuild them after every step.
@@ -283,7 +262,7 @@ class TokenScheme : public NumberScheme {
     // sum_j p_j |v_j - y|. logits [K, V] and targets [K] are the positions that have a target.
     torch::Tensor number_token_loss(const torch::Tensor& logits, const torch::Tensor& targets) const {
         const auto flat_t = targets.reshape({-1});
-        const auto rows = flat_t.gt(kPoint).nonzero().squeeze(-1);
+        const auto rows = flat_t.gt(kPoint).logical_and(flat_t.lt(pieces_end_)).nonzero().squeeze(-1);
         if (rows.numel() == 0) return torch::zeros({}, logits.options());
         const int64_t pieces = static_cast<int64_t>(values_.size());
         const auto piece_logits = logits.index_select(0, rows).narrow(-1, first_piece(), pieces);
@@ -294,8 +273,13 @@ class TokenScheme : public NumberScheme {
     }
 
     int64_t max_answer_tokens() const {
-        // sign + digits + point + [EOS] is the most any scheme here writes for a number of the slots.
-        return spec_.int_digits + spec_.frac_digits + 3;
+        // sign + digits + point + [EOS] is the most a number of the slots takes, and NumeroLogic adds its
+        // braces, ":" and the count ("{12.3:").
+        int64_t most = spec_.int_digits + spec_.frac_digits + 3;
+        if (o_.writing.numerologic)
+            most += 4 + static_cast<int64_t>(std::to_string(spec_.int_digits).size() +
+                                             std::to_string(spec_.frac_digits).size());
+        return most;
     }
 
     struct Generated {
@@ -335,20 +319,23 @@ class TokenScheme : public NumberScheme {
 
 }  // namespace
 
-std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const FoneSpec& spec) {
+std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const FoneSpec& spec,
+                                                const std::vector<Op>& extra_ops) {
     Options o;
     const std::string& m = config.method;
-    if (m == "subword" || (m == "ntl" && config.ntl_tokens == "subword")) o.pieces = Pieces::subword;
+    if (config.writes_subword_chunks()) o.writing.chunk = 3;
+    if (config.subword_direction == "r2l") o.writing.direction = ChunkDirection::right_to_left;
+    o.writing.numerologic = m == "numerologic";
     if (m == "ntl") o.ntl_lambda = config.ntl_lambda;
     if (m == "abacus" || m == "fone+abacus") {
-        o.reversed = o.abacus = true;
+        o.writing.reversed = o.abacus = true;
         o.abacus_max_offset = config.abacus_max_offset;
     }
     o.fone_digits = m == "fone+abacus";
     if (spec.base != 10)
         throw std::invalid_argument("method " + m +
                                     ": token schemes write decimal digits; --base must be 10");
-    return std::make_unique<TokenScheme>(m, o, spec);
+    return std::make_unique<TokenScheme>(m, o, spec, extra_ops);
 }
 
 }  // namespace fone

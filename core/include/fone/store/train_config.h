@@ -75,6 +75,14 @@ struct TrainConfig {
     // Abacus (methods "abacus", "fone+abacus"): training adds a random offset in 0..abacus_max_offset to
     // every number's digit positions, so that positions past the training lengths get trained too.
     int abacus_max_offset = 20;
+    // Subword chunks (methods subword, ntl and numerologic on subword tokens): "l2r" cuts digits into
+    // threes from the left, as Llama-3 does; "r2l" from the point outwards (Singh & Strouse 2024), so
+    // chunks align with the thousands. NumeroLogic's tokens: "digit" or "subword".
+    std::string subword_direction = "l2r";
+    std::string numerologic_tokens = "digit";
+    // BitTokens: the 64 bits of 1/x after the 64 bits of x, as in the BitTokens paper's runs
+    // (add_reciprocal); without it 64 features.
+    bool bittokens_reciprocal = true;
 
     // Text tasks. The weight of the Fourier digit loss (method fone) against the next-token cross-entropy,
     // wherever the next token is a number; the SentencePiece vocabulary of the text pieces (trained on
@@ -86,6 +94,8 @@ struct TrainConfig {
     std::string text_loss = "all";
 
     bool is_text() const { return !text_task.empty(); }
+    // Whether the method writes numbers in subword chunks (subword, or ntl/numerologic on subword tokens).
+    bool writes_subword_chunks() const;
     // The task's name as written in "task": a text task, else the arithmetic task's.
     std::string task_label() const;
 
@@ -126,7 +136,7 @@ std::vector<std::string> text_task_names_for_training();
 bool is_text_training_task(const std::string& name);
 
 // The method names `fone train --method` accepts: fone, fone-direct, xval, digit, subword, ntl, abacus,
-// fone+abacus (core/src/train/scheme.h says what each is).
+// fone+abacus, bittokens, numerologic (core/src/train/scheme.h says what each is).
 std::vector<std::string> method_names();
 // One line on what a method is, for help texts and tooltips ("" for an unknown name).
 std::string method_description(const std::string& method);

@@ -20,12 +20,17 @@
 
 namespace fone {
 
-// The operators, in the order the number models' vocabulary lists them.
-enum class Op { plus, minus, times, comma, mod };
-inline constexpr std::array<Op, 5> kOps = {Op::plus, Op::minus, Op::times, Op::comma, Op::mod};
+// The operators. The first five are every number model's words, in the order its vocabulary lists them
+// (kBaseOps); divide and max (the div and compare tasks, issue 19) came later and get a token only in the
+// runs whose task uses them, after the method's own tokens, so that earlier runs keep their vocabulary.
+enum class Op { plus, minus, times, comma, mod, divide, max };
+inline constexpr std::array<Op, 7> kOps = {Op::plus,  Op::minus,  Op::times, Op::comma,
+                                           Op::mod,   Op::divide, Op::max};
+inline constexpr std::array<Op, 5> kBaseOps = {Op::plus, Op::minus, Op::times, Op::comma, Op::mod};
 
-// How examples store and write an operator: "+", "-", "*", "," and "mod" (ASCII). The readers also take
-// the Unicode minus sign − (U+2212) for "-" and the multiplication sign × (U+00D7) for "*".
+// How examples store and write an operator: "+", "-", "*", ",", "mod", "/" and "max" (ASCII). The readers
+// also take the Unicode minus sign − (U+2212) for "-", the multiplication sign × (U+00D7) for "*" and the
+// division sign ÷ (U+00F7) for "/".
 std::string_view op_name(Op op);
 // The operator op_name gives `name`; nullopt for any other text.
 std::optional<Op> op_named(std::string_view name);
@@ -33,14 +38,14 @@ std::optional<Op> op_named(std::string_view name);
 inline constexpr std::string_view kEqualsSign = "=";
 
 // One example: operands joined by operators, then "=" and the answer. The operator list has one entry
-// fewer than the operands: "+", "-", "*" or "," (classify); mod-add uses {"+", "mod"} with the modulus as
-// the third operand.
+// fewer than the operands: "+", "-", "*", "/", "max" or "," (classify); mod-add uses {"+", "mod"} with the
+// modulus as the third operand.
 struct Example {
     std::vector<Decimal> operands;
     std::vector<std::string> ops;  // op_name of each operator
     Decimal answer;
 
-    std::string prompt() const;  // "12.5+3="
+    std::string prompt() const;  // "12.5+3=", "7 max 12=" (word operators stand between spaces)
     std::string line() const;    // "12.5+3=15.5"
     friend bool operator==(const Example&, const Example&) = default;
 };
@@ -54,8 +59,8 @@ class DatasetError : public std::runtime_error {
 // One dataset line: "a+b=c" with + - * (also the Unicode − and ×) or "," between operands, optional
 // spaces around tokens, and numbers in any form Decimal::parse accepts. Throws DatasetError (without
 // file or line context) saying what is wrong.
-//   Accepted forms: a+b=c, a-b=c, a*b=c, a×b=c, a−b=c, n1,n2,...=c (two or more numbers) and
-//   a+b mod p=c. A negative number carries a '-' (or '−') right before its digits: "-5+-3=-8", "5--3=8"
+//   Accepted forms: a+b=c, a-b=c, a*b=c, a×b=c, a−b=c, a/b=c, a÷b=c, a max b=c, n1,n2,...=c (two or
+//   more numbers) and a+b mod p=c. A negative number carries a '-' (or '−') right before its digits: "-5+-3=-8", "5--3=8"
 //   (the first '-' after a number is the operator). Operators are stored as op_name writes them, so
 //   line() writes ASCII. The answer is not checked against the operands (a file may hold any labels).
 Example parse_example_line(std::string_view line);
@@ -81,8 +86,9 @@ enum class PromptForm { question, operands };
 // message is cut and escaped (shown_text).
 std::vector<PromptTerm> parse_prompt(std::string_view prompt, PromptForm form = PromptForm::question);
 
-// The exact answer of an arithmetic prompt "a+b=", "a-b=", "a*b=" or "a+b mod p=" (p not 0), read as the
-// start of a dataset line; nullopt for anything else (a classify prompt asks for a label, not a result).
+// The exact answer of an arithmetic prompt "a+b=", "a-b=", "a*b=", "a max b=", "a/b=" (when the quotient
+// ends within 30 digits after the point) or "a+b mod p=" (p not 0), read as the start of a dataset line;
+// nullopt for anything else (a classify prompt asks for a label, not a result; 1/3 never ends).
 std::optional<Decimal> exact_answer(std::string_view prompt);
 
 }  // namespace fone

@@ -28,9 +28,14 @@ enum class TaskKind {
     mod_add,   // (a + b) mod p for a <= b in [0, p)
     long_add,  // integer addition of up to long_digits-digit operands (lengths drawn uniformly), a <= b
     file,      // examples read from a dataset file
+    // Issue 19, the operations of BitTokens' table that we lacked (docs/peers.md):
+    div,      // a/b = q, built quotient first as BitTokens does: q = 0.00..999.99 (two places), b = 1..999,
+              // a = q·b, so every quotient is exact
+    compare,  // a max b = the larger: two different numbers 0..999.999 (three places) that share their
+              // first k of six digits, k drawn uniformly from 0..5 (BitTokens' MinMax draws close numbers)
 };
 
-// "dec-add", "int-add", "sub", "mul3", "mul4", "classify", "mod-add", "long-add", "file".
+// "dec-add", "int-add", "sub", "mul3", "mul4", "classify", "mod-add", "long-add", "file", "div", "compare".
 std::string task_name(TaskKind kind);
 // Throws std::invalid_argument listing the valid names.
 TaskKind task_from_name(std::string_view name);
@@ -72,20 +77,26 @@ struct Splits {
 
 // Seeded and deterministic: the same options, sizes and seed give the same examples on every machine.
 // No example appears twice, in a split or across splits (for commutative operations a+b and b+a are the
-// same example: a <= b). Throws std::invalid_argument when the task's domain has fewer distinct examples
-// than asked for (mod-add with a small modulus), naming both counts.
+// same example: a <= b; a max b and b max a too, written in either order). Throws std::invalid_argument
+// when the task's domain has fewer distinct examples than asked for (mod-add with a small modulus), naming
+// both counts.
 //
 // The test split is drawn first, then val, then train, so a larger train_size never changes the test or
-// validation examples of the same seed. dec-add, int-add, sub, mul3, mod-add and classify draw uniformly
-// from their distinct examples without replacement; with task.sampling "typed", dec-add, int-add and sub
-// draw test and val so (the same examples as "uniform") and train from the typed mixture
+// validation examples of the same seed. dec-add, int-add, sub, mul3, mod-add, classify and div draw
+// uniformly from their distinct examples without replacement; with task.sampling "typed", dec-add, int-add
+// and sub draw test and val so (the same examples as "uniform") and train from the typed mixture
 // (draw_typed_training in typed_sums.h: no example of test, val or the typed suite). mul4 draws the product's
-// digit count uniformly (see tasks.cpp) and long-add each operand's length; there a seeded hash gives every
-// example of the domain to one split (20% test, 8% val, 72% train), so that the splits stay identically
-// distributed when a small stratum runs out, and a split holds at most its share of a small domain. For the
-// file task this reads task.data_file and calls split_dataset.
+// digit count uniformly (see tasks.cpp), long-add each operand's length and compare the length of the prefix
+// its two numbers share; there a seeded hash gives every example of the domain to one split (20% test, 8%
+// val, 72% train), so that the splits stay identically distributed when a small stratum runs out, and a
+// split holds at most its share of a small domain. For the file task this reads task.data_file and calls
+// split_dataset.
 Splits generate_splits(const TaskOptions& task, std::size_t train_size, std::size_t val_size,
                        std::size_t test_size, std::uint64_t seed);
+
+// The operators beyond kBaseOps that the task's examples use, in Op order (div: divide, compare: max; a
+// file task: those its examples hold): the words a number model adds to its vocabulary for the task.
+std::vector<Op> task_extra_ops(const TaskOptions& task, const Splits& data);
 
 // The FoNE digit slots the task needs for every operand and answer: m integer and n fractional digits.
 // For file tasks, computed from the examples given.
