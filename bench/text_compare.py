@@ -2,8 +2,9 @@
 """FoNE against digit-wise and subword numbers in a language model on the built-in word problems, at
 equal model size and equal training time (docs/text.md, "The comparison").
 
-Every method trains the same transformer with the same optimiser, learning rate schedule and seed on
-`fone train --task word-problems --threads 1`, one pass over fresh generated problems. Training time is
+Every method trains the same transformer with the same optimiser, learning rate schedule, loss and seed on
+`fone train --task word-problems --threads 1`: the text defaults (core/src/store/train_config.cpp; --common
+sets others for every method), one pass over fresh generated problems. Training time is
 made equal in CPU seconds (the machine is shared, so wall time would measure the neighbours): two short
 calibration runs per method give its CPU seconds per optimiser step, and each method then gets as many
 steps (batches of 64 problems) as fit the budget. The test split (the same 500 unseen problems for
@@ -21,7 +22,7 @@ prompt's numbers, the arithmetic FoNE learns best) are reported apart from the o
 digit accuracy by digit position on them (where its numbers go wrong).
 
   bench/text_compare.py [--fone build/bin/fone] [--out build/text-compare] [--cpu-seconds 150]
-                        [--seeds 42,43,44] [--jobs 3] [--extra "--digit-loss-weight 2"]
+                        [--seeds 42,43,44] [--jobs 3] [--extra "--digit-loss-weight 2"] [--common "..."]
 
 --jobs trains that many runs at once: a run's CPU seconds are its own process's (wait4), so the budget
 stays per run. --extra adds fone train options to the fone runs only (to measure a setting).
@@ -37,8 +38,6 @@ import sys
 import tempfile
 import time
 
-MODEL = ["--hidden", "128", "--layers", "2", "--heads", "4", "--kv-heads", "2", "--head-dim", "32",
-         "--intermediate", "512"]
 ADDITIVE = ["two prices", "money left", "combined weight"]
 
 
@@ -74,6 +73,9 @@ def main():
     ap.add_argument("--per-step", default="", help="CPU s per step of each method from an earlier "
                     "calibration (fone=0.219,digit=0.253,...): no calibration runs")
     ap.add_argument("--extra", default="", help="more fone train options for the fone runs")
+    ap.add_argument("--common", default="", help="fone train options for every run (the model and loss are "
+                    "the text defaults otherwise), e.g. \"--hidden 128 --layers 2 --heads 4 --kv-heads 2 "
+                    "--head-dim 32 --intermediate 512 --text-loss all\" for the earlier comparisons")
     ap.add_argument("--test-size", type=int, default=500)
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--show", type=int, default=3, help="right and wrong answers shown per method (first "
@@ -99,7 +101,7 @@ def train_all(a, runs, results_path):
         cmd = [a.fone, "train", "--task", "word-problems", "--method", method, "--train-size", str(train_size),
                "--val-size", "0", "--test-size", str(test_size), "--epochs", "1", "--batch", str(a.batch),
                "--eval-every", "100000000", "--threads", "1", "--seed", str(seed), "--runs-dir", runs,
-               "--name", name] + MODEL + (shlex.split(a.extra) if method == "fone" else [])
+               "--name", name] + shlex.split(a.common) + (shlex.split(a.extra) if method == "fone" else [])
         return run(cmd)
 
     def calibrate(method):
@@ -129,6 +131,7 @@ def train_all(a, runs, results_path):
                 "wall_seconds": wall, "train_seconds": ev[-1]["elapsed_seconds"], "params": start["params"],
                 "params_without_embedding": start["params_without_embedding"],
                 "vocab_size": start["text"]["vocab_size"], "extra": a.extra if method == "fone" else "",
+                "common": a.common, "text_loss": start["text"]["text_loss"],
                 "eval": final}
 
     methods = a.methods.split(",")

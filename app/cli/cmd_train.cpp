@@ -84,7 +84,7 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<int>(cmd, "--vocab-size", "text_vocab_size",
                "Text: SentencePiece vocabulary, trained on the train split (default 1000)");
     o.add<std::string>(cmd, "--text-loss", "text_loss",
-                       "Text: all (every token, the default) or answer (the tokens after the prompt only)");
+                       "Text: answer (the tokens after the prompt only, the default) or all (every token)");
     o.add<std::string>(cmd, "--sampling", "sampling",
                        "dec-add, int-add, sub: typed (the default: sums with the shapes people type, "
                        "docs/training.md) or uniform (the paper's sampling)");
