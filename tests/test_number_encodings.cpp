@@ -28,7 +28,8 @@ QStringList pieces_of(const char* number, const NumberWriting& how) {
 }
 
 const NumberWriting kDigit{}, kL2r{3, ChunkDirection::left_to_right, false, false},
-    kR2l{3, ChunkDirection::right_to_left, false, false}, kNumero{1, ChunkDirection::left_to_right, true, false},
+    kR2l{3, ChunkDirection::right_to_left, false, false},
+    kNumero{1, ChunkDirection::left_to_right, true, false},
     kReversed{1, ChunkDirection::left_to_right, false, true};
 
 // The bit pattern of x as a 64-bit word, sign bit first.

@@ -82,7 +82,8 @@ class TestSchemes : public QObject {
         c.method = "subword";
         c.subword_direction = "r2l";
         auto s = scheme_of(c);
-        QCOMPARE(names(*s, s->encode_prompt("1234567.891+1=").prompt[0]), words("[BOS] 1 234 567 . 891 + 1 ="));
+        QCOMPARE(names(*s, s->encode_prompt("1234567.891+1=").prompt[0]),
+                 words("[BOS] 1 234 567 . 891 + 1 ="));
         QCOMPARE(names(*s, s->encode_prompt("1000070*0.25=").prompt[0]), words("[BOS] 1 000 070 * 0 . 25 ="));
         QCOMPARE(s->vocabulary().size(), std::size_t(10 + 1 + 10 + 100 + 1000));  // the same tokens
         c.method = "ntl";
@@ -173,9 +174,8 @@ class TestSchemes : public QObject {
         const double bce = (64 * agree + (64 - flipped) * agree + flipped * disagree) / 128.0;
         const auto h = model->forward(b.in, true).squeeze(1);
         namespace F = torch::nn::functional;
-        const double lm = F::cross_entropy(model->lm_logits(h),
-                                           torch::full({2}, int64_t(3), torch::kInt64))
-                              .item<double>();
+        const double lm =
+            F::cross_entropy(model->lm_logits(h), torch::full({2}, int64_t(3), torch::kInt64)).item<double>();
         QVERIFY(std::fabs(s->loss(model, b, false).item<double>() - (lm + 10 * bce)) < 1e-4);
         // log-sMAPE: exact for the first; |15.5 - 12.5| / (12.5 + 15.5) = 3/28 for the second.
         const auto m = s->evaluate(model, b, torch::kCPU);
@@ -193,7 +193,8 @@ class TestSchemes : public QObject {
             const auto with = scheme_of(c, spec(7, 3), {Op::divide, Op::max});
             // Earlier runs keep their vocabulary; the new words come after the method's own tokens.
             QCOMPARE(with->vocabulary().size(), plain->vocabulary().size() + 2);
-            QVERIFY(std::equal(plain->vocabulary().begin(), plain->vocabulary().end(), with->vocabulary().begin()));
+            QVERIFY(std::equal(plain->vocabulary().begin(), plain->vocabulary().end(),
+                               with->vocabulary().begin()));
             QCOMPARE(with->vocabulary()[plain->vocabulary().size()], std::string("/"));
             QCOMPARE(with->vocabulary().back(), std::string("max"));
             const Batch b = with->encode_prompt("12/4=");

@@ -155,7 +155,8 @@ void check_example(const TaskOptions& t, const Example& e) {
             // Quotient first: q has at most two places, b = 1..999, and a = q·b exactly (recomputed in
             // hundredths).
             need(e.operands.size() == 2 && e.ops == std::vector<std::string>{"/"}, "shape");
-            const std::int64_t b = to_int(e.operands[1]), q100 = milli(e.answer) / 10, a100 = milli(e.operands[0]) / 10;
+            const std::int64_t b = to_int(e.operands[1]), q100 = milli(e.answer) / 10,
+                               a100 = milli(e.operands[0]) / 10;
             need(milli(e.answer) % 10 == 0 && milli(e.operands[0]) % 10 == 0, "two places");
             need(1 <= b && b <= 999 && 0 <= q100 && q100 <= 99999, "range");
             need(a100 == q100 * b, "answer");
@@ -167,7 +168,8 @@ void check_example(const TaskOptions& t, const Example& e) {
             const std::int64_t a = milli(e.operands[0]), b = milli(e.operands[1]);
             need(0 <= a && a <= 999999 && 0 <= b && b <= 999999 && a != b, "range");
             need(milli(e.answer) == std::max(a, b), "answer");
-            need(e.prompt() == e.operands[0].to_string() + " max " + e.operands[1].to_string() + "=", "prompt");
+            need(e.prompt() == e.operands[0].to_string() + " max " + e.operands[1].to_string() + "=",
+                 "prompt");
             break;
         }
         case TaskKind::file:
@@ -278,7 +280,8 @@ class TestTasks : public QObject {
         QCOMPARE(fone::task_domain_size(task_of(TaskKind::mul4)), std::uint64_t{50005000});
         // Multisets of 3 from 1001 values: C(1003, 3) = 1003·1002·1001/6.
         QCOMPARE(fone::task_domain_size(task_of(TaskKind::classify)), std::uint64_t{167668501});
-        QCOMPARE(fone::task_domain_size(task_of(TaskKind::div)), std::uint64_t{99900000});  // 100,000 q · 999 b
+        QCOMPARE(fone::task_domain_size(task_of(TaskKind::div)),
+                 std::uint64_t{99900000});  // 100,000 q · 999 b
         // Unordered pairs of different values among 10^6: 10^6·(10^6 − 1)/2.
         QCOMPARE(fone::task_domain_size(task_of(TaskKind::compare)), std::uint64_t{499999500000});
         TaskOptions t = task_of(TaskKind::mod_add);
@@ -608,8 +611,10 @@ class TestTasks : public QObject {
     void extra_operators_per_task() {
         const Splits none;
         QVERIFY(fone::task_extra_ops(task_of(TaskKind::dec_add), none).empty());
-        QVERIFY(fone::task_extra_ops(task_of(TaskKind::div), none) == std::vector<fone::Op>{fone::Op::divide});
-        QVERIFY(fone::task_extra_ops(task_of(TaskKind::compare), none) == std::vector<fone::Op>{fone::Op::max});
+        QVERIFY(fone::task_extra_ops(task_of(TaskKind::div), none) ==
+                std::vector<fone::Op>{fone::Op::divide});
+        QVERIFY(fone::task_extra_ops(task_of(TaskKind::compare), none) ==
+                std::vector<fone::Op>{fone::Op::max});
         Splits file;
         file.train = example_lines({"3 max 4=4", "1+2=3"});
         file.test = example_lines({"8/2=4", "2 max 1=2"});

@@ -19,7 +19,8 @@
 //               4-digit addition (and 3-digit multiplication in the full preset; paper appendix K)
 //   modular     (a + b) mod p for p = 97, 100, 113, 121, 256, 257
 //   bittokens   FoNE, BitTokens, xVal, digit-wise and subword on addition, multiplication, division and
-//               comparison at equal model, data and training CPU, three seeds (docs/peers.md)
+//               comparison at equal model and data, equal epochs (cpu) or equal training CPU (cpu-time),
+//               three seeds (docs/peers.md)
 #include <cmath>
 #include <cstdio>
 #include <filesystem>

@@ -40,8 +40,8 @@ std::string TrainConfig::task_label() const {
 }
 
 std::vector<std::string> method_names() {
-    return {"fone",        "digit",       "subword",   "xval",       "ntl",
-            "abacus",      "fone+abacus", "fone-direct", "bittokens", "numerologic"};
+    return {"fone",   "digit",       "subword",     "xval",      "ntl",
+            "abacus", "fone+abacus", "fone-direct", "bittokens", "numerologic"};
 }
 
 std::string method_description(const std::string& method) {

@@ -145,7 +145,8 @@ void check_form(const std::vector<std::string>& ops) {
 std::optional<Decimal> exact_quotient(const Decimal& a, const Decimal& b, int max_frac) {
     // Both scaled to integers by the same power of ten: A / B = a / b.
     const int scale = std::max(a.frac_digit_count(), b.frac_digit_count());
-    const Decimal big_a = (a * Decimal::power(10, scale)).abs(), big_b = (b * Decimal::power(10, scale)).abs();
+    const Decimal big_a = (a * Decimal::power(10, scale)).abs(),
+                  big_b = (b * Decimal::power(10, scale)).abs();
     const Decimal ten = Decimal::from_int(10);
     std::string int_digits, frac_digits;
     Decimal rest;

@@ -50,8 +50,8 @@ using detail::pair_count;
 using detail::unrank_pair;
 
 constexpr std::uint64_t kClassifyValues = 1001;  // integers 0..1000
-constexpr std::uint64_t kDivQuotients = 100000;   // div: quotients 0.00..999.99, scaled by 100
-constexpr std::uint64_t kDivDivisors = 999;       // div: divisors 1..999
+constexpr std::uint64_t kDivQuotients = 100000;  // div: quotients 0.00..999.99, scaled by 100
+constexpr std::uint64_t kDivDivisors = 999;      // div: divisors 1..999
 
 std::uint64_t choose2(std::uint64_t c) {
     return c * (c - 1) / 2;
@@ -300,7 +300,7 @@ constexpr std::int64_t kCompareValues = 1000000;  // 0..999.999, scaled by 1000
 std::pair<std::pair<std::int64_t, std::int64_t>, std::uint64_t> draw_compare(std::mt19937_64& rng) {
     const auto a = static_cast<std::int64_t>(random_below(rng, kCompareValues));
     const int k = static_cast<int>(random_below(rng, kCompareDigits));  // digits shared
-    std::int64_t unit = kCompareValues;                                  // 10^(6-k): the shared prefix's step
+    std::int64_t unit = kCompareValues;                                 // 10^(6-k): the shared prefix's step
     for (int i = 0; i < k; ++i)
         unit /= 10;
     const std::int64_t place = unit / 10, a_digit = (a / place) % 10;

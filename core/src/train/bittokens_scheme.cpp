@@ -76,7 +76,8 @@ class BitTokensScheme : public NumberScheme {
         const auto h = model->forward(b.in, /*last_only=*/true).squeeze(1);
         const auto next_is_number = torch::full({b.n}, static_cast<int64_t>(kNum), b.in.tokens.options());
         const auto lm = F::cross_entropy(model->lm_logits(h).to(torch::kFloat32), next_is_number);
-        const auto bits = F::binary_cross_entropy_with_logits(model->regress(h).to(torch::kFloat32), b.digits);
+        const auto bits =
+            F::binary_cross_entropy_with_logits(model->regress(h).to(torch::kFloat32), b.digits);
         return lm + kNumLossWeight * bits;
     }
 
@@ -100,11 +101,12 @@ class BitTokensScheme : public NumberScheme {
             bits += pp[k] > 0.5 ? '1' : '0';
         const double v = values_of(logits)[0];
         const Answer a = decimal_of_double(v);
-        return {{"next_token", vocab_[static_cast<std::size_t>(model->lm_logits(h)[0].argmax().item<int64_t>())]},
-                {"value", a ? a->to_string() : ""},
-                {"double", std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::to_string(v))},
-                {"bits", bits},
-                {"bit_probabilities", std::vector<double>(pp, pp + kFloat64Bits)}};
+        return {
+            {"next_token", vocab_[static_cast<std::size_t>(model->lm_logits(h)[0].argmax().item<int64_t>())]},
+            {"value", a ? a->to_string() : ""},
+            {"double", std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::to_string(v))},
+            {"bits", bits},
+            {"bit_probabilities", std::vector<double>(pp, pp + kFloat64Bits)}};
     }
 
   private:
@@ -155,7 +157,8 @@ class BitTokensScheme : public NumberScheme {
 
 std::unique_ptr<NumberScheme> make_bittokens_scheme(const TrainConfig& config, const FoneSpec& spec,
                                                     const std::vector<Op>& extra_ops) {
-    return std::make_unique<BitTokensScheme>(spec, config.model.hidden, config.bittokens_reciprocal, extra_ops);
+    return std::make_unique<BitTokensScheme>(spec, config.model.hidden, config.bittokens_reciprocal,
+                                             extra_ops);
 }
 
 }  // namespace fone

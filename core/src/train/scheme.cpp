@@ -38,7 +38,8 @@ const std::vector<std::string>& base_vocabulary() {
     return names;
 }
 
-Words::Words(std::vector<Op> extra, int64_t first_extra) : extra_(std::move(extra)), first_extra_(first_extra) {}
+Words::Words(std::vector<Op> extra, int64_t first_extra)
+    : extra_(std::move(extra)), first_extra_(first_extra) {}
 
 int64_t Words::token(Op op) const {
     for (std::size_t i = 0; i < kBaseOps.size(); ++i)
@@ -50,8 +51,8 @@ int64_t Words::token(Op op) const {
         known += std::string(op_name(o)) + " ";
     for (const Op o : extra_)
         known += std::string(op_name(o)) + " ";
-    throw std::invalid_argument("the model has no token for '" + std::string(op_name(op)) + "' (it knows: " +
-                                known + std::string(kEqualsSign) + " and numbers)");
+    throw std::invalid_argument("the model has no token for '" + std::string(op_name(op)) +
+                                "' (it knows: " + known + std::string(kEqualsSign) + " and numbers)");
 }
 
 std::vector<std::string> Words::extra_names() const {
