@@ -135,9 +135,10 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
                   "Stop once the test exact match reaches this (typed sampling: and every typed shape's)");
     o.add<int>(cmd, "--eval-every", "eval_every", "Steps between evaluations (0: each epoch)");
     o.add<int>(cmd, "--checkpoint-every", "checkpoint_every", "Steps between checkpoints (0: each epoch)");
-    o.add<std::string>(cmd, "--snapshots", "snapshots",
-                       "What each evaluation records in RUN/snapshots/ (fone analyse timeline): representations "
-                       "(the probe numbers' hidden states at every layer) or none");
+    o.add<std::string>(
+        cmd, "--snapshots", "snapshots",
+        "What each evaluation records in RUN/snapshots/ (fone analyse timeline): representations "
+        "(the probe numbers' hidden states at every layer) or none");
     o.add<std::string>(cmd, "--name", "name", "Run name (default: made from task, method and time)");
     o.add<std::string>(cmd, "--preset", "preset",
                        "fast (the defaults) or paper (lr 5e-3, 100 epochs, level 4, ...)");

@@ -48,7 +48,8 @@ bool wants_torch_commands(const CLI::App& app, int argc, char** argv) {
         } catch (const CLI::OptionNotFound&) {
             return true;
         }
-        // The LibTorch commands inside groups of `fone`'s own (runs convert, model forward, analyse patch|knockout).
+        // The LibTorch commands inside groups of `fone`'s own (runs convert, model forward, analyse
+        // patch|knockout).
         for (const GroupedCommand& c : kTorchSubcommands) {
             if (std::strcmp(argv[i], c.group) != 0) continue;
             for (int j = i + 1; j < argc; ++j)

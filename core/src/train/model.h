@@ -129,7 +129,7 @@ struct FoneTransformerImpl : torch::nn::Module {
     // The same from head_features(h) already computed (an intervention edits them in between).
     torch::Tensor digit_logits_of_features(const torch::Tensor& features);
     torch::Tensor sign_logit_of_features(const torch::Tensor& features);
-    torch::Tensor regress(const torch::Tensor& h);        // [..., regression]
+    torch::Tensor regress(const torch::Tensor& h);  // [..., regression]
     double temperature();
 
     // The digit head's loss at hidden states h [K, d] for label digits [K, slots] (least significant

@@ -60,8 +60,8 @@ struct TrainConfig {
     // What every evaluation records in <run>/snapshots/ (fone/store/snapshots.h): "representations" (the
     // probe set's hidden states at every layer) or "none".
     std::string snapshots = "representations";
-    std::string name;             // run name ("" : generated)
-    std::string preset;           // the preset it started from, for the record
+    std::string name;    // run name ("" : generated)
+    std::string preset;  // the preset it started from, for the record
 
     // FoNE digit slots; empty optionals take the task's own (task_spec).
     int int_digits = -1, frac_digits = -1;

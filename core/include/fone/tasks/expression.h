@@ -24,8 +24,8 @@ namespace fone {
 // (kBaseOps); divide and max (the div and compare tasks, issue 19) came later and get a token only in the
 // runs whose task uses them, after the method's own tokens, so that earlier runs keep their vocabulary.
 enum class Op { plus, minus, times, comma, mod, divide, max };
-inline constexpr std::array<Op, 7> kOps = {Op::plus,  Op::minus,  Op::times, Op::comma,
-                                           Op::mod,   Op::divide, Op::max};
+inline constexpr std::array<Op, 7> kOps = {Op::plus, Op::minus,  Op::times, Op::comma,
+                                           Op::mod,  Op::divide, Op::max};
 inline constexpr std::array<Op, 5> kBaseOps = {Op::plus, Op::minus, Op::times, Op::comma, Op::mod};
 
 // How examples store and write an operator: "+", "-", "*", ",", "mod", "/" and "max" (ASCII). The readers
@@ -60,9 +60,10 @@ class DatasetError : public std::runtime_error {
 // spaces around tokens, and numbers in any form Decimal::parse accepts. Throws DatasetError (without
 // file or line context) saying what is wrong.
 //   Accepted forms: a+b=c, a-b=c, a*b=c, a×b=c, a−b=c, a/b=c, a÷b=c, a max b=c, n1,n2,...=c (two or
-//   more numbers) and a+b mod p=c. A negative number carries a '-' (or '−') right before its digits: "-5+-3=-8", "5--3=8"
-//   (the first '-' after a number is the operator). Operators are stored as op_name writes them, so
-//   line() writes ASCII. The answer is not checked against the operands (a file may hold any labels).
+//   more numbers) and a+b mod p=c. A negative number carries a '-' (or '−') right before its digits:
+//   "-5+-3=-8", "5--3=8" (the first '-' after a number is the operator). Operators are stored as op_name
+//   writes them, so line() writes ASCII. The answer is not checked against the operands (a file may hold any
+//   labels).
 Example parse_example_line(std::string_view line);
 
 // One word of a prompt: a number, an operator or "=".
