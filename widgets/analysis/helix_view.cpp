@@ -33,16 +33,6 @@ fa::Progress part(const fa::Progress& whole, double from, double to) {
     return p;
 }
 
-// A quantity per layer as a line over the layers.
-plots::LineSeries per_layer(const std::string& name, const std::vector<double>& values) {
-    plots::LineSeries s{name, {}, {}, {}, {}};
-    for (std::size_t l = 0; l < values.size(); ++l) {
-        s.x.push_back(static_cast<double>(l));
-        s.y.push_back(values[l]);
-    }
-    return s;
-}
-
 }  // namespace
 
 HelixResult analyse_helix(std::shared_ptr<const Representations> source, const fa::Progress& progress) {
@@ -93,7 +83,9 @@ QWidget* HelixView::build_plots() {
         p->layout()->setContentsMargins(0, 0, 0, 0);
         p->controls()->addStretch(1);
         p->add_export_button()->setToolTip("Save this plot (PNG, SVG, PDF)");
-        p->plot()->setMinimumSize(160, 60);  // two rows of plots fit a 1366x768 screen (test_layout)
+        // Two rows of plots, the source box and a summary of up to three lines fit a 1280x720 screen
+        // (test_layout): the summary wraps once the analysis is done.
+        p->plot()->setMinimumSize(160, 40);
     }
     r2_panel_->plot()->setToolTip(
         "Per layer: the share of the variance of the numbers' representations that a helix explains (a "
@@ -224,7 +216,9 @@ void HelixView::draw() {
     }
     const std::string layers_label = src.layers.size() > 1 ? "layer" : "the one layer";
     plots::draw_lines(
-        *r2_plot(), {per_layer("helix (T = 2, 5, 10, 100)", r2), per_layer("PCA, as many dims", pca_r2)},
+        *r2_plot(),
+        {plots::per_layer_series("helix (T = 2, 5, 10, 100)", r2),
+         plots::per_layer_series("PCA, as many dims", pca_r2)},
         {.title = "Variance explained per layer: " + source, .x_label = layers_label, .y_label = "R²"});
     r2_panel_->request_replot();
     const int l = std::clamp(layer(), 0, static_cast<int>(src.layers.size()) - 1);
@@ -235,7 +229,7 @@ void HelixView::draw() {
             std::vector<double> accuracy;
             for (const auto& row : result_->digits.results)
                 accuracy.push_back(row[p].accuracy);
-            lines.push_back(per_layer(fa::place_name(result_->digits.places[p]), accuracy));
+            lines.push_back(plots::per_layer_series(fa::place_name(result_->digits.places[p]), accuracy));
             places << QStringLiteral("%1 %2%")
                           .arg(QString::fromStdString(fa::place_name(result_->digits.places[p])))
                           .arg(100 * result_->digits.results[static_cast<std::size_t>(l)][p].accuracy, 0, 'f',
