@@ -60,16 +60,6 @@ std::string coordinates_csv(const Loaded& in, const fa::HelixFit& fit) {
     return csv;
 }
 
-// R² per layer: the helix against PCA of as many dimensions.
-plots::LineSeries per_layer(const std::string& name, const std::vector<double>& values) {
-    plots::LineSeries s{name, {}, {}, {}, {}};
-    for (std::size_t l = 0; l < values.size(); ++l) {
-        s.x.push_back(static_cast<double>(l));
-        s.y.push_back(values[l]);
-    }
-    return s;
-}
-
 void register_helix(CLI::App* analyse) {
     auto o = std::make_shared<SourceOptions>();
     auto out_dir = std::make_shared<std::string>();
@@ -109,12 +99,13 @@ void register_helix(CLI::App* analyse) {
         files["r2_png"] = maybe_png(
             out_path(*out_dir, "helix_r2.png"), 820, 480,
             [&](QCustomPlot& p) {
-                plots::draw_lines(
-                    p, {per_layer("helix (" + *periods + ")", r2), per_layer("PCA, as many dims", pca_r2)},
-                    {.title = "Share of the variance per layer: " +
-                              in.description.substr(0, in.description.rfind(',')),
-                     .x_label = "layer (0: embeddings)",
-                     .y_label = "R²"});
+                plots::draw_lines(p,
+                                  {plots::per_layer_series("helix (" + *periods + ")", r2),
+                                   plots::per_layer_series("PCA, as many dims", pca_r2)},
+                                  {.title = "Share of the variance per layer: " +
+                                            in.description.substr(0, in.description.rfind(',')),
+                                   .x_label = "layer (0: embeddings)",
+                                   .y_label = "R²"});
             },
             !*no_png);
         files["png"] = maybe_png(

@@ -123,18 +123,10 @@ void draw_layer_heatmap(QCustomPlot& plot, const analysis::LayerSpectra& spectra
     for (int l = 0; l < layers; ++l)
         for (int k = 0; k < ks; ++k)
             map->data()->setCell(k, l, spectra.magnitude(l, k));
-    auto* scale = new QCPColorScale(&plot);
-    plot.plotLayout()->addElement(0, 1, scale);
-    scale->setType(QCPAxis::atRight);
-    style::ink_axis(scale->axis());
-    scale->axis()->setLabel(QStringLiteral("magnitude"));
-    map->setColorScale(scale);
+    style::add_color_scale(plot, map, QStringLiteral("magnitude"));
     map->setGradient(QCPColorGradient::gpThermal);
     map->setInterpolate(false);
     map->rescaleDataRange(true);
-    auto margins = new QCPMarginGroup(&plot);
-    plot.axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-    scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
 
     QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
     for (int l = 0; l < layers; ++l)
@@ -281,6 +273,15 @@ void add_data_ticks(QCPAxisTickerText& ticks, std::vector<double> xs, bool log_s
 }
 
 }  // namespace
+
+LineSeries per_layer_series(const std::string& name, const std::vector<double>& values) {
+    LineSeries s{name, {}, {}, {}, {}};
+    for (std::size_t l = 0; l < values.size(); ++l) {
+        s.x.push_back(static_cast<double>(l));
+        s.y.push_back(values[l]);
+    }
+    return s;
+}
 
 void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const LinesStyle& style) {
     const style::Ink& paper = style::begin_drawing(plot);

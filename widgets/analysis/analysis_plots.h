@@ -114,6 +114,8 @@ struct LinesStyle {
     bool percent = true;  // y ticks as percentages
 };
 void draw_lines(QCustomPlot& plot, const std::vector<LineSeries>& series, const LinesStyle& style);
+// A quantity per layer (values[l] at layer l) as one line over the layers.
+LineSeries per_layer_series(const std::string& name, const std::vector<double>& values);
 
 // Bars, one per label, with the value printed on top (a share as "3.2%", or "0.04%" when it is small but
 // not zero).

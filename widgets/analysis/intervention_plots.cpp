@@ -47,17 +47,10 @@ void draw_damage_map(QCustomPlot& plot, const analysis::DamageMap& map, const st
                             v > 0.55 ? QColor(Qt::white) : QColor(40, 40, 40));
         }
     colours->setInterpolate(false);
-    auto* scale = new QCPColorScale(&plot);
-    plot.plotLayout()->addElement(0, 1, scale);
-    scale->setType(QCPAxis::atRight);
-    style::ink_axis(scale->axis());
-    scale->axis()->setLabel(QStringLiteral("answers changed"));
-    colours->setColorScale(scale);  // the map takes the scale's gradient and range
+    // The map takes the scale's gradient and range.
+    auto* scale = style::add_color_scale(plot, colours, QStringLiteral("answers changed"));
     scale->setGradient(damage_gradient(QColor(255, 255, 255)));
     scale->setDataRange(QCPRange(0, 1));
-    auto* margins = new QCPMarginGroup(&plot);
-    plot.axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-    scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     std::vector<QString> layers, periods;
     for (const auto& l : map.layers)
         layers.push_back(q(l));

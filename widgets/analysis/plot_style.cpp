@@ -101,6 +101,19 @@ void ink_axis(QCPAxis* axis) {
     }
 }
 
+QCPColorScale* add_color_scale(QCustomPlot& plot, QCPColorMap* map, const QString& label) {
+    auto* scale = new QCPColorScale(&plot);
+    plot.plotLayout()->addElement(0, 1, scale);
+    scale->setType(QCPAxis::atRight);
+    ink_axis(scale->axis());
+    scale->axis()->setLabel(label);
+    map->setColorScale(scale);
+    auto* margins = new QCPMarginGroup(&plot);
+    plot.axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    return scale;
+}
+
 QColor Ink::palette(int i) const {
     static const QColor kPalette[] = {QColor(31, 119, 180),  QColor(255, 127, 14),  QColor(44, 160, 44),
                                       QColor(214, 39, 40),   QColor(148, 103, 189), QColor(140, 86, 75),

@@ -13,6 +13,8 @@
 #include "analysis_plots.h"
 
 class QCPAxis;
+class QCPColorMap;
+class QCPColorScale;
 class QCPItemText;
 class QCPTextElement;
 
@@ -32,6 +34,10 @@ const Ink& ink();
 
 // An axis (a colour scale's too) in the ink: pens, tick labels, label and grid.
 void ink_axis(QCPAxis* axis);
+
+// A colour scale for `map` at the right of the plot, labelled and inked, its height kept to the axis rect's.
+// The map takes the scale's gradient and data range: set them on the scale (or on the map before).
+QCPColorScale* add_color_scale(QCustomPlot& plot, QCPColorMap* map, const QString& label);
 
 // DejaVu Sans at `points` times the paper's text scale.
 QFont font(double points, bool bold = false);

@@ -72,17 +72,9 @@ void draw_timeline(QCustomPlot& plot, const analysis::Timeline& t, std::size_t l
     for (int s = 0; s < cols; ++s)
         for (int r = 0; r < rows; ++r)
             map->data()->setCell(s, r, t.magnitude.at(layer)(s, r + 1));
-    auto* scale = new QCPColorScale(&plot);
-    plot.plotLayout()->addElement(0, 1, scale);
-    scale->setType(QCPAxis::atRight);
-    style::ink_axis(scale->axis());
-    scale->axis()->setLabel(QStringLiteral("magnitude"));
-    map->setColorScale(scale);
+    style::add_color_scale(plot, map, QStringLiteral("magnitude"));
     map->setGradient(QCPColorGradient::gpThermal);
     map->rescaleDataRange(true);
-    auto* margins = new QCPMarginGroup(&plot);
-    plot.axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
-    scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
     QSharedPointer<QCPAxisTickerText> periods(new QCPAxisTickerText);
     const int every = std::max(1, rows / 10);
     for (int r = 0; r < rows; r += every)
