@@ -25,6 +25,7 @@
 #include <QShowEvent>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -711,6 +712,18 @@ bool WorkbenchWindow::eventFilter(QObject* watched, QEvent* event) {
         activateWindow();
     }
     return QMainWindow::eventFilter(watched, event);
+}
+
+bool WorkbenchWindow::event(QEvent* event) {
+    // The tab bars of tabified docks are made by the main window's layout, whenever docks are grouped
+    // (also later, when a user regroups them). Twelve tabs at 1280 px would elide to "Ru…" and "Knock…":
+    // whole titles and scroll arrows instead.
+    if (event->type() == QEvent::ChildPolished)
+        if (auto* tabs = qobject_cast<QTabBar*>(static_cast<QChildEvent*>(event)->child())) {
+            tabs->setElideMode(Qt::ElideNone);
+            tabs->setUsesScrollButtons(true);
+        }
+    return QMainWindow::event(event);
 }
 
 int WorkbenchWindow::active_trainings() const {

@@ -108,6 +108,7 @@ class WorkbenchWindow : public QMainWindow {
     void closeEvent(class QCloseEvent* event) override;
     void showEvent(class QShowEvent* event) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
+    bool event(QEvent* event) override;
 
   private:
     QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget,
