@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -318,6 +319,58 @@ class TestText : public QObject {
         }
         QCOMPARE(fone::text_task_name(fone::text_task_from_name("tables")), std::string("tables"));
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fone::text_task_from_name("poems"));
+    }
+
+    void word_problem_drills() {
+        const auto plain = fone::generate_text_splits(TextTask::word_problems, 4000, 300, 500, 11);
+        const auto drilled =
+            fone::generate_text_splits(TextTask::word_problems, 4000, 300, 500, 11, 0.25);  // a quarter
+        QVERIFY(plain.train ==
+                fone::generate_text_splits(TextTask::word_problems, 4000, 300, 500, 11, 0).train);
+        QVERIFY(drilled.test == plain.test && drilled.val == plain.val);  // drills in train only
+        int kinds[3] = {};
+        for (const TextExample& e : drilled.train) {
+            if (!e.prompt.ends_with(" =")) continue;
+            const auto in = numbers_in(e.prompt), out = numbers_in(e.answer);
+            QCOMPARE(in.size(), std::size_t{2});
+            QCOMPARE(out.size(), std::size_t{1});
+            check_money_format(e.prompt);
+            check_money_format(e.answer);
+            // The operands of the template's sentences (milli units: $0.25 is 250), the answer exact.
+            if (contains(e.prompt, " kg + ")) {  // combined weight
+                QVERIFY(in[0] >= 50 && in[0] <= 99990 && in[1] >= 50 && in[1] <= 99990);
+                QCOMPARE(out[0], in[0] + in[1]);
+                QVERIFY(e.answer.ends_with(" kg"));
+                ++kinds[2];
+            } else if (contains(e.prompt, " - $")) {  // money left
+                QVERIFY(in[0] >= 1000 && in[0] <= 999990 && in[1] >= 250 && in[1] < in[0]);
+                QCOMPARE(out[0], in[0] - in[1]);
+                QCOMPARE(e.answer[0], '$');
+                ++kinds[1];
+            } else {  // two prices
+                QVERIFY2(contains(e.prompt, " + $"), e.prompt.c_str());
+                QVERIFY(in[0] >= 250 && in[0] <= 499990 && in[1] >= 250 && in[1] <= 499990);
+                QCOMPARE(out[0], in[0] + in[1]);
+                QCOMPARE(e.answer[0], '$');
+                ++kinds[0];
+            }
+        }
+        const int drills = kinds[0] + kinds[1] + kinds[2];
+        QVERIFY2(drills > 850 && drills < 1150, std::to_string(drills).c_str());  // about 1,000 of 4,000
+        for (const int k : kinds)
+            QVERIFY(k > 250);  // about 333 each
+        for (const auto* split : {&drilled.val, &drilled.test})
+            for (const TextExample& e : *split)
+                QVERIFY(!e.prompt.ends_with(" ="));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 fone::generate_text_splits(TextTask::units, 100, 0, 10, 1, 0.25));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 fone::generate_text_splits(TextTask::word_problems, 100, 0, 10, 1, 0.95));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 fone::generate_text_splits(TextTask::word_problems, 100, 0, 10, 1, -0.1));
+        QVERIFY_THROWS_EXCEPTION(
+            std::invalid_argument,
+            fone::generate_text_splits(TextTask::word_problems, 100, 0, 10, 1, std::nan("")));
     }
 
     void split_user_examples_keeps_prompts_together() {

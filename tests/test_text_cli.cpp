@@ -3,6 +3,7 @@
 #include <QtTest>
 
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QTemporaryDir>
 
@@ -44,6 +45,32 @@ class TestTextCli : public QObject {
                      .code,
                  0);
         QCOMPARE(line_count(dir.path() + "/train.txt"), 5);
+    }
+
+    void data_writes_drills_into_train_only() {
+        QTemporaryDir dir;
+        const auto r =
+            run_fone({"data", "--task", "word-problems", "--out", dir.path(), "--train-size", "400",
+                      "--val-size", "0", "--test-size", "100", "--seed", "3", "--drills", "0.5"});
+        QCOMPARE(r.code, 0);
+        const auto drills_in = [&](const QString& file) {
+            QFile f(dir.path() + "/" + file);
+            if (!f.open(QIODevice::ReadOnly)) return -1;
+            int drills = 0;
+            while (!f.atEnd())
+                drills += QJsonDocument::fromJson(f.readLine()).object()["prompt"].toString().endsWith(" =");
+            return drills;
+        };
+        QVERIFY2(drills_in("train.jsonl") > 150 && drills_in("train.jsonl") < 250,
+                 QByteArray::number(drills_in("train.jsonl")));
+        QCOMPARE(drills_in("test.jsonl"), 0);
+        // Other tasks have no drills: a clear error, no files.
+        QTemporaryDir other;
+        const auto bad =
+            run_fone({"data", "--task", "units", "--out", other.path() + "/u", "--drills", "0.5"});
+        QVERIFY(bad.code != 0);
+        QVERIFY2(bad.err.contains("--drills is for word-problems"), qPrintable(bad.err));
+        QVERIFY(!QFileInfo::exists(other.path() + "/u"));
     }
 
     void tokenize_a_text() {

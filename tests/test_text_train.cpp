@@ -147,10 +147,19 @@ class TestTextTrain : public QObject {
         QCOMPARE(c.train_size, std::size_t(20000));  // the text defaults
         QCOMPARE(c.test_size, std::size_t(200));
         QCOMPARE(c.batch, std::size_t(64));
+        QCOMPARE(c.drills, 0.75);  // word problems train with drills and a heavier digit loss
+        QCOMPARE(c.digit_loss_weight, 10.0);
+        QCOMPARE(resolve_train_config({{{"task", "units"}}}).drills, 0.0);  // the other tasks: neither
+        QCOMPARE(resolve_train_config({{{"task", "units"}}}).digit_loss_weight, 1.0);
+        QCOMPARE(resolve_train_config({{{"task", "word-problems"}, {"drills", 0}}}).drills, 0.0);
         QCOMPARE(c.to_json()["task"].get<std::string>(), std::string("word-problems"));
         const TrainConfig back = TrainConfig::from_json(c.to_json());
         QCOMPARE(back.to_json(), c.to_json());
-        // Arithmetic configs keep their task and gain only the three text keys.
+        // A run made before drills existed reads as drills 0: its data is drawn again as it was.
+        nlohmann::json old = c.to_json();
+        old.erase("drills");
+        QCOMPARE(TrainConfig::from_json(old).drills, 0.0);
+        // Arithmetic configs keep their task and gain only the text keys.
         const TrainConfig arith = resolve_train_config({{{"task", "mul3"}}});
         QVERIFY(!arith.is_text());
         QCOMPARE(arith.to_json()["task"].get<std::string>(), std::string("mul3"));
@@ -168,6 +177,9 @@ class TestTextTrain : public QObject {
         QVERIFY(problems({{"task", "units"}, {"data", "x.jsonl"}}).contains("--task text"));
         QVERIFY(problems({{"task", "units"}, {"text_loss", "prompt"}}).contains("text_loss"));
         QVERIFY(problems({{"task", "units"}, {"digit_loss_weight", -1}}).contains("digit_loss_weight"));
+        QVERIFY(problems({{"task", "units"}, {"drills", 0.25}}).contains("drills"));
+        QVERIFY(problems({{"task", "word-problems"}, {"drills", 0.95}}).contains("drills"));
+        QVERIFY(problems({{"task", "word-problems"}, {"drills", -0.5}}).contains("drills"));
         QVERIFY(problems({{"task", "words"}}).contains("text, word-problems, units, tables"));
     }
 

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "command_support.h"
 #include "fone/tasks/tasks.h"
@@ -34,14 +35,18 @@ struct DataOptions {
     std::uint64_t seed = 42;
     int modulus = 97, classify_d = 10, long_digits = 60;
     std::string sampling, weights;  // "": the task's default, as fone train's
+    std::optional<double> drills;   // word-problems: fone train's default when not given
 };
 
 void write_data(const DataOptions& o) {
     if (is_text_task_name(o.task) && !(o.sampling.empty() && o.weights.empty()))
         throw std::invalid_argument("--sampling and --sampling-weights are for dec-add, int-add and sub");
     if (is_text_task_name(o.task)) {
-        const TextSplits s =
-            generate_text_splits(text_task_from_name(o.task), o.train_size, o.val_size, o.test_size, o.seed);
+        const bool word_problems = o.task == "word-problems";
+        if (o.drills && !word_problems) throw std::invalid_argument("--drills is for word-problems");
+        const double drills = word_problems ? o.drills.value_or(kWordProblemDrills) : 0;
+        const TextSplits s = generate_text_splits(text_task_from_name(o.task), o.train_size, o.val_size,
+                                                  o.test_size, o.seed, drills);
         const auto files = write_splits(o.out, s, ".jsonl", write_text_jsonl);
         print_json_line(std::cout, {{"task", o.task}, {"seed", o.seed}, {"files", files}});
         return;
@@ -80,6 +85,9 @@ void add_data_commands(CLI::App& app) {
     data->add_option("--sampling", o->sampling,
                      "dec-add, int-add, sub: typed (the default, as fone train's) or uniform (the paper's)");
     data->add_option("--sampling-weights", o->weights, "Typed sampling: weight per shape (as fone train's)");
+    data->add_option("--drills", o->drills,
+                     "word-problems: share of training examples that are bare sums of the additive "
+                     "templates (as fone train's: default 0.75)");
     data->add_option("--out", o->out, "Folder for train.txt, val.txt and test.txt (.jsonl for text tasks)")
         ->required();
     data->callback([o] { run_command("data", [&] { write_data(*o); }); });

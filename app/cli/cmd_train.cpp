@@ -78,11 +78,14 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
                        "numerologic: digit (the default) or subword tokens behind the digit count");
     o.add_flag(cmd, "--no-bittokens-reciprocal", "bittokens_reciprocal", false,
                "bittokens: the 64 bits of x only, without those of 1/x");
-    o.add<double>(
-        cmd, "--digit-loss-weight", "digit_loss_weight",
-        "Text, fone: weight of the Fourier digit loss where the next token is a number (default 1)");
+    o.add<double>(cmd, "--digit-loss-weight", "digit_loss_weight",
+                  "Text, fone: weight of the Fourier digit loss where the next token is a number (default 1; "
+                  "word-problems 10)");
     o.add<int>(cmd, "--vocab-size", "text_vocab_size",
                "Text: SentencePiece vocabulary, trained on the train split (default 1000)");
+    o.add<double>(cmd, "--drills", "drills",
+                  "word-problems: share of training examples that are bare sums of the additive templates "
+                  "(default 0.75; 0: sentences only, as before)");
     o.add<std::string>(cmd, "--text-loss", "text_loss",
                        "Text: answer (the tokens after the prompt only, the default) or all (every token)");
     o.add<std::string>(cmd, "--sampling", "sampling",

@@ -6,6 +6,7 @@
 
 #include "fone/store/run_store.h"
 #include "fone/tasks/typed_sums.h"
+#include "fone/text/text_data.h"
 #include "store/json_fields.h"
 
 namespace fone {
@@ -167,6 +168,9 @@ void TrainConfig::validate() const {
     check(digit_loss_weight >= 0 && digit_loss_weight <= 1000, "digit_loss_weight: must be in [0, 1000]");
     check(text_vocab_size >= 300 && text_vocab_size <= 1000000, "text_vocab_size: must be in 300..1000000");
     check(text_loss == "all" || text_loss == "answer", "text_loss: must be \"all\" or \"answer\"");
+    check(drills >= 0 && drills <= kMaxDrills, "drills: must be in [0, " + std::to_string(kMaxDrills) + "]");
+    check(drills == 0 || text_task == "word-problems",
+          "drills: only the word-problems task has drills (bare sums of its additive templates)");
     try {
         model.validate();
     } catch (const std::invalid_argument& e) {
@@ -231,6 +235,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("digit_loss_weight", c.digit_loss_weight);
     field("text_vocab_size", c.text_vocab_size);
     field("text_loss", c.text_loss);
+    field("drills", c.drills);
 };
 
 }  // namespace
@@ -295,6 +300,13 @@ nlohmann::json default_text_settings(const std::string& task, std::size_t train_
                         {"text_loss", "answer"},
                         {"epochs", 4},
                         {"eval_every", std::max<std::size_t>(1, train_size / 64 / 4)}};
+    // Word problems: three in four training examples are drills, bare sums with the additive templates'
+    // operands, and FoNE's digit loss weighs ten times the text's: with both, the sentences' additions and
+    // subtractions are learnt within 300 CPU s; with either alone, not (docs/text.md, "Drills").
+    if (task == "word-problems") {
+        d["drills"] = kWordProblemDrills;
+        d["digit_loss_weight"] = 10.0;
+    }
     return d;
 }
 

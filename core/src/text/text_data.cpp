@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <fstream>
 #include <numeric>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -164,12 +166,26 @@ TextExample bags_by_weight(std::mt19937_64& rng) {
 }
 
 // The additive templates: one addition or subtraction of the numbers in the prompt, nothing else (the
-// arithmetic FoNE learns best, paper section 4).
+// arithmetic FoNE learns best, paper section 4). Their operands are drawn here, once for the templates
+// and their drills.
+std::pair<std::int64_t, std::int64_t> two_prices_cents(std::mt19937_64& rng) {
+    const std::int64_t c1 = draw_between(rng, 25, 49999), c2 = draw_between(rng, 25, 49999);
+    return {c1, c2};
+}
+std::pair<std::int64_t, std::int64_t> money_left_cents(std::mt19937_64& rng) {  // has, spends
+    const std::int64_t has = draw_between(rng, 100, 99999), spends = draw_between(rng, 25, has - 1);
+    return {has, spends};
+}
+std::pair<std::int64_t, std::int64_t> combined_weight_hundredths(std::mt19937_64& rng) {  // of a kg
+    const std::int64_t w1 = draw_between(rng, 5, 9999), w2 = draw_between(rng, 5, 9999);
+    return {w1, w2};
+}
+
 TextExample two_prices(std::mt19937_64& rng) {
     const Person& p = pick(rng, kPeople);
     const std::size_t first = random_below(rng, kItems.size());
     const std::size_t second = (first + 1 + random_below(rng, kItems.size() - 1)) % kItems.size();
-    const std::int64_t c1 = draw_between(rng, 25, 49999), c2 = draw_between(rng, 25, 49999);
+    const auto [c1, c2] = two_prices_cents(rng);
     return {std::string(p.name) + " buys " + with_article(kItems[first].one) + " for " + money_cents(c1) +
                 " and " + with_article(kItems[second].one) + " for " + money_cents(c2) + ". How much does " +
                 p.pronoun + " spend?",
@@ -179,7 +195,7 @@ TextExample two_prices(std::mt19937_64& rng) {
 TextExample money_left(std::mt19937_64& rng) {
     const Person& p = pick(rng, kPeople);
     const Item& item = pick(rng, kItems);
-    const std::int64_t has = draw_between(rng, 100, 99999), spends = draw_between(rng, 25, has - 1);
+    const auto [has, spends] = money_left_cents(rng);
     return {std::string(p.name) + " has " + money_cents(has) + " and spends " + money_cents(spends) + " on " +
                 with_article(item.one) + ". How much money is left?",
             capitalized(p.pronoun) + " has " + money_cents(has - spends) + " left."};
@@ -188,12 +204,35 @@ TextExample money_left(std::mt19937_64& rng) {
 TextExample combined_weight(std::mt19937_64& rng) {
     const std::size_t first = random_below(rng, kGoods.size());
     const std::size_t second = (first + 1 + random_below(rng, kGoods.size() - 1)) % kGoods.size();
-    const std::int64_t w1 = draw_between(rng, 5, 9999),
-                       w2 = draw_between(rng, 5, 9999);  // hundredths of a kg
+    const auto [w1, w2] = combined_weight_hundredths(rng);
     return {std::string("A sack of ") + kGoods[first] + " weighs " + plain(Decimal::from_scaled(w1, 2)) +
                 " kg and a sack of " + kGoods[second] + " weighs " + plain(Decimal::from_scaled(w2, 2)) +
                 " kg. How much do they weigh together?",
             "Together they weigh " + plain(Decimal::from_scaled(w1 + w2, 2)) + " kg."};
+}
+
+// A drill: the operands of an additive template as a bare sum, written as in the template's sentences
+// ("$452.34 - $65.26 =" -> "$387.08", "3.22 kg + 55.79 kg =" -> "59.01 kg"). Inside sentences the
+// subtraction's low digits are learnt late or never; from bare sums they are learnt at once and carry
+// over to the sentences (docs/text.md, "Drills").
+TextExample additive_drill(std::mt19937_64& rng) {
+    switch (random_below(rng, 3)) {
+        case 0: {
+            const auto [c1, c2] = two_prices_cents(rng);
+            return {money_cents(c1) + " + " + money_cents(c2) + " =", money_cents(c1 + c2)};
+        }
+        case 1: {
+            const auto [has, spends] = money_left_cents(rng);
+            return {money_cents(has) + " - " + money_cents(spends) + " =", money_cents(has - spends)};
+        }
+        default: {
+            const auto [w1, w2] = combined_weight_hundredths(rng);
+            const auto kg = [](std::int64_t hundredths) {
+                return plain(Decimal::from_scaled(hundredths, 2)) + " kg";
+            };
+            return {kg(w1) + " + " + kg(w2) + " =", kg(w1 + w2)};
+        }
+    }
 }
 
 TextExample word_problem(std::mt19937_64& rng) {
@@ -483,15 +522,27 @@ TextExample generate_text_example(TextTask task, std::mt19937_64& rng) {
 }
 
 TextSplits generate_text_splits(TextTask task, std::size_t train_size, std::size_t val_size,
-                                std::size_t test_size, std::uint64_t seed) {
+                                std::size_t test_size, std::uint64_t seed, double drills) {
+    if (!(drills >= 0 && drills <= kMaxDrills))
+        throw std::invalid_argument("drills: the share of drills must be in [0, " +
+                                    std::to_string(kMaxDrills) + "]");
+    if (drills > 0 && task != TextTask::word_problems)
+        throw std::invalid_argument(
+            "drills are the word-problems task's additive templates as bare sums; the " +
+            text_task_name(task) + " task has none (drills 0)");
+    // A drill where a draw out of 10,000 falls below the share: integers, the same on every platform.
+    const auto drill_draws = static_cast<std::uint64_t>(std::llround(drills * 10000));
     std::mt19937_64 rng(seed);
     std::unordered_set<std::string> prompts;
     TextSplits s;
     for (auto [split, size] : {std::pair{&s.test, test_size}, {&s.val, val_size}, {&s.train, train_size}}) {
         split->reserve(size);
         std::size_t repeats = 0;
+        const bool drilled = split == &s.train && drill_draws > 0;
         while (split->size() < size) {
-            TextExample e = generate_text_example(task, rng);
+            TextExample e = drilled && random_below(rng, 10000) < drill_draws
+                                ? additive_drill(rng)
+                                : generate_text_example(task, rng);
             if (prompts.insert(e.prompt).second) {
                 split->push_back(std::move(e));
             } else if (++repeats > 1000 + 10 * (train_size + val_size + test_size)) {

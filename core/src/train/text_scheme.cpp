@@ -29,7 +29,7 @@ TextSplits load_text_splits(const TrainConfig& c) {
         return split_text_examples(examples, c.train_size, c.val_size, c.test_size, c.seed);
     }
     return generate_text_splits(text_task_from_name(c.text_task), c.train_size, c.val_size, c.test_size,
-                                c.seed);
+                                c.seed, c.drills);
 }
 
 TextTokenSums text_token_sums(const torch::Tensor& logits, const torch::Tensor& targets, int pieces) {

@@ -88,10 +88,12 @@ struct TrainConfig {
     // wherever the next token is a number; the SentencePiece vocabulary of the text pieces (trained on
     // the train split at the start of the run, saved as tokenizer.model in the run directory); which
     // tokens the loss is on: "all" (every token after [BOS]: prompt and answer, as a language model) or
-    // "answer" (what follows [ANS], the answer the model writes).
+    // "answer" (what follows [ANS], the answer the model writes). The share of drills among the
+    // training examples of word-problems (generate_text_splits; 0 in runs made before drills existed).
     double digit_loss_weight = 1.0;
     int text_vocab_size = 1000;
     std::string text_loss = "all";
+    double drills = 0;
 
     bool is_text() const { return !text_task.empty(); }
     // Whether the method writes numbers in subword chunks (subword, or ntl/numerologic on subword tokens).

@@ -59,8 +59,14 @@ TextExample generate_text_example(TextTask task, std::mt19937_64& rng);
 // Seeded and deterministic. The test split is drawn first, then val, then train, from one random
 // stream; an example whose prompt was drawn before is drawn again, so no prompt is in two splits (or
 // twice in one). Throws std::invalid_argument when the task cannot make that many distinct prompts.
+// `drills` (word-problems only; 0 to kMaxDrills) is the share of training examples that are drills: an
+// additive template's operands as a bare sum ("$452.34 + $65.26 =" -> "$517.60"); val and test hold
+// none, and with drills 0 the splits are those of earlier versions. Throws std::invalid_argument for a
+// share out of range or drills in another task.
+inline constexpr double kMaxDrills = 0.9;
+inline constexpr double kWordProblemDrills = 0.75;  // the default of fone train and fone data
 TextSplits generate_text_splits(TextTask task, std::size_t train_size, std::size_t val_size,
-                                std::size_t test_size, std::uint64_t seed);
+                                std::size_t test_size, std::uint64_t seed, double drills = 0);
 
 // User data split by a seeded shuffle: identical examples are merged, examples with the same prompt
 // (documents: the same text) stay in one split; test and val take their sizes first, train the rest
