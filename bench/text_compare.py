@@ -4,8 +4,8 @@ equal model size and equal training time (docs/text.md, "The comparison").
 
 Every method trains the same transformer with the same optimiser, learning rate schedule, loss and seed on
 `fone train --task word-problems --threads 1`: the text defaults (core/src/store/train_config.cpp; --common
-sets others for every method), one pass over fresh generated problems. Training time is
-made equal in CPU seconds (the machine is shared, so wall time would measure the neighbours): two short
+sets others for every method), one pass over fresh generated problems (three in four of them drills,
+the word-problems default). Training time is made equal in CPU seconds (the machine is shared, so wall time would measure the neighbours): two short
 calibration runs per method give its CPU seconds per optimiser step, and each method then gets as many
 steps (batches of 64 problems) as fit the budget. The test split (the same 500 unseen problems for
 every method, drawn first from the seed) is scored at the end:
@@ -21,7 +21,7 @@ The additive templates (two prices, money left, combined weight: one addition or
 prompt's numbers, the arithmetic FoNE learns best) are reported apart from the others, with each method's
 digit accuracy by digit position on them (where its numbers go wrong).
 
-  bench/text_compare.py [--fone build/bin/fone] [--out build/text-compare] [--cpu-seconds 150]
+  bench/text_compare.py [--fone build/bin/fone] [--out build/text-compare] [--cpu-seconds 300]
                         [--seeds 42,43,44] [--jobs 3] [--extra "--digit-loss-weight 2"] [--common "..."]
 
   bench/text_compare.py --positions RUN PROBLEMS.jsonl   # one run's answers to other problems, by digit
@@ -68,7 +68,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fone", default=os.path.join(root, "build", "bin", "fone"))
     ap.add_argument("--out", default=os.path.join(root, "build", "text-compare"))
-    ap.add_argument("--cpu-seconds", type=float, default=150.0, help="training budget per run")
+    ap.add_argument("--cpu-seconds", type=float, default=300.0, help="training budget per run")
     ap.add_argument("--methods", default="fone,digit,subword")
     ap.add_argument("--seeds", default="42", help="comma-separated: one run per method and seed")
     ap.add_argument("--jobs", type=int, default=1, help="trainings at once")

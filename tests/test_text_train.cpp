@@ -144,7 +144,16 @@ class TestTextTrain : public QObject {
         const TrainConfig c = resolve_train_config({{{"task", "word-problems"}, {"method", "digit"}}});
         QCOMPARE(QString::fromStdString(c.text_task), QString("word-problems"));
         QVERIFY(c.is_text());
-        QCOMPARE(c.train_size, std::size_t(20000));  // the text defaults
+        // Word problems: one pass over 240,000 (3,750 steps of 64); fewer are passed over again.
+        QCOMPARE(c.train_size, std::size_t(240000));
+        QCOMPARE(c.epochs, 1);
+        QCOMPARE(c.eval_every, 937);
+        const TrainConfig few = resolve_train_config({{{"task", "word-problems"}, {"train_size", 4000}}});
+        QCOMPARE(few.epochs, 60);
+        QCOMPARE(few.eval_every, 937);
+        const TrainConfig units = resolve_train_config({{{"task", "units"}}});
+        QCOMPARE(units.train_size, std::size_t(20000));  // the other text tasks
+        QCOMPARE(units.epochs, 4);
         QCOMPARE(c.test_size, std::size_t(200));
         QCOMPARE(c.batch, std::size_t(64));
         QCOMPARE(c.drills, 0.75);  // word problems train with drills and a heavier digit loss

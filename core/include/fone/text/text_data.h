@@ -65,6 +65,8 @@ TextExample generate_text_example(TextTask task, std::mt19937_64& rng);
 // share out of range or drills in another task.
 inline constexpr double kMaxDrills = 0.9;
 inline constexpr double kWordProblemDrills = 0.75;  // the default of fone train and fone data
+// fone train's default number of word problems a run trains on (one pass; fewer are passed over again).
+inline constexpr std::size_t kWordProblemTrainSize = 240000;
 TextSplits generate_text_splits(TextTask task, std::size_t train_size, std::size_t val_size,
                                 std::size_t test_size, std::uint64_t seed, double drills = 0);
 
