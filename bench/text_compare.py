@@ -5,8 +5,9 @@ equal model size and equal training time (docs/text.md, "The comparison").
 Every method trains the same transformer with the same optimiser, learning rate schedule, loss and seed on
 `fone train --task word-problems --threads 1`: the text defaults (core/src/store/train_config.cpp; --common
 sets others for every method), one pass over fresh generated problems (three in four of them drills,
-the word-problems default). Training time is made equal in CPU seconds (the machine is shared, so wall time would measure the neighbours): two short
-calibration runs per method give its CPU seconds per optimiser step, and each method then gets as many
+the word-problems default). Training time is made equal in CPU seconds (the machine is shared, so wall
+time would measure the neighbours): two short calibration runs per method give its CPU seconds per
+optimiser step, and each method then gets as many
 steps (batches of 64 problems) as fit the budget. The test split (the same 500 unseen problems for
 every method, drawn first from the seed) is scored at the end:
 
