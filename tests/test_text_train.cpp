@@ -187,6 +187,9 @@ class TestTextTrain : public QObject {
         QVERIFY(problems({{"task", "units"}, {"text_loss", "prompt"}}).contains("text_loss"));
         QVERIFY(problems({{"task", "units"}, {"digit_loss_weight", -1}}).contains("digit_loss_weight"));
         QVERIFY(problems({{"task", "units"}, {"drills", 0.25}}).contains("drills"));
+        // No training problems: that alone is the error, not also the epochs it would make.
+        QVERIFY(problems({{"task", "word-problems"}, {"train_size", 0}}).contains("train_size"));
+        QVERIFY(!problems({{"task", "word-problems"}, {"train_size", 0}}).contains("epochs"));
         QVERIFY(problems({{"task", "word-problems"}, {"drills", 0.95}}).contains("drills"));
         QVERIFY(problems({{"task", "word-problems"}, {"drills", -0.5}}).contains("drills"));
         QVERIFY(problems({{"task", "words"}}).contains("text, word-problems, units, tables"));

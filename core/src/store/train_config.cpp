@@ -168,6 +168,8 @@ void TrainConfig::validate() const {
     check(digit_loss_weight >= 0 && digit_loss_weight <= 1000, "digit_loss_weight: must be in [0, 1000]");
     check(text_vocab_size >= 300 && text_vocab_size <= 1000000, "text_vocab_size: must be in 300..1000000");
     check(text_loss == "all" || text_loss == "answer", "text_loss: must be \"all\" or \"answer\"");
+    // The same rules as generate_text_splits' (fone_text, which this library does not link), checked here
+    // so that a bad config is refused before a run directory is made.
     check(drills >= 0 && drills <= kMaxDrills, "drills: must be in [0, " + std::to_string(kMaxDrills) + "]");
     check(drills == 0 || text_task == "word-problems",
           "drills: only the word-problems task has drills (bare sums of its additive templates)");
@@ -308,8 +310,9 @@ nlohmann::json default_text_settings(const std::string& task, std::size_t train_
     if (task == "word-problems") {
         d["drills"] = kWordProblemDrills;
         d["digit_loss_weight"] = 10.0;
+        // (train_size 0 is refused by validate; one epoch keeps that the only error.)
         const std::size_t epochs =
-            std::max<std::size_t>(1, kWordProblemTrainSize / std::max<std::size_t>(1, train_size));
+            train_size == 0 ? 1 : std::max<std::size_t>(1, kWordProblemTrainSize / train_size);
         d["epochs"] = epochs;
         d["eval_every"] = std::max<std::size_t>(1, train_size * epochs / 64 / 4);
     }
