@@ -15,10 +15,10 @@
 
 #include <torch/torch.h>
 
+#include "checkpoints/checkpoint_file.h"
+#include "fone/io/zip_integrity.h"
 #include "fone/store/train_config.h"
-#include "train/checkpoint_file.h"
-#include "train/model.h"
-#include "train/zip_integrity.h"
+#include "nn/model.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include <torch/torch.h>
 
-#include "fone/pretrained/forward.h"
+#include "fone/hf/forward.h"
 #include "fone/pretrained/model_folder.h"
 #include "fone/store/train_config.h"
 #include "fone/train/measure.h"

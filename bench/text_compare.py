@@ -69,9 +69,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--fone", default=os.path.join(root, "build", "bin", "fone"))
     ap.add_argument("--out", default=os.path.join(root, "build", "text-compare"))
-    ap.add_argument("--cpu-seconds", type=float, default=300.0, help="training budget per run")
-    ap.add_argument("--methods", default="fone,digit,subword")
-    ap.add_argument("--seeds", default="42", help="comma-separated: one run per method and seed")
+    ap.add_argument("--recipe", default=os.path.join(root, "experiments", "recipes", "text-compare.json"),
+                    help="the comparison's experiment file: its preset's cells give the methods, seeds, test "
+                    "size and batch, its measure.cpu_seconds the budget (each option below overrides)")
+    ap.add_argument("--preset", default="one-seed", help="the recipe's preset (one-seed, three-seeds)")
+    ap.add_argument("--cpu-seconds", type=float, help="training budget per run (recipe: 300)")
+    ap.add_argument("--methods", help="comma-separated (recipe: fone,digit,subword)")
+    ap.add_argument("--seeds", help="comma-separated: one run per method and seed (recipe: 42)")
     ap.add_argument("--jobs", type=int, default=1, help="trainings at once")
     ap.add_argument("--per-step", default="", help="CPU s per step of each method from an earlier "
                     "calibration (fone=0.219,digit=0.253,...): no calibration runs")
@@ -79,14 +83,15 @@ def main():
     ap.add_argument("--common", default="", help="fone train options for every run (the model and loss are "
                     "the text defaults otherwise), e.g. \"--hidden 128 --layers 2 --heads 4 --kv-heads 2 "
                     "--head-dim 32 --intermediate 512 --text-loss all\" for the earlier comparisons")
-    ap.add_argument("--test-size", type=int, default=500)
-    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--test-size", type=int, help="(recipe: 500)")
+    ap.add_argument("--batch", type=int, help="(recipe: 64)")
     ap.add_argument("--show", type=int, default=3, help="right and wrong answers shown per method (first "
                     "seed), each generated again with `fone generate`")
     ap.add_argument("--report-only", action="store_true", help="no training: the report of the runs in --out")
     ap.add_argument("--positions", nargs=2, metavar=("RUN", "JSONL"), help="no training: RUN's answers to the "
                     "problems of JSONL, exact and by digit position (the diagnostics in docs/text.md)")
     a = ap.parse_args()
+    fill_from_recipe(a)
     if a.positions:
         print(positions_line(a, *a.positions))
         return
@@ -104,6 +109,31 @@ def main():
     report(a, results)
 
 
+def fill_from_recipe(a):
+    """The options not given, from the recipe: its cells as `fone reproduce --dry-run` resolves them (so the
+    experiment format has one reader, fone's) and its "measure" object."""
+    with open(a.recipe) as f:
+        measure = json.load(f).get("measure", {})
+    out = subprocess.run([a.fone, "reproduce", a.recipe, "--preset", a.preset, "--dry-run"], text=True,
+                         capture_output=True)
+    if out.returncode != 0:
+        sys.exit(f"{a.recipe}: {out.stderr.strip()}")
+    cells = [line["settings"] for line in events(out.stdout)]
+    def first_seen(key):
+        return ",".join(dict.fromkeys(str(c[key]) for c in cells))
+    if a.methods is None:
+        a.methods = first_seen("method")
+    if a.seeds is None:
+        a.seeds = first_seen("seed")
+    if a.test_size is None:
+        a.test_size = int(cells[0]["test_size"])
+    if a.batch is None:
+        a.batch = int(cells[0]["batch"])
+    if a.cpu_seconds is None:
+        a.cpu_seconds = float(measure["cpu_seconds"])
+    a.calibration_steps = measure.get("calibration_steps", [10, 30])
+
+
 def train_all(a, runs, results_path):
     def train(method, name, train_size, test_size, seed):
         cmd = [a.fone, "train", "--task", "word-problems", "--method", method, "--train-size", str(train_size),
@@ -119,9 +149,10 @@ def train_all(a, runs, results_path):
             return per_step, max(10, int(a.cpu_seconds / per_step))
         # The difference of a 10-step and a 30-step run is the cost of 20 steps (data, the tokenizer and
         # the final evaluation cost the same in both).
-        _, c1, _ = train(method, f"calibrate-{method}-10", 10 * a.batch, 20, a.seed_list[0])
-        _, c2, _ = train(method, f"calibrate-{method}-30", 30 * a.batch, 20, a.seed_list[0])
-        per_step = max((c2 - c1) / 20, 1e-3)
+        lo, hi = a.calibration_steps
+        _, c1, _ = train(method, f"calibrate-{method}-{lo}", lo * a.batch, 20, a.seed_list[0])
+        _, c2, _ = train(method, f"calibrate-{method}-{hi}", hi * a.batch, 20, a.seed_list[0])
+        per_step = max((c2 - c1) / (hi - lo), 1e-3)
         steps = max(10, int(a.cpu_seconds / per_step))
         print(f"{method}: {per_step:.3f} CPU s per step -> {steps} steps ({steps * a.batch} problems)",
               file=sys.stderr, flush=True)

@@ -3,7 +3,7 @@
 #   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
 #     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_experiment, fuzz_safetensors,
 #     fuzz_checkpoint; all: the six, N s each.
-#     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's libfone_core.a,
+#     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's core libraries,
 #     and its seed checkpoint is a tiny run trained by that fone).
 # Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
 # Exit 0: no crash; 77: clang or its fuzzer runtime (or, for fuzz_checkpoint, a built fone) is missing
@@ -122,7 +122,7 @@ run_one() {
         [[ -x "$fone" ]] || skip "fuzz_checkpoint needs a regular build's fone (--fone PATH; not found: $fone)"
         local libs
         libs="$(cd "$(dirname "$fone")/../lib" 2>/dev/null && pwd || true)"
-        [[ -f "$libs/libfone_core.a" ]] || skip "fuzz_checkpoint links the regular build's libfone_core.a (not in $libs)"
+        [[ -f "$libs/libfone_train.a" ]] || skip "fuzz_checkpoint links the regular build's core libraries (libfone_train.a not in $libs)"
         cmake -S "$repo" -B "$dir" -DFONE_FUZZ_CORE_LIB_DIR="$libs" >>"$dir/configure.log" 2>&1 || {
             tail -n 20 "$dir/configure.log" >&2
             exit 1

@@ -7,11 +7,11 @@
 #include <csignal>
 #include <optional>
 
+#include "checkpoints/run_model.h"
+#include "fone/nn/device.h"
 #include "fone/store/train_config.h"
-#include "fone/train/device.h"
 #include "fone_process.h"
-#include "train/device_setup.h"
-#include "train/run_model.h"
+#include "nn/device_setup.h"
 
 using namespace fone_test;
 

@@ -1,4 +1,4 @@
-// The fused CPU kernels (train/fused_ops.h) against the LibTorch formulas they replace: outputs and
+// The fused CPU kernels (nn/fused_ops.h) against the LibTorch formulas they replace: outputs and
 // gradients, computed by autograd in float64 from the same inputs, on strided views, with padding, grouped
 // query heads and queries that start after cached keys; and the whole model in float32 (fused) against the
 // same model in float64 (the LibTorch path).
@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 
-#include "train/fused_ops.h"
-#include "train/model.h"
+#include "nn/fused_ops.h"
+#include "nn/model.h"
 
 using namespace fone;
 

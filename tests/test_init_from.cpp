@@ -7,12 +7,12 @@
 #include <QtTest>
 #include <cmath>
 
-#include "fone/pretrained/forward.h"
+#include "checkpoints/run_model.h"
+#include "fone/hf/forward.h"
 #include "fone/store/train_config.h"
 #include "fone_process.h"
-#include "pretrained/init_from.h"
-#include "train/run_model.h"
-#include "train/scheme_parts.h"
+#include "hf/init_from.h"
+#include "schemes/scheme_parts.h"
 
 namespace fp = fone::pretrained;
 using namespace fone_test;

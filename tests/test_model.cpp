@@ -8,8 +8,8 @@
 #include <numbers>
 
 #include "fone/numbers/fourier.h"
-#include "train/model.h"
-#include "train/scheme.h"
+#include "nn/model.h"
+#include "schemes/scheme.h"
 
 using namespace fone;
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fone/pretrained/forward.h"
+#include "fone/hf/forward.h"
 #include "fone/pretrained/model_folder.h"
 #include "fone/pretrained/tokenizer.h"
 #include "fone/store/model_config.h"

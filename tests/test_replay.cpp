@@ -1,4 +1,4 @@
-// Replay (fone/analysis/replay.h, widgets/analysis/replay_frames.h, replay_animation.h) on runs whose
+// Replay (fone/analysis/replay.h, plots/replay_frames.h, replay_animation.h) on runs whose
 // snapshots are written by hand: the scrubber's steps, the nearest snapshot at or before a step, the probes
 // of a planted sinusoidal code, a frame for every step, a GIF that giflib reads back with one image per step,
 // and the `fone analyse replay` command end to end.
@@ -14,8 +14,8 @@
 #include <fstream>
 
 #include "fone/analysis/replay.h"
+#include "fone/io/safetensors.h"
 #include "fone/store/run_store.h"
-#include "fone/store/safetensors.h"
 #include "replay_animation.h"
 #include "replay_frames.h"
 #ifdef FONE_WITH_GIF

@@ -13,7 +13,7 @@
 #include <sstream>
 
 #include <sys/stat.h>
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
 #include "fone/store/run_lock.h"
 #include "fone/store/run_store.h"
 

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "fone/store/safetensors.h"
+#include "fone/io/safetensors.h"
 
 namespace fs = std::filesystem;
 namespace st = fone::safetensors;

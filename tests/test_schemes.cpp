@@ -1,4 +1,4 @@
-// The number schemes (core/src/train/scheme.h) against tokenizations and values worked out by hand: digit,
+// The number schemes (core/src/schemes/scheme.h) against tokenizations and values worked out by hand: digit,
 // subword (Llama-3 chunks, and right to left), NumeroLogic, Abacus order and positions, FoNE on digit
 // tokens, xVal scaling, BitTokens' bits, head, loss and reading, teacher-forced targets, tokens per number,
 // the Number Token Loss recomputed independently from the logits, and the tasks' extra operators.
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "train/scheme.h"
+#include "schemes/scheme.h"
 
 using namespace fone;
 

@@ -8,11 +8,11 @@
 #include <csignal>
 #include <map>
 
+#include "fone/checkpoints/checkpoint.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
-#include "fone/train/checkpoint.h"
 #include "fone_process.h"
-#include "train/text_scheme.h"
+#include "schemes/text_scheme.h"
 
 using namespace fone;
 using namespace fone_test;

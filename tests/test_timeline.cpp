@@ -10,10 +10,10 @@
 #include <limits>
 #include <numbers>
 
+#include "fone/analysis/snapshot_file.h"
 #include "fone/analysis/timeline.h"
+#include "fone/io/safetensors.h"
 #include "fone/store/run_store.h"
-#include "fone/store/safetensors.h"
-#include "fone/store/snapshots.h"
 
 using fone::Decimal;
 namespace fa = fone::analysis;

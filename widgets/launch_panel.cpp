@@ -12,7 +12,9 @@
 #include <QThread>
 #include <QVBoxLayout>
 #include <cmath>
+#include <optional>
 
+#include "fone/store/experiments.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
 #include "fone/tasks/tasks.h"
@@ -33,6 +35,11 @@ const char* const kDefaultChoice = "default";
 int core_count() {
     return std::max(1, QThread::idealThreadCount());
 }
+
+const char* const kResolvedTip =
+    "The settings the run will get: your fields over the defaults and the preset.";
+// The source of what the form's fields set, where the "Will train" line's tooltip lists every setting's.
+const char* const kSourceForm = "this form";
 
 // Training examples: swap_operands adds b+a for every a+b (and a*b) with a ≠ b, almost doubling them.
 bool swaps_double(const TrainConfig& c) {
@@ -57,19 +64,79 @@ QString json_text(const json& v) {
     return {};
 }
 
+// "Will train: dec-add with fone, 51,200 examples, ...": what the run gets, in a sentence.
+QString will_train_text(const TrainConfig& c) {
+    const QString shape = c.size_level > 0 ? QStringLiteral("level %1").arg(c.size_level)
+                                           : QStringLiteral("hidden %1, %2 layers, %3 heads")
+                                                 .arg(c.model.hidden)
+                                                 .arg(c.model.layers)
+                                                 .arg(c.model.heads);
+    // Steps as the trainer counts them: ceil(examples / batch) per epoch, the swapped copies included.
+    const bool swaps = swaps_double(c);
+    const double examples = double(c.train_size) * (swaps ? 2 : 1);
+    QString text = QStringLiteral(
+                       "Will train: %1 with %2, %3 examples%4, %5; lr %6 %7, batch %8, %9 "
+                       "epochs (%10%11 steps), seed %12")
+                       .arg(QString::fromStdString(task_name(c.task.kind)), QString::fromStdString(c.method),
+                            format_count(double(c.train_size)),
+                            swaps ? QStringLiteral(" and their swaps (b+a for a+b)") : QString(), shape,
+                            QString::number(c.lr, 'g', 3), QString::fromStdString(c.schedule))
+                       .arg(c.batch)
+                       .arg(c.epochs)
+                       .arg(swaps ? QStringLiteral("about ") : QString())
+                       .arg(format_count(double(c.epochs) * std::ceil(examples / c.batch)))
+                       .arg(c.seed);
+    if (c.target_acc > 0)
+        text += QStringLiteral("; stops at %1% exact match").arg(100.0 * c.target_acc, 0, 'g', 4);
+    return text;
+}
+
+// "From preset paper: batch, clip, epochs and 18 more": the settings that come neither from a default nor
+// from the form, by source (a preset; the pretrained defaults), so that a preset's changes are seen.
+QString sources_line(const ResolvedSettings& r) {
+    QMap<QString, QStringList> by_source;
+    for (const SourcedSetting& s : r.settings)
+        if (s.source != kSourceDefault && s.source != kSourceTaskDefault && s.source != kSourceForm)
+            by_source[QString::fromStdString(s.source)] << QString::fromStdString(s.key);
+    QStringList parts;
+    for (auto it = by_source.begin(); it != by_source.end(); ++it) {
+        const QStringList& keys = it.value();
+        parts << QStringLiteral("from %1: %2").arg(it.key(), keys.mid(0, 4).join(", ")) +
+                     (keys.size() > 4 ? QStringLiteral(" and %1 more").arg(keys.size() - 4) : QString());
+    }
+    if (parts.isEmpty()) return {};
+    parts[0][0] = parts[0][0].toUpper();
+    return parts.join("; ");
+}
+
+// Every setting, its value and where it comes from, as `fone train --dry-run` prints them.
+QString sources_tooltip(const ResolvedSettings& r) {
+    QStringList lines{"The settings the run will get (as fone train --dry-run lists them):"};
+    for (const SourcedSetting& s : r.settings)
+        lines << QStringLiteral("%1 = %2  (%3)")
+                     .arg(QString::fromStdString(s.key),
+                          s.value.is_string() ? json_text(s.value) : QString::fromStdString(s.value.dump()),
+                          QString::fromStdString(s.source));
+    return lines.join('\n');
+}
+
 struct Preset {
-    const char* title;
+    QString title;
     json settings;
 };
 
-std::vector<Preset> presets() {
-    return {
-        {"Paper: decimal addition, FoNE", {{"preset", "paper"}, {"task", "dec-add"}, {"method", "fone"}}},
-        {"Paper: integer addition, FoNE", {{"preset", "paper"}, {"task", "int-add"}, {"method", "fone"}}},
-        {"Paper: 3-digit multiplication, FoNE", {{"preset", "paper"}, {"task", "mul3"}, {"method", "fone"}}},
-        {"Quick look: decimal addition, 3,200 examples, 2 epochs",
-         {{"task", "dec-add"}, {"method", "fone"}, {"train_size", 3200}, {"test_size", 500}, {"epochs", 2}}},
-    };
+// The Preset menu is a recipe (experiments/recipes/launch.json): one entry per cell, titled by its labels.
+// Without the file (a broken install) the menu is empty and its tooltip says why.
+std::vector<Preset> presets(QString* problem = nullptr) {
+    std::vector<Preset> out;
+    try {
+        const Experiment recipe = find_recipe("launch");  // kept: the loop reads into it
+        for (const ExperimentCell& cell : recipe.preset("window").cells)
+            out.push_back({QString::fromStdString(cell.labels.value("title", cell.id)), cell.settings});
+    } catch (const std::exception& e) {
+        if (problem) *problem = QString::fromStdString(e.what());
+    }
+    return out;
 }
 
 }  // namespace
@@ -94,11 +161,15 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     presets_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     presets_->setMinimumContentsLength(8);
     presets_->addItem("Choose a preset…");
-    for (const Preset& p : presets())
+    QString presets_problem;
+    for (const Preset& p : presets(&presets_problem))
         presets_->addItem(p.title);
     presets_->setToolTip(
-        "Fill the fields with a recipe. \"Paper\" is the paper's training recipe: "
-        "size level 4, lr 5e-3, batch 512, 100 epochs, 20% warm-up then cosine, clip 1.0.");
+        presets_problem.isEmpty()
+            ? "Fill the fields with a recipe (experiments/recipes/launch.json). \"Paper\" is the paper's "
+              "training recipe: size level 4, lr 5e-3, batch 512, 100 epochs, 20% warm-up then cosine, clip "
+              "1.0."
+            : "No presets: " + presets_problem);
     form->addRow("Preset", presets_);
     connect(presets_, &QComboBox::activated, this, [this](int i) {
         if (i > 0) apply_preset(presets_->itemText(i));
@@ -141,7 +212,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
 
     resolved_ = new QLabel;
     resolved_->setWordWrap(true);
-    resolved_->setToolTip("The settings the run will get: your fields over the defaults and the preset.");
+    resolved_->setToolTip(kResolvedTip);
     launch_button_ = new QPushButton("Launch run");
     launch_button_->setToolTip("Start training with these settings (Ctrl+Return)");
     connect(launch_button_, &QPushButton::clicked, this, &LaunchPanel::launch);
@@ -280,55 +351,27 @@ void LaunchPanel::validate() {
             errors[key] = QStringLiteral("at most %1: this computer has %1 cores").arg(core_count());
     }
     QString general;
-    const json s = settings();
-    if (errors.isEmpty()) {
-        try {
-            std::vector<json> layers;
-            if (s.contains("preset")) layers.push_back(preset_settings(s["preset"].get<std::string>()));
-            layers.push_back(s);
-            const TrainConfig c = resolve_train_config(layers);
-            const QString shape = c.size_level > 0 ? QStringLiteral("level %1").arg(c.size_level)
-                                                   : QStringLiteral("hidden %1, %2 layers, %3 heads")
-                                                         .arg(c.model.hidden)
-                                                         .arg(c.model.layers)
-                                                         .arg(c.model.heads);
-            // Steps as the trainer counts them: ceil(examples / batch) per epoch, the swapped copies
-            // included.
-            const bool swaps = swaps_double(c);
-            const double examples = double(c.train_size) * (swaps ? 2 : 1);
-            QString text = QStringLiteral(
-                               "Will train: %1 with %2, %3 examples%4, %5; lr %6 %7, batch %8, %9 "
-                               "epochs (%10%11 steps), seed %12")
-                               .arg(QString::fromStdString(task_name(c.task.kind)),
-                                    QString::fromStdString(c.method), format_count(double(c.train_size)),
-                                    swaps ? QStringLiteral(" and their swaps (b+a for a+b)") : QString(),
-                                    shape, QString::number(c.lr, 'g', 3), QString::fromStdString(c.schedule))
-                               .arg(c.batch)
-                               .arg(c.epochs)
-                               .arg(swaps ? QStringLiteral("about ") : QString())
-                               .arg(format_count(double(c.epochs) * std::ceil(examples / c.batch)))
-                               .arg(c.seed);
-            if (c.target_acc > 0)
-                text += QStringLiteral("; stops at %1% exact match").arg(100.0 * c.target_acc, 0, 'g', 4);
-            resolved_->setText(text);
-        } catch (const std::exception& e) {
-            // One problem per line, "key: what is wrong"; a key without a field goes to the general label.
-            for (const QString& line : QString::fromUtf8(e.what()).split('\n', Qt::SkipEmptyParts)) {
-                QString key = line.section(':', 0, 0).trimmed();
-                if (key == "size_level" || key == "model") key = "model";
-                const QString why = line.section(':', 1).trimmed();
-                if (titles_.contains(key))
-                    errors[key] = why.isEmpty() ? line : why;
-                else
-                    general += (general.isEmpty() ? "" : "\n") + line;
-            }
-            resolved_->clear();
-        }
+    // One resolution for the placeholders, the "Will train" line and the check: the one a run gets. The
+    // fields are one layer; the resolver adds the defaults for the task and size and the preset named.
+    std::optional<ResolvedSettings> r;
+    QString problem;
+    try {
+        r = resolve_with_sources({{kSourceForm, settings()}}, /*validate=*/false);
+        if (errors.isEmpty()) r->config.validate();
+    } catch (const std::exception& e) {
+        problem = QString::fromUtf8(e.what());
+    }
+    if (errors.isEmpty() && problem.isEmpty()) {
+        const QString sources = sources_line(*r);
+        resolved_->setText(will_train_text(r->config) + (sources.isEmpty() ? QString() : "\n" + sources));
+        resolved_->setToolTip(sources_tooltip(*r));
     } else {
+        if (errors.isEmpty()) file_problems(problem, errors, general);
         resolved_->clear();
+        resolved_->setToolTip(kResolvedTip);
     }
     show_errors(errors, general);
-    update_placeholders();
+    if (r) update_placeholders(*r);
     const bool valid = errors.isEmpty() && general.isEmpty();
     launch_button_->setEnabled(valid && store_problem_.isEmpty());
     if (valid != valid_) {
@@ -369,24 +412,31 @@ void LaunchPanel::set_store_problem(const QString& problem) {
     validate();
 }
 
-void LaunchPanel::update_placeholders() {
-    // The defaults the empty fields will take, for this task and size (and preset).
-    try {
-        json s = settings();
-        const std::string task = s.value("task", std::string("dec-add"));
-        const std::size_t size = s.contains("train_size") ? s["train_size"].get<std::size_t>() : 51200;
-        json d = default_train_settings(task, size);
-        if (s.contains("preset")) d.update(preset_settings(s["preset"].get<std::string>()));
-        for (const char* key : {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads"}) {
-            if (d.contains(key)) edits_[key]->setPlaceholderText("default " + json_text(d[key]));
-        }
-        const double target = d.value("target_acc", 0.0);
-        edits_["target_acc"]->setPlaceholderText(
-            target > 0 ? QStringLiteral("default %1").arg(100 * target, 0, 'g', 4)
-                       : QStringLiteral("none: all epochs"));
-        if (!d.contains("train_size")) edits_["train_size"]->setPlaceholderText("default 51200");
-    } catch (const std::exception&) {
+void LaunchPanel::file_problems(const QString& what, QMap<QString, QString>& errors, QString& general) const {
+    // One problem per line, "key: what is wrong"; a key without a field goes to the general label.
+    for (const QString& line : what.split('\n', Qt::SkipEmptyParts)) {
+        QString key = line.section(':', 0, 0).trimmed();
+        if (key == "size_level" || key == "model") key = "model";
+        const QString why = line.section(':', 1).trimmed();
+        if (titles_.contains(key))
+            errors[key] = why.isEmpty() ? line : why;
+        else
+            general += (general.isEmpty() ? "" : "\n") + line;
     }
+}
+
+void LaunchPanel::update_placeholders(const ResolvedSettings& r) {
+    // What the empty fields will take: the values of the run's own resolution (defaults for the task and
+    // size, default_train_size among them, and the preset), never a number of the panel's own.
+    for (const char* key : {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads"})
+        if (const SourcedSetting* s = r.find(key))
+            edits_[key]->setPlaceholderText(key == std::string("threads") && s->value == 0
+                                                ? QStringLiteral("default: its share of the free cores")
+                                                : "default " + json_text(s->value));
+    const double target = r.config.target_acc;
+    edits_["target_acc"]->setPlaceholderText(target > 0
+                                                 ? QStringLiteral("default %1").arg(100 * target, 0, 'g', 4)
+                                                 : QStringLiteral("none: all epochs"));
 }
 
 void LaunchPanel::load_settings(const json& config) {

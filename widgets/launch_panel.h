@@ -1,9 +1,10 @@
 // The launch panel: every setting of a training run, checked as you type (a wrong field gets a red border,
 // and what is wrong is listed above the Launch button, so the fields never move while you type; from the same
-// resolve_train_config the CLI uses, plus the machine's core count for threads), presets, "re-run this
+// resolve_with_sources the CLI uses, plus the machine's core count for threads), presets, "re-run this
 // run's config", and the `fone train` arguments it makes. Empty fields keep the defaults the task and
-// training-set size choose (shown greyed in the field). "Stop at exact match" is a percentage like every
-// accuracy the window shows.
+// training-set size choose (shown greyed in the field, from that same resolution); the "Will train" line
+// names what a preset changes, and its tooltip lists every setting's source as `fone train --dry-run` does.
+// "Stop at exact match" is a percentage like every accuracy the window shows.
 #pragma once
 
 #include <QMap>
@@ -16,6 +17,10 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+
+namespace fone {
+struct ResolvedSettings;  // fone/store/train_config.h
+}
 
 namespace fone::gui {
 
@@ -60,7 +65,10 @@ class LaunchPanel : public QWidget {
     QComboBox* add_combo(QFormLayout* form, const QString& key, const QString& title,
                          const QStringList& items, const QString& tip);
     void update_model_fields();
-    void update_placeholders();
+    // The resolved values of the empty fields, as "default N" placeholders.
+    void update_placeholders(const ResolvedSettings& resolved);
+    // Files a resolver's or validator's message, one "key: why" a line, at its field or in `general`.
+    void file_problems(const QString& what, QMap<QString, QString>& errors, QString& general) const;
     void show_errors(const QMap<QString, QString>& errors, const QString& general);
 
     QMap<QString, QLineEdit*> edits_;

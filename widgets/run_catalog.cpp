@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
 #include "fone/store/run_lock.h"
 #include "fone/store/run_store.h"
 
@@ -190,7 +190,7 @@ void apply_event(RunEntry& e, const json& ev) {
 }
 
 int read_new_metrics(RunEntry& e) {
-    // A regular file of bounded size only (as the store reads it, fone/store/file_read.h): a metrics.jsonl
+    // A regular file of bounded size only (as the store reads it, fone/io/file_read.h): a metrics.jsonl
     // that is a FIFO or a link to /dev/zero must neither hang the window nor fill its memory.
     const int fd = ::open(QString(e.dir + "/" + fone::kMetricsFile).toLocal8Bit().constData(),
                           O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);

@@ -130,7 +130,7 @@ void take_layers(const SourceOptions& o, const NumberRepresentations& r, std::ve
 }
 #endif
 
-// A trained run's representations of start, start+step, ... (fone/train/representations.h).
+// A trained run's representations of start, start+step, ... (fone/probes/representations.h).
 Loaded load_run(const SourceOptions& o) {
 #ifdef FONE_WITH_TORCH
     if (o.run.empty()) throw std::runtime_error("--source run needs --run RUN");
@@ -152,7 +152,7 @@ Loaded load_run(const SourceOptions& o) {
 }
 
 // A pretrained model folder's hidden states of the numbers at each one's last token
-// (fone/pretrained/forward.h): layer 0 the embeddings, the last after the final norm.
+// (fone/hf/forward.h): layer 0 the embeddings, the last after the final norm.
 Loaded load_model(const SourceOptions& o) {
 #ifdef FONE_WITH_TORCH
     if (o.model.empty()) throw std::runtime_error("--source model needs --model DIR");

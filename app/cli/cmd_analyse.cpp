@@ -29,7 +29,7 @@
 #include "analyse_support.h"
 #include "command_support.h"
 #include "fone/analysis/analysis.h"
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
 #include "json_io.h"
 
 namespace fone::cli {

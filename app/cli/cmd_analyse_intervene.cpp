@@ -1,4 +1,4 @@
-// fone analyse patch | knockout: interventions on a trained FoNE run (fone/train/intervention.h).
+// fone analyse patch | knockout: interventions on a trained FoNE run (fone/probes/intervention.h).
 //
 //   fone analyse patch --run RUN --prompt "123.456+654.321=" --place 0 --digit 3     the answer's units → 3
 //   fone analyse patch --run RUN --prompt P --place 0 --digit 5 --layer 0 --position 1    the first operand
@@ -11,8 +11,8 @@
 
 #include "analyse_output.h"
 #include "command_support.h"
+#include "fone/probes/intervention.h"
 #include "fone/store/run_store.h"
-#include "fone/train/intervention.h"
 #include "intervention_plots.h"
 #include "json_io.h"
 

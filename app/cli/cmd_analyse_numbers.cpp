@@ -160,6 +160,74 @@ DigitAccuracies digit_accuracies(const std::string& probe, const std::vector<Eig
     return a;
 }
 
+// Every layer's accuracy per place as a CSV, JSON rows and a plotted line per place (the sinusoidal probe
+// adds its exact-value accuracy to the rows and as a last line).
+struct DigitTable {
+    std::string csv = "layer,name,place,accuracy,chance\n";
+    json layers = json::array();
+    std::vector<plots::LineSeries> lines;
+};
+
+DigitTable digit_table(const Loaded& in, const std::vector<int>& places, const DigitAccuracies& a,
+                       bool circular) {
+    DigitTable t;
+    for (const int place : places)
+        t.lines.push_back({fa::place_name(place), {}, {}, {}, {}});
+    if (!circular) t.lines.push_back({"exact value", {}, {}, {}, {}});
+    for (std::size_t l = 0; l < a.accuracy.size(); ++l) {
+        json accuracy = json::object();
+        for (std::size_t p = 0; p < places.size(); ++p) {
+            t.csv += std::to_string(l) + "," + in.layer_names[l] + "," + std::to_string(places[p]) + "," +
+                     number_text(a.accuracy[l][p]) + "," + number_text(a.chance[l][p]) + "\n";
+            accuracy[fa::place_name(places[p])] = a.accuracy[l][p];
+            t.lines[p].x.push_back(static_cast<double>(l));
+            t.lines[p].y.push_back(a.accuracy[l][p]);
+        }
+        json layer = {{"index", l}, {"name", in.layer_names[l]}, {"accuracy", accuracy}};
+        if (!circular) {
+            layer["exact_accuracy"] = a.exact[l];
+            t.lines.back().x.push_back(static_cast<double>(l));
+            t.lines.back().y.push_back(a.exact[l]);
+        }
+        t.layers.push_back(layer);
+    }
+    return t;
+}
+
+// Writes DIR/digits.csv, DIR/digits.png and (circular) DIR/clocks.png; the files' entry of the JSON line.
+json write_digit_files(const std::string& out_dir, const Loaded& in, const std::vector<int>& places,
+                       const DigitAccuracies& a, const DigitTable& t, bool circular, bool png) {
+    json files;
+    files["csv"] = out_path(out_dir, "digits.csv");
+    write_file_atomic(files["csv"], t.csv);
+    const std::string source = in.description.substr(0, in.description.rfind(','));
+    files["png"] = maybe_png(
+        out_path(out_dir, "digits.png"), 820, 480,
+        [&](QCustomPlot& p) {
+            plots::draw_lines(
+                p, t.lines,
+                {.title = (circular ? "Circular probe per digit place: " : "Sinusoidal probe per layer: ") +
+                          source,
+                 .x_label = "layer (0: embeddings)",
+                 .y_label = "held-out accuracy"});
+        },
+        png);
+#ifdef FONE_WITH_PLOTS
+    const auto [w, h] = plots::clocks_size(places.size());
+#else
+    const int w = 0, h = 0;
+#endif
+    files["clocks_png"] = circular ? maybe_png(
+                                         out_path(out_dir, "clocks.png"), w, h,
+                                         [&](QCustomPlot& p) {
+                                             plots::draw_clocks(p, a.circular, in.chosen, in.numbers,
+                                                                "Clocks of " + in.description);
+                                         },
+                                         png)
+                                   : json(nullptr);
+    return files;
+}
+
 void register_digits(CLI::App* analyse) {
     auto o = std::make_shared<SourceOptions>();
     auto out_dir = std::make_shared<std::string>();
@@ -193,57 +261,8 @@ void register_digits(CLI::App* analyse) {
             places_text->empty() ? fa::digit_places(in.numbers) : parse_int_list(*places_text, "--places");
         const DigitAccuracies a = digit_accuracies(*probe, in.layers, in.numbers, places, *options);
         const bool circular = *probe == "circular";
-        std::string csv = "layer,name,place,accuracy,chance\n";
-        json layers = json::array();
-        std::vector<plots::LineSeries> lines;
-        for (const int place : places)
-            lines.push_back({fa::place_name(place), {}, {}, {}, {}});
-        if (!circular) lines.push_back({"exact value", {}, {}, {}, {}});
-        for (std::size_t l = 0; l < a.accuracy.size(); ++l) {
-            json accuracy = json::object();
-            for (std::size_t p = 0; p < places.size(); ++p) {
-                csv += std::to_string(l) + "," + in.layer_names[l] + "," + std::to_string(places[p]) + "," +
-                       number_text(a.accuracy[l][p]) + "," + number_text(a.chance[l][p]) + "\n";
-                accuracy[fa::place_name(places[p])] = a.accuracy[l][p];
-                lines[p].x.push_back(static_cast<double>(l));
-                lines[p].y.push_back(a.accuracy[l][p]);
-            }
-            json layer = {{"index", l}, {"name", in.layer_names[l]}, {"accuracy", accuracy}};
-            if (!circular) {
-                layer["exact_accuracy"] = a.exact[l];
-                lines.back().x.push_back(static_cast<double>(l));
-                lines.back().y.push_back(a.exact[l]);
-            }
-            layers.push_back(layer);
-        }
-        json files;
-        files["csv"] = out_path(*out_dir, "digits.csv");
-        write_file_atomic(files["csv"], csv);
-        const std::string source = in.description.substr(0, in.description.rfind(','));
-        files["png"] = maybe_png(
-            out_path(*out_dir, "digits.png"), 820, 480,
-            [&](QCustomPlot& p) {
-                plots::draw_lines(p, lines,
-                                  {.title = (circular ? "Circular probe per digit place: "
-                                                      : "Sinusoidal probe per layer: ") +
-                                            source,
-                                   .x_label = "layer (0: embeddings)",
-                                   .y_label = "held-out accuracy"});
-            },
-            !*no_png);
-#ifdef FONE_WITH_PLOTS
-        const auto [w, h] = plots::clocks_size(places.size());
-#else
-        const int w = 0, h = 0;
-#endif
-        files["clocks_png"] = circular ? maybe_png(
-                                             out_path(*out_dir, "clocks.png"), w, h,
-                                             [&](QCustomPlot& p) {
-                                                 plots::draw_clocks(p, a.circular, in.chosen, in.numbers,
-                                                                    "Clocks of " + in.description);
-                                             },
-                                             !*no_png)
-                                       : json(nullptr);
+        const DigitTable t = digit_table(in, places, a, circular);
+        const json files = write_digit_files(*out_dir, in, places, a, t, circular, !*no_png);
         json chance = json::object();
         for (std::size_t p = 0; p < places.size(); ++p)
             chance[fa::place_name(places[p])] = a.chance[in.chosen][p];
@@ -252,7 +271,7 @@ void register_digits(CLI::App* analyse) {
                                     {"source", in.description},
                                     {"numbers", in.numbers.size()},
                                     {"places", places},
-                                    {"layers", layers},
+                                    {"layers", t.layers},
                                     {"chosen_layer", in.chosen},
                                     {"chance", chance},
                                     {"files", files}});

@@ -1,5 +1,5 @@
 // fone analyse replay: runs side by side at every snapshot step (fone/analysis/replay.h), as a folder of
-// frames and an animated GIF (widgets/analysis/replay_frames.h, replay_animation.h).
+// frames and an animated GIF (plots/replay_frames.h, replay_animation.h).
 //
 //   fone analyse replay --run A --run B --out DIR [--gif] [--delay CS]
 #include <filesystem>

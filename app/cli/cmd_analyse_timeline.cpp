@@ -1,5 +1,5 @@
 // fone analyse timeline: how a run's representations formed during training, from the snapshots its
-// evaluations recorded (fone/store/snapshots.h).
+// evaluations recorded (fone/analysis/snapshot_file.h).
 //
 //   fone analyse timeline --run RUN --out DIR    spectrum per layer over training, key periods
 #include <filesystem>
@@ -9,9 +9,9 @@
 #include "analyse_output.h"
 #include "command_support.h"
 #include "fone/analysis/replay.h"
+#include "fone/analysis/snapshot_file.h"
 #include "fone/analysis/timeline.h"
 #include "fone/store/run_store.h"
-#include "fone/store/snapshots.h"
 #include "json_io.h"
 #include "timeline_plots.h"
 

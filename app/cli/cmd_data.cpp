@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "command_support.h"
+#include "fone/store/train_config.h"  // default_train_size: the same training-set size as fone train's
 #include "fone/tasks/tasks.h"
 #include "fone/tasks/typed_sums.h"
 #include "fone/text/text_data.h"
@@ -31,7 +32,8 @@ nlohmann::json write_splits(const std::string& out, const SplitsT& s, const std:
 
 struct DataOptions {
     std::string task = "dec-add", out;
-    std::size_t train_size = 51200, val_size = 1000, test_size = 2000;
+    std::optional<std::size_t> train_size;  // fone train's default for the task when not given
+    std::size_t val_size = 1000, test_size = 2000;
     std::uint64_t seed = 42;
     int modulus = 97, classify_d = 10, long_digits = 60;
     std::string sampling, weights;  // "": the task's default, as fone train's
@@ -39,13 +41,14 @@ struct DataOptions {
 };
 
 void write_data(const DataOptions& o) {
+    const std::size_t train_size = o.train_size.value_or(default_train_size(o.task));
     if (is_text_task_name(o.task) && !(o.sampling.empty() && o.weights.empty()))
         throw std::invalid_argument("--sampling and --sampling-weights are for dec-add, int-add and sub");
     if (is_text_task_name(o.task)) {
         const bool word_problems = o.task == "word-problems";
         if (o.drills && !word_problems) throw std::invalid_argument("--drills is for word-problems");
         const double drills = word_problems ? o.drills.value_or(kWordProblemDrills) : 0;
-        const TextSplits s = generate_text_splits(text_task_from_name(o.task), o.train_size, o.val_size,
+        const TextSplits s = generate_text_splits(text_task_from_name(o.task), train_size, o.val_size,
                                                   o.test_size, o.seed, drills);
         const auto files = write_splits(o.out, s, ".jsonl", write_text_jsonl);
         print_json_line(std::cout, {{"task", o.task}, {"seed", o.seed}, {"files", files}});
@@ -60,10 +63,22 @@ void write_data(const DataOptions& o) {
     task.sampling = !o.sampling.empty() ? o.sampling : has_typed_sums(task.kind) ? "typed" : "uniform";
     if (!o.weights.empty()) task.sampling_weights = parse_shape_weights(o.weights);
     if (task.sampling == "typed" && task.sampling_weights.empty())
-        task.sampling_weights = default_shape_weights(task.kind, o.train_size);
-    const Splits s = generate_splits(task, o.train_size, o.val_size, o.test_size, o.seed);
+        task.sampling_weights = default_shape_weights(task.kind, train_size);
+    const Splits s = generate_splits(task, train_size, o.val_size, o.test_size, o.seed);
     const auto files = write_splits(o.out, s, ".txt", write_dataset_file);
     print_json_line(std::cout, {{"task", o.task}, {"seed", o.seed}, {"files", files}});
+}
+
+// "--task"'s help from the task lists of tasks/ and text/ (the file task has no splits to write).
+std::string data_task_help() {
+    std::string out;
+    for (const std::string& name : task_names())
+        if (name != "file") out += (out.empty() ? "" : ", ") + name;
+    out += "; text: ";
+    const std::vector<std::string> text = text_task_names();
+    for (std::size_t i = 0; i < text.size(); ++i)
+        out += (i ? ", " : "") + text[i];
+    return out;
 }
 
 }  // namespace
@@ -71,11 +86,13 @@ void write_data(const DataOptions& o) {
 void add_data_commands(CLI::App& app) {
     auto o = std::make_shared<DataOptions>();
     auto* data = app.add_subcommand("data", "Write a task's train/val/test splits as a+b=c files");
-    data->add_option("--task", o->task,
-                     "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, div, compare; text: "
-                     "word-problems, units, tables")
-        ->capture_default_str();
-    add_count_option(data, "--train-size", o->train_size, "Training examples");
+    data->add_option("--task", o->task, data_task_help())->capture_default_str();
+    data->add_option("--train-size", o->train_size,
+                     "Training examples (default: fone train's for the task, " +
+                         std::to_string(default_train_size("dec-add")) + "; word-problems " +
+                         std::to_string(default_train_size("word-problems")) + ", units and tables " +
+                         std::to_string(default_train_size("units")) + ")")
+        ->check(CLI::NonNegativeNumber);
     add_count_option(data, "--val-size", o->val_size, "Validation examples");
     add_count_option(data, "--test-size", o->test_size, "Test examples");
     add_count_option(data, "--seed", o->seed, "Seed (the same as fone train's gives the same splits)");

@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "command_support.h"
+#include "fone/checkpoints/checkpoint.h"
 #include "fone/store/run_store.h"
-#include "fone/train/checkpoint.h"
 #include "json_io.h"
 
 namespace fone::cli {

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "commands.h"
-#include "fone/pretrained/forward.h"
+#include "fone/hf/forward.h"
 #include "json_io.h"
 #include "model_command.h"
 

@@ -6,11 +6,12 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include "command_support.h"
+#include "fone/nn/device.h"
 #include "fone/tasks/typed_sums.h"
-#include "fone/train/device.h"
 #include "fone/train/inference.h"
 #include "fone/train/training.h"
 #include "json_io.h"
@@ -28,7 +29,10 @@ extern "C" void on_stop_signal(int) {
 // that defaults, a preset and a config file can fill the rest.
 struct TrainOptions {
     json given = json::object();
+    // The option that set each key of `given` ("lr" or "model.hidden" -> "--lr"), for --dry-run's sources.
+    std::map<std::string, std::string> flag_of;
     std::string config_file, resume, runs_dir, periods, weights;
+    bool dry_run = false, as_json = false;
     std::vector<std::function<void()>> collect;
 
     template <typename T>
@@ -38,34 +42,41 @@ struct TrainOptions {
         CLI::Option* opt = cmd->add_option(flags, *value, help);
         // CLI11 reads "-1" into an unsigned option as 2^64-1: a negative count or seed is refused instead.
         if constexpr (std::is_unsigned_v<T>) opt->check(CLI::NonNegativeNumber);
-        collect.push_back([this, opt, value, key, model_key] {
-            if (opt->count() > 0) set(key, *value, model_key);
+        collect.push_back([this, opt, value, key, model_key, flags] {
+            if (opt->count() > 0) set(key, *value, model_key, flags);
         });
     }
     void add_flag(CLI::App* cmd, const std::string& flags, const std::string& key, bool value,
                   const std::string& help, bool model_key = false) {
         CLI::Option* opt = cmd->add_flag(flags, help);
-        collect.push_back([this, opt, key, value, model_key] {
-            if (opt->count() > 0) set(key, value, model_key);
+        collect.push_back([this, opt, key, value, model_key, flags] {
+            if (opt->count() > 0) set(key, value, model_key, flags);
         });
     }
     // A TrainConfig key, or a key of its "model" object.
-    void set(const std::string& key, const json& value, bool model_key) {
+    void set(const std::string& key, const json& value, bool model_key, const std::string& flag) {
         (model_key ? given["model"][key] : given[key]) = value;
+        flag_of[model_key ? "model." + key : key] = flag;
     }
 };
 
+// "--task"'s help from the task lists of tasks/ and text/ (the file task last: it needs --data).
+std::string task_help() {
+    std::string arithmetic;
+    for (const std::string& name : task_names())
+        if (name != "file") arithmetic += name + ", ";
+    std::string text;
+    for (const std::string& name : text_task_names_for_training())
+        text += (text.empty() ? "" : ", ") + name + (name == "text" ? " (--data FILE)" : "");
+    return arithmetic + "file; a language model on text with numbers: " + text;
+}
+
 void add_train_options(CLI::App* cmd, TrainOptions& o) {
-    o.add<std::string>(
-        cmd, "--task", "task",
-        "dec-add, int-add, sub, mul3, mul4, classify, mod-add, long-add, div, compare, file; a "
-        "language model on text with numbers: text (--data FILE), word-problems, units, tables");
+    o.add<std::string>(cmd, "--task", "task", task_help());
     o.add<std::string>(cmd, "--data", "data",
                        "Dataset file of a+b=c lines (--task file); JSONL of {\"prompt\", \"answer\"} or "
                        "plain text, one document a line (--task text)");
-    o.add<std::string>(cmd, "--method", "method",
-                       "Number method: fone, digit, subword, xval, ntl, abacus, fone+abacus, fone-direct, "
-                       "bittokens, numerologic");
+    o.add<std::string>(cmd, "--method", "method", "Number method: " + method_list_text());
     o.add<double>(cmd, "--ntl-lambda", "ntl_lambda",
                   "ntl: weight of the Number Token Loss (paper: 0.15, 0.3, 0.8)");
     o.add<std::string>(cmd, "--ntl-tokens", "ntl_tokens", "ntl: on digit or subword tokens");
@@ -184,11 +195,51 @@ EventSink make_sink() {
     };
 }
 
-TrainConfig resolve_options(TrainOptions& o);
+ResolvedSettings resolve_options(TrainOptions& o);
+
+// A setting's value as the table shows it: text as is, anything else as JSON.
+std::string value_text(const json& v) {
+    if (v.is_string()) return v.get<std::string>().empty() ? "\"\"" : v.get<std::string>();
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// --dry-run: every setting of the run and where it came from; an aligned table on a terminal, one JSON
+// object with --json or when stdout is a pipe or a file (what a script reads).
+void print_dry_run(const ResolvedSettings& r, bool as_json) {
+    if (as_json || !::isatty(STDOUT_FILENO)) {
+        print_json_line(std::cout, r.to_json());
+        return;
+    }
+    std::size_t key_width = 3, value_width = 5;
+    for (const SourcedSetting& s : r.settings) {
+        key_width = std::max(key_width, s.key.size());
+        // A long value (typed sampling's weights) runs into its source rather than widening every row.
+        if (const std::size_t n = value_text(s.value).size(); n <= 40) value_width = std::max(value_width, n);
+    }
+    auto row = [&](const std::string& key, const std::string& value, const std::string& source) {
+        std::cout << key << std::string(key_width + 2 - key.size(), ' ') << value
+                  << std::string(value.size() < value_width ? value_width + 2 - value.size() : 2, ' ')
+                  << source << '\n';
+    };
+    row("key", "value", "source");
+    for (const SourcedSetting& s : r.settings)
+        row(s.key, value_text(s.value), s.source);
+    std::cout.flush();
+}
 
 int run_train(TrainOptions& o) {
     for (auto& f : o.collect)
         f();
+    if (o.dry_run) {
+        if (!o.resume.empty())
+            throw std::invalid_argument(
+                "--dry-run shows a new run's settings; --resume continues a run with its own");
+        const ResolvedSettings r = resolve_options(o);
+        resolve_device(r.config.device);  // as a run would: --device cuda without CUDA is an error here too
+        print_dry_run(r, o.as_json);
+        return 0;  // no store opened, no run directory made
+    }
+    if (o.as_json) throw std::invalid_argument("--json goes with --dry-run (a run writes JSON lines anyway)");
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
     // `fone train ... | head -1`: a reader that goes away must not kill the run. Writes to the closed pipe
@@ -213,7 +264,7 @@ int run_train(TrainOptions& o) {
         }
         out = train_resume(open_store(o.runs_dir, false).resolve(o.resume), sink, threads);
     } else {
-        const TrainConfig config = resolve_options(o);
+        const TrainConfig config = resolve_options(o).config;
         RunStore store = open_store(o.runs_dir, true);
         out = train_new(config, store, sink);
     }
@@ -236,42 +287,58 @@ nlohmann::json check_train_args(const std::vector<std::string>& args) {
     for (auto& f : o.collect)
         f();
     if (!o.resume.empty()) throw std::invalid_argument("--resume is not a train option here");
-    const TrainConfig config = resolve_options(o);
+    const TrainConfig config = resolve_options(o).config;
     resolve_device(config.device);
     return config.to_json();
 }
 
 namespace {
 
-TrainConfig resolve_options(TrainOptions& o) {
-    {
-        std::vector<json> layers;
-        if (!o.config_file.empty()) {
-            layers.push_back(read_config_file(o.config_file));
+// Each given option as a layer of its own (after the config file's), so that every setting names its source.
+void add_option_layers(const TrainOptions& o, std::vector<SettingsLayer>& layers) {
+    auto source = [&](const std::string& key) {
+        const auto it = o.flag_of.find(key);
+        return "flag " + (it != o.flag_of.end() ? it->second : "--" + key);
+    };
+    for (auto it = o.given.begin(); it != o.given.end(); ++it) {
+        if (it.key() != "model" || !it->is_object()) {
+            layers.emplace_back(source(it.key()), json{{it.key(), *it}});
+            continue;
         }
-        if (!o.periods.empty()) {
-            json list = json::array();
-            std::stringstream ss(o.periods);
-            for (std::string cell; std::getline(ss, cell, ',');) {
-                try {
-                    std::size_t used = 0;
-                    list.push_back(std::stoi(cell, &used));
-                    if (used != cell.size()) throw std::invalid_argument(cell);  // "5x" is not 5
-                } catch (const std::exception&) {
-                    throw std::invalid_argument("--periods takes integers separated by commas, not '" +
-                                                o.periods + "'");
-                }
-            }
-            o.given["period_multipliers"] = list;
-        }
-        if (!o.weights.empty()) o.given["sampling_weights"] = parse_shape_weights(o.weights);
-        // A run records where it started from as a full path: checks and resumes work from any folder.
-        if (o.given.contains("init_from") && !o.given["init_from"].get<std::string>().empty())
-            o.given["init_from"] =
-                std::filesystem::absolute(o.given["init_from"].get<std::string>()).string();
-        layers.push_back(o.given);
-        return resolve_train_config(layers);
+        for (auto m = it->begin(); m != it->end(); ++m)
+            layers.emplace_back(source("model." + m.key()), json{{"model", {{m.key(), *m}}}});
     }
+}
+
+ResolvedSettings resolve_options(TrainOptions& o) {
+    std::vector<SettingsLayer> layers;
+    if (!o.config_file.empty())
+        layers.emplace_back("config file " + o.config_file, read_config_file(o.config_file));
+    if (!o.periods.empty()) {
+        json list = json::array();
+        std::stringstream ss(o.periods);
+        for (std::string cell; std::getline(ss, cell, ',');) {
+            try {
+                std::size_t used = 0;
+                list.push_back(std::stoi(cell, &used));
+                if (used != cell.size()) throw std::invalid_argument(cell);  // "5x" is not 5
+            } catch (const std::exception&) {
+                throw std::invalid_argument("--periods takes integers separated by commas, not '" +
+                                            o.periods + "'");
+            }
+        }
+        o.given["period_multipliers"] = list;
+        o.flag_of["period_multipliers"] = "--periods";
+    }
+    if (!o.weights.empty()) {
+        o.given["sampling_weights"] = parse_shape_weights(o.weights);
+        o.flag_of["sampling_weights"] = "--sampling-weights";
+    }
+    // A run records where it started from as a full path: checks and resumes work from any folder.
+    if (o.given.contains("init_from") && !o.given["init_from"].get<std::string>().empty())
+        o.given["init_from"] = std::filesystem::absolute(o.given["init_from"].get<std::string>()).string();
+    add_option_layers(o, layers);
+    return resolve_with_sources(layers);
 }
 
 }  // namespace
@@ -280,6 +347,12 @@ void add_train_commands(CLI::App& app) {
     auto o = std::make_shared<TrainOptions>();
     auto* train = app.add_subcommand("train", torch_command_description("train"));
     add_train_options(train, *o);
+    train->add_flag(
+        "--dry-run", o->dry_run,
+        "Print every setting the run would get and where it comes from (the default for the task "
+        "and size, a preset, the config file, a flag), then exit without training or making a run");
+    train->add_flag("--json", o->as_json,
+                    "--dry-run: one JSON object {\"config\", \"sources\"}, as when stdout is not a terminal");
     train->callback([o] {
         int code = 0;
         run_command(

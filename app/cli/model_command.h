@@ -5,9 +5,9 @@
 #include <string>
 
 #include "command_support.h"
+#include "fone/io/safetensors.h"
 #include "fone/pretrained/model_folder.h"
 #include "fone/pretrained/tokenizer.h"
-#include "fone/store/safetensors.h"
 
 namespace fone::cli {
 

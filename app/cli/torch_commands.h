@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "fone/train/representations.h"
+#include "fone/probes/representations.h"
 
 namespace fone::cli {
 
@@ -21,10 +21,10 @@ struct TorchCommands {
     const char* revision;                 // FONE_VERSION and FONE_GIT_REVISION: the same build only
     void (*add_commands)(CLI::App& app);  // registers every command of kTorchCommands
     std::string (*build_text)();          // "LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel"
-    // fone/train/representations.h's, for `fone analyse --source run`.
+    // fone/probes/representations.h's, for `fone analyse --source run`.
     NumberRepresentations (*number_representations)(const std::string& run_dir,
                                                     const std::vector<Decimal>& numbers);
-    // fone/pretrained/forward.h's number_hidden_states, for `fone analyse --source model`.
+    // fone/hf/forward.h's number_hidden_states, for `fone analyse --source model`.
     NumberRepresentations (*model_representations)(const std::string& model_dir,
                                                    const std::vector<Decimal>& numbers);
 };

@@ -1,10 +1,10 @@
 // libfone_torch_commands.so's one exported symbol: the commands that need LibTorch (torch_commands.h).
 #include "commands.h"
 #include "fone/build_info.h"
+#include "fone/hf/forward.h"
+#include "fone/nn/device.h"
 #include "fone/platform/blas_kernel.h"
-#include "fone/pretrained/forward.h"
-#include "fone/train/device.h"
-#include "fone/train/representations.h"
+#include "fone/probes/representations.h"
 #include "torch_commands.h"
 
 namespace fone::cli {

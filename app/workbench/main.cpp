@@ -43,6 +43,165 @@ int fail(const QString& message) {
     return 2;
 }
 
+// The command line's options, in the order --help lists them.
+struct CommandLine {
+    QCommandLineOption runs_dir{QStringLiteral("runs-dir"),
+                                "Run store (default: $FONE_RUNS_DIR or ~/.local/share/...)", "DIR"};
+    QCommandLineOption screenshot{QStringLiteral("screenshot"), "Write a PNG of the window and exit",
+                                  "FILE.png"};
+    QCommandLineOption view{QStringLiteral("view"), "With --screenshot: only this view", "NAME"};
+    QCommandLineOption size{QStringLiteral("size"),
+                            "With --screenshot: window size in the window's own pixels (the PNG has "
+                            "QT_SCALE_FACTOR times as many "
+                            "each way: --size 1400x900 at 2x is a 2800x1800 picture)",
+                            "WxH", "1400x900"};
+    QCommandLineOption theme{QStringLiteral("theme"), "light or dark", "NAME"};
+    QCommandLineOption set{
+        QStringLiteral("set"),
+        "With --view: set a property of the view first (e.g. run=NAME, source=run, layer=2)", "KEY=VALUE"};
+    QCommandLineOption raise{QStringLiteral("raise"),
+                             "With --screenshot: bring these views to the front of their tabs (e.g. runs)",
+                             "NAME"};
+    QCommandLineOption presenter{
+        QStringLiteral("presenter"),
+        "Open in presenter mode: the welcome story full screen in large type (Right/Left step, Esc returns "
+        "to the workbench); with --screenshot, a picture of it (--set step=1..4)"};
+
+    QList<QCommandLineOption> all() const {
+        return {runs_dir, screenshot, view, size, theme, set, raise, presenter};
+    }
+};
+
+// What --screenshot asked for, once checked.
+struct Shot {
+    QString file;
+    int width = 0, height = 0;
+    bool presenter = false;
+    QWidget* shown = nullptr;  // the view (or presenter mode) to shoot; null: the whole window
+    QList<std::pair<QByteArray, QString>> settings;  // --set, applied once the store is read
+};
+
+int run_interactive(QApplication& app, const QCommandLineParser& parser, const CommandLine& cli,
+                    const fone::gui::WorkbenchOptions& options) {
+    if (parser.isSet(cli.view)) return fail("--view needs --screenshot FILE.png");
+    if (parser.isSet(cli.set)) return fail("--set needs --screenshot FILE.png and --view NAME");
+    if (parser.isSet(cli.raise)) return fail("--raise needs --screenshot FILE.png");
+    fone::gui::WorkbenchWindow window(options);
+    window.show();
+    if (parser.isSet(cli.presenter) && !window.set_presenting(true))
+        return fail("this build has no presenter mode (it needs the analysis views)");
+    return app.exec();
+}
+
+// Whether what is being shot is still computing (a child process, a worker): the view asked for, or (the
+// whole window) every view in sight.
+bool still_busy(const fone::gui::WorkbenchWindow& window, QWidget* shown) {
+    if (shown) return shown->property("busy").toBool();
+    bool busy = false;
+    for (const QString& name : window.view_names())
+        if (QWidget* w = window.view(name); w && w->isVisible() && w->property("busy").toBool()) busy = true;
+    return busy;
+}
+
+// Through a temporary file renamed into place, so that a failed write leaves no half-written PNG behind.
+bool save_png(const QPixmap& pixmap, const QString& file) {
+    const QString tmp = QFileInfo(file).absolutePath() + "/." + QFileInfo(file).fileName() + ".tmp.png";
+    if (!pixmap.isNull() && pixmap.save(tmp, "PNG") &&
+        std::rename(tmp.toLocal8Bit().constData(),
+                    QFileInfo(file).absoluteFilePath().toLocal8Bit().constData()) == 0)
+        return true;
+    QFile::remove(tmp);
+    return false;
+}
+
+// Once the store is read and the view has settled, grabs the picture, writes it and quits; the exit status.
+int shoot_when_ready(QApplication& app, fone::gui::WorkbenchWindow& window, const Shot& shot) {
+    int status = 0, resizes = 0;
+    auto grab = [&] {
+        // Running and interrupted runs first, then a selection whose curves show something.
+        window.run_table()->sortByColumn(fone::gui::RunTableModel::kStatus, Qt::DescendingOrder);
+        window.select_example_runs(6);
+        for (const auto& [key, value] : shot.settings)
+            shot.shown->setProperty(key.constData(), value);
+        auto* clock = new QElapsedTimer;
+        clock->start();
+        auto* poll = new QTimer(&app);
+        QObject::connect(poll, &QTimer::timeout, &app, [&, poll, clock] {
+            if (clock->elapsed() < kSettleMs) return;
+            // Presenter mode opened full screen; a platform may put back its full-screen geometry after
+            // our resize (offscreen at QT_SCALE_FACTOR=2 did, clamped to its screen): the asked size again.
+            if (shot.presenter && shot.shown->size() != QSize(shot.width, shot.height) && resizes++ < 5) {
+                shot.shown->resize(shot.width, shot.height);
+                clock->restart();
+                return;
+            }
+            if (still_busy(window, shot.shown) && clock->elapsed() < kBusyLimitMs) return;
+            poll->stop();
+            delete clock;
+            QTimer::singleShot(
+                !shot.shown || shot.shown->metaObject()->indexOfProperty("busy") >= 0 ? kSettleMs / 2 : 0,
+                &app, [&] {
+                    const QPixmap pixmap = shot.presenter ? shot.shown->grab() : window.grab();
+                    if (!save_png(pixmap, shot.file)) status = fail("cannot write " + shot.file);
+                    app.quit();
+                });
+        });
+        poll->start(50);
+    };
+    if (window.catalog()->is_loaded())
+        grab();
+    else
+        QObject::connect(window.catalog(), &fone::gui::RunCatalog::loaded, &app, grab);
+    app.exec();
+    return status;
+}
+
+int run_screenshot(QApplication& app, const QCommandLineParser& parser, const CommandLine& cli,
+                   fone::gui::WorkbenchOptions options) {
+    Shot shot;
+    shot.file = parser.value(cli.screenshot);
+    shot.presenter = parser.isSet(cli.presenter);
+    if (shot.presenter && parser.isSet(cli.view)) return fail("--presenter and --view: choose one");
+
+    if (QFileInfo(shot.file).suffix().toLower() != "png")
+        return fail("--screenshot writes a .png file, not '" + shot.file + "'");
+    const QStringList wh = parser.value(cli.size).split('x');
+    shot.width = wh.value(0).toInt();
+    shot.height = wh.value(1).toInt();
+    if (wh.size() != 2 || shot.width < 200 || shot.height < 150 || shot.width > 8000 || shot.height > 8000)
+        return fail("--size takes WIDTHxHEIGHT, e.g. 1400x900");
+    options.use_settings = false;  // the same picture on every machine
+    fone::gui::WorkbenchWindow window(options);
+    const QString view = parser.value(cli.view);
+    if (parser.isSet(cli.view) && !window.show_only_view(view))
+        return fail("no view '" + view + "' (views: " + window.view_names().join(", ") + ")");
+    for (const QString& name : parser.values(cli.raise))
+        if (!window.raise_view(name))
+            return fail("no view '" + name + "' (views: " + window.view_names().join(", ") + ")");
+    shot.shown = parser.isSet(cli.view) ? window.view(view) : nullptr;
+    if (shot.presenter) {
+        if (!window.set_presenting(true))
+            return fail("this build has no presenter mode (it needs the analysis views)");
+        shot.shown = window.presenter();
+        shot.shown->showNormal();
+        shot.shown->resize(shot.width, shot.height);
+    }
+    if (parser.isSet(cli.set) && !shot.shown) return fail("--set needs --view NAME (or --presenter)");
+    // Properties of the view (Q_PROPERTY), set once the store is read so that run names resolve.
+    for (const QString& kv : parser.values(cli.set)) {
+        const qsizetype eq = kv.indexOf('=');
+        if (eq <= 0) return fail("--set takes KEY=VALUE, not '" + kv + "'");
+        const QByteArray key = kv.left(eq).toUtf8();
+        if (shot.shown->metaObject()->indexOfProperty(key.constData()) < 0)
+            return fail((shot.presenter ? QString("presenter mode") : "view '" + view + "'") +
+                        " has no setting '" + QString::fromUtf8(key) + "'");
+        shot.settings.push_back({key, kv.mid(eq + 1)});
+    }
+    window.resize(shot.width, shot.height);
+    window.show();
+    return shoot_when_ready(app, window, shot);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,136 +220,15 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription("FoNE Workbench: launch, watch and compare training runs");
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption runs_dir(QStringLiteral("runs-dir"),
-                                      "Run store (default: $FONE_RUNS_DIR or ~/.local/share/...)", "DIR");
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"), "Write a PNG of the window and exit",
-                                        "FILE.png");
-    const QCommandLineOption view(QStringLiteral("view"), "With --screenshot: only this view", "NAME");
-    const QCommandLineOption size(QStringLiteral("size"),
-                                  "With --screenshot: window size in the window's own pixels (the PNG has "
-                                  "QT_SCALE_FACTOR times as many "
-                                  "each way: --size 1400x900 at 2x is a 2800x1800 picture)",
-                                  "WxH", "1400x900");
-    const QCommandLineOption theme(QStringLiteral("theme"), "light or dark", "NAME");
-    const QCommandLineOption set(
-        QStringLiteral("set"),
-        "With --view: set a property of the view first (e.g. run=NAME, source=run, layer=2)", "KEY=VALUE");
-    const QCommandLineOption raise(
-        QStringLiteral("raise"),
-        "With --screenshot: bring these views to the front of their tabs (e.g. runs)", "NAME");
-    const QCommandLineOption presenter(
-        QStringLiteral("presenter"),
-        "Open in presenter mode: the welcome story full screen in large type (Right/Left step, Esc returns "
-        "to the workbench); with --screenshot, a picture of it (--set step=1..4)");
-    parser.addOptions({runs_dir, screenshot, view, size, theme, set, raise, presenter});
+    const CommandLine cli;
+    parser.addOptions(cli.all());
     parser.process(app);
 
     fone::gui::WorkbenchOptions options;
-    options.runs_dir = parser.value(runs_dir);
-    options.theme = parser.value(theme);
+    options.runs_dir = parser.value(cli.runs_dir);
+    options.theme = parser.value(cli.theme);
     if (!options.theme.isEmpty() && options.theme != "light" && options.theme != "dark")
         return fail("--theme takes light or dark, not '" + options.theme + "'");
-    const QString shot = parser.value(screenshot);
-    if (shot.isEmpty()) {
-        if (parser.isSet(view)) return fail("--view needs --screenshot FILE.png");
-        if (parser.isSet(set)) return fail("--set needs --screenshot FILE.png and --view NAME");
-        if (parser.isSet(raise)) return fail("--raise needs --screenshot FILE.png");
-        fone::gui::WorkbenchWindow window(options);
-        window.show();
-        if (parser.isSet(presenter) && !window.set_presenting(true))
-            return fail("this build has no presenter mode (it needs the analysis views)");
-        return app.exec();
-    }
-    if (parser.isSet(presenter) && parser.isSet(view)) return fail("--presenter and --view: choose one");
-
-    if (QFileInfo(shot).suffix().toLower() != "png")
-        return fail("--screenshot writes a .png file, not '" + shot + "'");
-    const QStringList wh = parser.value(size).split('x');
-    const int width = wh.value(0).toInt(), height = wh.value(1).toInt();
-    if (wh.size() != 2 || width < 200 || height < 150 || width > 8000 || height > 8000)
-        return fail("--size takes WIDTHxHEIGHT, e.g. 1400x900");
-    options.use_settings = false;  // the same picture on every machine
-    fone::gui::WorkbenchWindow window(options);
-    if (parser.isSet(view) && !window.show_only_view(parser.value(view)))
-        return fail("no view '" + parser.value(view) + "' (views: " + window.view_names().join(", ") + ")");
-    for (const QString& name : parser.values(raise))
-        if (!window.raise_view(name))
-            return fail("no view '" + name + "' (views: " + window.view_names().join(", ") + ")");
-    QWidget* shown = parser.isSet(view) ? window.view(parser.value(view)) : nullptr;
-    if (parser.isSet(presenter)) {
-        if (!window.set_presenting(true))
-            return fail("this build has no presenter mode (it needs the analysis views)");
-        shown = window.presenter();
-        shown->showNormal();
-        shown->resize(width, height);
-    }
-    if (parser.isSet(set) && !shown) return fail("--set needs --view NAME (or --presenter)");
-    // Properties of the view (Q_PROPERTY), set once the store is read so that run names resolve.
-    QList<std::pair<QByteArray, QString>> settings;
-    for (const QString& kv : parser.values(set)) {
-        const qsizetype eq = kv.indexOf('=');
-        if (eq <= 0) return fail("--set takes KEY=VALUE, not '" + kv + "'");
-        const QByteArray key = kv.left(eq).toUtf8();
-        if (shown->metaObject()->indexOfProperty(key.constData()) < 0)
-            return fail(
-                (parser.isSet(presenter) ? QString("presenter mode") : "view '" + parser.value(view) + "'") +
-                " has no setting '" + QString::fromUtf8(key) + "'");
-        settings.push_back({key, kv.mid(eq + 1)});
-    }
-    window.resize(width, height);
-    window.show();
-
-    int status = 0, resizes = 0;
-    auto grab = [&] {
-        // Running and interrupted runs first, then a selection whose curves show something.
-        window.run_table()->sortByColumn(fone::gui::RunTableModel::kStatus, Qt::DescendingOrder);
-        window.select_example_runs(6);
-        for (const auto& [key, value] : settings)
-            shown->setProperty(key.constData(), value);
-        // A view that is computing (a child process, a worker) is shot when it is done.
-        auto* clock = new QElapsedTimer;
-        clock->start();
-        auto* poll = new QTimer(&app);
-        QObject::connect(poll, &QTimer::timeout, &app, [&, poll, clock] {
-            if (clock->elapsed() < kSettleMs) return;
-            // Presenter mode opened full screen; a platform may put back its full-screen geometry after
-            // our resize (offscreen at QT_SCALE_FACTOR=2 did, clamped to its screen): the asked size again.
-            if (parser.isSet(presenter) && shown->size() != QSize(width, height) && resizes++ < 5) {
-                shown->resize(width, height);
-                clock->restart();
-                return;
-            }
-            // The view asked for, or (the whole window) every view in sight.
-            bool busy = false;
-            if (shown)
-                busy = shown->property("busy").toBool();
-            else
-                for (const QString& name : window.view_names())
-                    if (QWidget* w = window.view(name); w && w->isVisible() && w->property("busy").toBool())
-                        busy = true;
-            if (busy && clock->elapsed() < kBusyLimitMs) return;
-            poll->stop();
-            delete clock;
-            QTimer::singleShot(
-                !shown || shown->metaObject()->indexOfProperty("busy") >= 0 ? kSettleMs / 2 : 0, &app, [&] {
-                    const QPixmap pixmap = parser.isSet(presenter) ? shown->grab() : window.grab();
-                    const QString tmp =
-                        QFileInfo(shot).absolutePath() + "/." + QFileInfo(shot).fileName() + ".tmp.png";
-                    if (pixmap.isNull() || !pixmap.save(tmp, "PNG") ||
-                        std::rename(tmp.toLocal8Bit().constData(),
-                                    QFileInfo(shot).absoluteFilePath().toLocal8Bit().constData()) != 0) {
-                        QFile::remove(tmp);
-                        status = fail("cannot write " + shot);
-                    }
-                    app.quit();
-                });
-        });
-        poll->start(50);
-    };
-    if (window.catalog()->is_loaded())
-        grab();
-    else
-        QObject::connect(window.catalog(), &fone::gui::RunCatalog::loaded, &app, grab);
-    app.exec();
-    return status;
+    if (parser.value(cli.screenshot).isEmpty()) return run_interactive(app, parser, cli, options);
+    return run_screenshot(app, parser, cli, options);
 }

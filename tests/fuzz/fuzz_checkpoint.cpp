@@ -25,8 +25,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fone/checkpoints/checkpoint.h"
 #include "fone/store/run_store.h"
-#include "fone/train/checkpoint.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <string>
 
-#include "fone/store/safetensors.h"
+#include "fone/io/safetensors.h"
 
 namespace st = fone::safetensors;
 

@@ -23,8 +23,8 @@
 #include <QThread>
 #include <QtTest>
 
+#include "fone/checkpoints/checkpoint.h"
 #include "fone/store/run_store.h"
-#include "fone/train/checkpoint.h"
 #include "fone_process.h"
 
 using namespace fone_test;

@@ -8,7 +8,6 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 #include <algorithm>
 #include <cmath>
 
@@ -129,8 +128,7 @@ QWidget* HelixView::build_plots() {
 }
 
 HelixView::~HelixView() {
-    if (cancel_) cancel_->store(true);
-    watcher_.waitForFinished();
+    stop_background(watcher_);
 }
 
 QCustomPlot* HelixView::r2_plot() const {
@@ -166,27 +164,8 @@ QString HelixView::summary() const {
 }
 
 void HelixView::on_loaded(std::shared_ptr<const Representations> source) {
-    cancel_ = std::make_shared<std::atomic<bool>>(false);
-    on_progress(0, "helix fits and digit probes");
-    fa::Progress progress;
-    progress.cancel = cancel_.get();
-    progress.report = [this](double f) {
-        QMetaObject::invokeMethod(
-            this, [this, f] { on_progress(f, "helix fits and digit probes"); }, Qt::QueuedConnection);
-    };
-    watcher_.setFuture(QtConcurrent::run([source, progress, keep = cancel_]() {
-        try {
-            return analyse_helix(source, progress);
-        } catch (const fa::Cancelled&) {
-            HelixResult r;
-            r.cancelled = true;
-            return r;
-        } catch (const std::exception& e) {
-            HelixResult r;
-            r.error = QString::fromStdString(e.what());
-            return r;
-        }
-    }));
+    run_in_background(watcher_, "helix fits and digit probes",
+                      [source](const fa::Progress& progress) { return analyse_helix(source, progress); });
 }
 
 void HelixView::on_analysed() {

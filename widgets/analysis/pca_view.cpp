@@ -8,7 +8,6 @@
 #include <QPushButton>
 #include <QToolTip>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 #include <cmath>
 
 #include "analysis_plots.h"
@@ -165,8 +164,7 @@ void PcaView::on_pca_done() {
 }
 
 PcaView::~PcaView() {
-    if (cancel_) cancel_->store(true);
-    watcher_.waitForFinished();
+    stop_background(watcher_);
 }
 
 QCustomPlot* PcaView::plot() const {
@@ -226,33 +224,22 @@ void PcaView::on_loaded(std::shared_ptr<const Representations> source) {
 
 void PcaView::start_pca() {
     if (!source_data_) return;
-    if (cancel_) cancel_->store(true);
-    cancel_ = std::make_shared<std::atomic<bool>>(false);
     set_busy(true);
     set_running(true);
     progress_->setFormat("PCA %p%");
     const int layer =
         std::clamp(layer_->currentIndex(), 0, static_cast<int>(source_data_->layers.size()) - 1);
-    fa::Progress progress;
-    progress.cancel = cancel_.get();
-    progress.report = [this](double f) {
-        QMetaObject::invokeMethod(
-            this, [this, f] { progress_->setValue(static_cast<int>(1000 * f)); }, Qt::QueuedConnection);
-    };
-    watcher_.setFuture(QtConcurrent::run([source = source_data_, layer, progress, keep = cancel_]() {
-        PcaOutcome out;
-        out.layer = layer;
-        try {
+    // The bar keeps its "PCA %p%" format: only the fraction changes.
+    run_in_background(
+        watcher_, [this](double f) { progress_->setValue(static_cast<int>(1000 * f)); },
+        [source = source_data_, layer](const fa::Progress& progress) {
+            PcaOutcome out;
+            out.layer = layer;
             const Eigen::MatrixXd& rows = source->layers[static_cast<std::size_t>(layer)];
             const int components = static_cast<int>(std::min<Eigen::Index>(3, rows.cols()));
             out.pca = std::make_shared<fa::Pca>(fa::pca(rows, components, progress));
-        } catch (const fa::Cancelled&) {
-            out.cancelled = true;
-        } catch (const std::exception& e) {
-            out.error = QString::fromStdString(e.what());
-        }
-        return out;
-    }));
+            return out;
+        });
 }
 
 void PcaView::draw() {

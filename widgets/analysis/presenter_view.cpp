@@ -28,8 +28,10 @@ const char* const kTexts[PresenterView::kSteps] = {
     "digit. Type a sum for a small FoNE model and press Return.",
     "Each clock is one digit of the answer. The hand is what the model computed; the dot it points at is the "
     "digit it answers. The bars under a clock show how sure it is.",
-    "Both models see the same 51,200 additions on this computer. One reads numbers as FoNE tokens, the other "
-    "digit by digit, as most language models do. The lines show how many of 500 new problems each gets "
+    "Both models see the same {train_size} additions on this computer. One reads numbers as FoNE tokens, the "
+    "other "
+    "digit by digit, as most language models do. The lines show how many of {test_size} new problems each "
+    "gets "
     "exactly right.",
     ""};
 
@@ -82,7 +84,7 @@ static QVBoxLayout* page_layout(QWidget* page, QList<QLabel*>& headings, QList<Q
     auto* heading = new QLabel(kHeadings[index]);
     heading->setAlignment(Qt::AlignCenter);
     heading->setWordWrap(true);
-    auto* text = new QLabel(kTexts[index]);
+    auto* text = new QLabel(race_sentence(kTexts[index]));
     text->setAlignment(Qt::AlignCenter);
     text->setWordWrap(true);
     text->setVisible(*kTexts[index] != '\0');

@@ -1,7 +1,7 @@
 // Replay (workbench view "replay", issue 17): two runs side by side at one training step — a FoNE run next
 // to a digit-wise one, say. One step scrubber (a slider over every snapshot step of either run) drives every
 // panel together: each run's curves with the step marked, and from its nearest snapshot at or before the
-// step its spectrum, PCA, digit clocks and probes per layer (widgets/analysis/replay_frames.h draws the
+// step its spectrum, PCA, digit clocks and probes per layer (plots/replay_frames.h draws the
 // frame; `fone analyse replay` writes the same frames). Export: a folder of PNG frames, or an animated GIF.
 #pragma once
 

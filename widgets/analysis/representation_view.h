@@ -2,16 +2,21 @@
 // pca_view.h, helix_view.h): the source box, the layer to analyse, Compute and Cancel with a progress
 // bar, and the loader that brings the representations (the FoNE encoder's, or a trained run's or a model
 // folder's through `fone analyse dump`). A subclass lays these widgets out with its own, analyses what
-// on_loaded() hands it off the GUI thread, and shows the result.
+// on_loaded() hands it off the GUI thread (run_in_background), and shows the result.
 #pragma once
 
+#include <QFutureWatcher>
 #include <QString>
+#include <QtConcurrentRun>
 #include <atomic>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <utility>
 #include <vector>
 
 #include "analysis_view.h"
+#include "fone/analysis/analysis.h"
 #include "representation_loader.h"
 #include "source_box.h"
 
@@ -75,16 +80,66 @@ class RepresentationView : public AnalysisView {
     void on_failed(const QString& message);
     void set_running(bool running);
 
+    // Runs `work(progress)` (an analysis returning a Result with `error` and `cancelled`) on a worker
+    // thread, its Result to `watcher`. The analysis still running from before is told to stop, and this
+    // one gets a fresh cancel flag for cancel() and the next start; its progress reaches `show` on the
+    // GUI thread. analysis::Cancelled and other exceptions become the Result's `cancelled` and `error`, so
+    // the watcher always finishes with a Result and no exception crosses the thread.
+    template <class Result, class Work>
+    void run_in_background(QFutureWatcher<Result>& watcher, std::function<void(double)> show, Work work);
+    // The same with the progress bar showing `label` and the fraction done (0 from now).
+    template <class Result, class Work>
+    void run_in_background(QFutureWatcher<Result>& watcher, const QString& label, Work work) {
+        on_progress(0, label);
+        run_in_background(
+            watcher, [this, label](double f) { on_progress(f, label); }, std::move(work));
+    }
+    // For the subclass's destructor: the worker reports to `this`, so it must end before the view does.
+    template <class Result>
+    void stop_background(QFutureWatcher<Result>& watcher) {
+        if (cancel_) cancel_->store(true);
+        watcher.waitForFinished();
+    }
+
     SourceBox* source_;
     QComboBox* layer_;
     QPushButton *compute_button_, *cancel_button_;
     QProgressBar* progress_;
     RepresentationLoader* loader_;
-    std::shared_ptr<std::atomic<bool>> cancel_;  // of the analysis running in a worker
     int wanted_layer_ = -1;
 
   private:
     QTimer* debounce_;
+    std::shared_ptr<std::atomic<bool>> cancel_;  // of the analysis running in a worker
 };
+
+template <class Result, class Work>
+void RepresentationView::run_in_background(QFutureWatcher<Result>& watcher, std::function<void(double)> show,
+                                           Work work) {
+    if (cancel_) cancel_->store(true);
+    cancel_ = std::make_shared<std::atomic<bool>>(false);
+    analysis::Progress progress;
+    progress.cancel = cancel_.get();
+    // Queued to `this`: the widgets are the GUI thread's, and a report still queued when the view goes is
+    // dropped.
+    progress.report = [this, show = std::move(show)](double f) {
+        QMetaObject::invokeMethod(
+            this, [show, f] { show(f); }, Qt::QueuedConnection);
+    };
+    // `keep` holds the flag that progress.cancel points to for as long as the worker runs.
+    watcher.setFuture(QtConcurrent::run([work = std::move(work), progress, keep = cancel_]() -> Result {
+        try {
+            return work(progress);
+        } catch (const analysis::Cancelled&) {
+            Result r;
+            r.cancelled = true;
+            return r;
+        } catch (const std::exception& e) {
+            Result r;
+            r.error = QString::fromStdString(e.what());
+            return r;
+        }
+    }));
+}
 
 }  // namespace fone::gui

@@ -11,7 +11,6 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <QtConcurrent>
 #include <cmath>
 
 #include "analysis_plots.h"
@@ -229,8 +228,7 @@ QWidget* SpectrumView::build_plots() {
 }
 
 SpectrumView::~SpectrumView() {
-    if (cancel_) cancel_->store(true);
-    watcher_.waitForFinished();
+    stop_background(watcher_);
 }
 
 QCustomPlot* SpectrumView::spectrum_plot() const {
@@ -266,27 +264,8 @@ void SpectrumView::on_loaded(std::shared_ptr<const Representations> source) {
         on_failed("a spectrum needs at least 2 numbers");
         return;
     }
-    cancel_ = std::make_shared<std::atomic<bool>>(false);
-    on_progress(0, "spectra and probes");
-    fa::Progress progress;
-    progress.cancel = cancel_.get();
-    progress.report = [this](double f) {
-        QMetaObject::invokeMethod(
-            this, [this, f] { on_progress(f, "spectra and probes"); }, Qt::QueuedConnection);
-    };
-    watcher_.setFuture(QtConcurrent::run([source, progress, keep = cancel_]() {
-        try {
-            return analyse_spectrum(source, progress);
-        } catch (const fa::Cancelled&) {
-            SpectrumResult r;
-            r.cancelled = true;
-            return r;
-        } catch (const std::exception& e) {
-            SpectrumResult r;
-            r.error = QString::fromStdString(e.what());
-            return r;
-        }
-    }));
+    run_in_background(watcher_, "spectra and probes",
+                      [source](const fa::Progress& progress) { return analyse_spectrum(source, progress); });
 }
 
 void SpectrumView::on_analysed() {

@@ -14,10 +14,12 @@
 #include <qcustomplot.h>
 
 #include "fone/platform/cpu.h"
+#include "fone/store/experiments.h"
 #include "fone/tasks/tasks.h"
 #include "fone/tasks/typed_sums.h"
 #include "hidden_view.h"
 #include "job_runner.h"
+#include "launch_panel.h"
 #include "plot_panel.h"
 #include "run_catalog.h"
 #include "run_picker.h"
@@ -30,8 +32,6 @@ namespace {
 
 // The live runs evaluate on 500 unseen problems every 50 steps (a quarter of an epoch), so the curves move
 // every few seconds; one thread each, so the two share a 2-core laptop evenly.
-constexpr int kLiveTestSize = 500;
-constexpr int kLiveEvalEvery = 50;
 
 const char* const kIntro =
     "<h3>FoNE: every number is one token</h3>"
@@ -42,9 +42,9 @@ const char* const kIntro =
     "each clock is one digit of its answer, the bars how sure it is, a wrong digit turns red.</p>";
 
 const char* const kLiveIntro =
-    "<b>Train it live.</b> Two models learn decimal addition from the same 51,200 examples on this "
+    "<b>Train it live.</b> Two models learn decimal addition from the same {train_size} examples on this "
     "computer: one reads numbers as FoNE tokens, the other digit by digit, as most language models do. "
-    "Watch how many of 500 problems they have never seen each one gets exactly right.";
+    "Watch how many of {test_size} problems they have never seen each one gets exactly right.";
 
 QString percent(double f) {
     return f < 0 ? QStringLiteral("–") : QString::number(100.0 * f, 'f', 1) + "%";
@@ -56,19 +56,32 @@ QString seconds(double s) {
 
 }  // namespace
 
+QString race_sentence(const char* text) {
+    // The race's sizes as the recipe has them (experiments/recipes/welcome-race.json), so the words follow
+    // it.
+    QString out = QString::fromUtf8(text);
+    try {
+        const Experiment race = find_recipe("welcome-race");
+        const json& settings = race.preset("window").cells.at(0).settings;
+        const QLocale english(QLocale::English);
+        for (const char* key : {"train_size", "test_size"})
+            out.replace(QString("{%1}").arg(key), english.toString(settings.value(key, 0LL)));
+    } catch (const std::exception&) {  // no recipe: the race cannot start either, and says why
+    }
+    return out;
+}
+
 QStringList live_run_args(const QString& method, const QString& name) {
-    QStringList args{"--task",       "dec-add",
-                     "--method",     method,
-                     "--train-size", "51200",
-                     "--test-size",  QString::number(kLiveTestSize),
-                     "--seed",       "1",
-                     "--threads",    QString::number(threads_per_run(2)),  // the two share the cores
-                     "--eval-every", QString::number(kLiveEvalEvery),
-                     "--name",       name};
-    if (method == "fone")
-        args << "--target-acc"
-             << "0.99";
-    return args;
+    // The race is a recipe (experiments/recipes/welcome-race.json): the cell of this method, its half of
+    // the cores and its name. Throws std::invalid_argument naming the file when the recipe is missing.
+    const Experiment race = find_recipe("welcome-race");  // kept: the loop reads into it
+    for (const ExperimentCell& cell : race.preset("window").cells)
+        if (cell.settings.value("method", std::string()) == method.toStdString())
+            return LaunchPanel::train_args(cell.settings)
+                   << "--threads" << QString::number(threads_per_run(2))  // the two share the cores
+                   << "--name" << name;
+    throw std::invalid_argument("experiments/recipes/welcome-race.json: no cell for method " +
+                                method.toStdString());
 }
 
 WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* parent)
@@ -112,16 +125,17 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     auto* right = new QWidget;
     auto* right_layout = new QVBoxLayout(right);
     right_layout->setContentsMargins(4, 0, 0, 0);
-    auto* live_intro = new QLabel(kLiveIntro);
+    auto* live_intro = new QLabel(race_sentence(kLiveIntro));
     live_intro->setWordWrap(true);
     live_intro->setTextFormat(Qt::RichText);
     right_layout->addWidget(live_intro);
     auto* buttons = new QHBoxLayout;
     train_button_ = new QPushButton("Train it live");
-    train_button_->setToolTip(
+    train_button_->setToolTip(race_sentence(
         "Starts two trainings at once (one processor core each): FoNE and digit-wise, 6-digit decimal "
-        "addition, 51,200 examples, the same seed. They are saved in the open run store and appear in the "
-        "Runs table too.");
+        "addition, {train_size} examples, the same seed. They are saved in the open run store and appear in "
+        "the "
+        "Runs table too."));
     stop_button_ = new QPushButton("Stop");
     stop_button_->setEnabled(false);
     buttons->addWidget(train_button_);
@@ -225,8 +239,16 @@ void WelcomeView::train_live() {
     fone_.method = "fone", fone_.name = "welcome-" + stamp + "-fone", fone_.label = "FoNE";
     digit_ = Live{};
     digit_.method = "digit", digit_.name = "welcome-" + stamp + "-digit", digit_.label = "digit-wise";
-    for (Live* live : {&fone_, &digit_})
-        live->job = runner_->enqueue(live_run_args(live->method, live->name), live->name);
+    QStringList args[2];
+    try {
+        args[0] = live_run_args(fone_.method, fone_.name);
+        args[1] = live_run_args(digit_.method, digit_.name);
+    } catch (const std::exception& e) {
+        show_error(QString("Cannot start the race: ") + e.what());
+        return;
+    }
+    fone_.job = runner_->enqueue(args[0], fone_.name);
+    digit_.job = runner_->enqueue(args[1], digit_.name);
     train_button_->setEnabled(false);
     stop_button_->setEnabled(true);
     set_busy(true);

@@ -30,6 +30,9 @@ class PlotPanel;
 
 // The arguments of the two live runs (without --runs-dir), named NAME_PREFIX-fone and NAME_PREFIX-digit.
 QStringList live_run_args(const QString& method, const QString& name);
+// text with {train_size} and {test_size} filled from the race's recipe ("51,200"), for the sentences that
+// describe the race (Welcome's and Presenter's).
+QString race_sentence(const char* text);
 
 class WelcomeView : public AnalysisView {
     Q_OBJECT

@@ -1,7 +1,7 @@
 // Analyses of representations along the number axis; see fone/analysis.h and docs/analysis.md.
 #include "fone/analysis/analysis.h"
 
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
 
 #include <Eigen/Dense>
 

@@ -1,4 +1,4 @@
-#include "pretrained/families.h"
+#include "fone/pretrained/families.h"
 
 namespace fone::pretrained {
 namespace {

@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
+#include "fone/pretrained/families.h"
 #include "fone/pretrained/tokenizer.h"
-#include "pretrained/families.h"
 
 namespace fone::pretrained {
 namespace {

@@ -1,7 +1,7 @@
 // Experiment files: reading, checking and expanding their grids into cells (fone/store/experiments.h).
 #include "fone/store/experiments.h"
 
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
 
 #include <algorithm>
 #include <cctype>
@@ -408,10 +408,10 @@ Experiment parse_experiment(std::string_view text, const std::string& path) {
     const Where w{path, ""};
     const ojson doc = parse_ordered_json(text, path);
     if (!doc.is_object()) w.fail("an experiment file is a JSON object");
-    check_keys(
-        doc,
-        {"title", "description", "order", "report", "id", "labels", "settings", "grid", "presets", "notes"},
-        w);
+    check_keys(doc,
+               {"title", "description", "order", "report", "id", "labels", "settings", "grid", "presets",
+                "notes", "measure"},
+               w);
     Experiment e;
     e.name = fs::path(path).stem().string();
     if (!is_plain_name(e.name))
@@ -422,6 +422,11 @@ Experiment parse_experiment(std::string_view text, const std::string& path) {
     if (const ojson* order = find(doc, "order")) {
         if (!order->is_number_integer()) w.field("order").fail("not a whole number");
         e.order = order->get<int>();
+    }
+    if (const ojson* measure = find(doc, "measure")) {
+        if (!measure->is_object())
+            w.field("measure").fail("an object (what a program that runs it measures)");
+        e.measure = nlohmann::json::parse(measure->dump());
     }
     const Template t = read_template(e.name, doc, w);
     e.report = t.report;
@@ -459,6 +464,16 @@ std::string experiments_dir() {
     if (fs::is_directory(FONE_EXPERIMENTS_SOURCE_DIR, ec)) return FONE_EXPERIMENTS_SOURCE_DIR;
 #endif
     return "";
+}
+
+Experiment find_recipe(const std::string& name) {
+    const std::string dir = experiments_dir();
+    if (dir.empty() || !is_plain_name(name))
+        throw std::invalid_argument(
+            "no recipe '" + name + "': no experiments folder (" + kRecipesFolder +
+            "/ of share/fone-workbench/experiments, the source tree's experiments/ or "
+            "$FONE_EXPERIMENTS_DIR)");
+    return load_experiment((fs::path(dir) / kRecipesFolder / (name + ".json")).string());
 }
 
 Experiment find_experiment(const std::string& name_or_file) {

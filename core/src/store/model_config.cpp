@@ -8,7 +8,7 @@
 #include <numbers>
 #include <stdexcept>
 
-#include "store/json_fields.h"
+#include "io/json_fields.h"
 
 namespace fone {
 

@@ -13,9 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
 #include "fone/store/run_store.h"
-#include "store/posix_io.h"
+#include "io/posix_io.h"
 
 namespace fone {
 namespace {

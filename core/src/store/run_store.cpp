@@ -1,10 +1,10 @@
 // The run store: atomic files, append-only metrics, and run states read back without trusting any file.
 #include "fone/store/run_store.h"
 
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
+#include "fone/io/shown_text.h"
 #include "fone/store/run_lock.h"
-#include "fone/store/shown_text.h"
-#include "store/posix_io.h"
+#include "io/posix_io.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -27,18 +27,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string errno_text(int err) {
-    return std::strerror(err);
-}
-
-// "<path>: cannot write (No space left on device; 12.0 KB free)": a failed write names the file and the
-// free space of its filesystem (the usual reason is a full disk).
-RunError write_error(const std::string& path, const char* verb, int err) {
-    return RunError(path + ": cannot " + verb + " (" + errno_text(err) + "; " + free_space_text(path) + ")");
-}
-
-using detail::write_all;
-
 bool is_blank(std::string_view s) {
     return s.find_first_not_of(" \t\r\n") == std::string_view::npos;
 }
@@ -47,10 +35,6 @@ std::string trim(const std::string& s) {
     const auto b = s.find_first_not_of(" \t\r\n\f\v");
     if (b == std::string::npos) return "";
     return s.substr(b, s.find_last_not_of(" \t\r\n\f\v") - b + 1);
-}
-
-std::string dump_json(const json& j, int indent) {
-    return j.dump(indent, ' ', false, json::error_handler_t::replace);
 }
 
 constexpr std::size_t kMaxNameLength = 120;
@@ -100,41 +84,6 @@ namespace {
 
 bool has_temp_marker(const std::string& name) {
     return name.find(".tmp-") != std::string::npos;
-}
-
-enum class JsonLoad { ok, missing, bad };
-
-// read_json_file without exceptions (list() reads thousands of files, most of them fine or just absent).
-// On missing or bad, error holds the message read_json_file would throw.
-JsonLoad load_json(const std::string& path, json& out, std::string& error) {
-    FileRead file = read_regular_file(path, kMaxJsonFileBytes);
-    if (!file.ok()) {
-        error = file.error;
-        return file.missing ? JsonLoad::missing : JsonLoad::bad;
-    }
-    const std::string& text = file.text;
-    if (is_blank(text)) {
-        error = path + ": corrupt JSON (empty file)";
-        return JsonLoad::bad;
-    }
-    try {
-        out = json::parse(text);
-    } catch (const json::parse_error& e) {
-        // nlohmann's message without its "[json.exception.parse_error.101] " tag.
-        std::string what = e.what();
-        if (what.rfind("[json.exception.", 0) == 0)
-            if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
-        error = path + ": corrupt JSON at byte " + std::to_string(e.byte) + " (" + what + ")";
-        return JsonLoad::bad;
-    } catch (const json::exception& e) {
-        // Valid syntax the parser still refuses: a number beyond a double's range (1e99999) is out_of_range.
-        std::string what = e.what();
-        if (what.rfind("[json.exception.", 0) == 0)
-            if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
-        error = path + ": corrupt JSON (" + what + ")";
-        return JsonLoad::bad;
-    }
-    return JsonLoad::ok;
 }
 
 // Loads an object-valued JSON file; "" when fine, else the problem (missing ones only when required).
@@ -227,89 +176,6 @@ RunInfo read_run(const fs::path& dir, const std::string& this_host) {
 }
 
 }  // namespace
-
-void write_file_atomic(const std::string& path, const std::string& content) {
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw write_error(path, "write", errno);
-    int err = write_all(fd, content.data(), content.size());
-    if (err == 0) {
-        while (::fsync(fd) != 0) {
-            if (errno == EINTR) continue;
-            // fsync is meaningless on some special filesystems; the data is still written.
-            if (errno != EINVAL && errno != EROFS) err = errno;
-            break;
-        }
-    }
-    if (::close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
-    if (err != 0) {
-        ::unlink(tmp.c_str());
-        throw write_error(path, "write", err);
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        ::unlink(tmp.c_str());
-        throw RunError(path + ": cannot write (rename failed): " + ec.message());
-    }
-}
-
-void write_json_atomic(const std::string& path, const json& j) {
-    write_file_atomic(path, dump_json(j, 2) + "\n");
-}
-
-json read_json_file(const std::string& path) {
-    json j;
-    std::string error;
-    if (load_json(path, j, error) != JsonLoad::ok) throw RunError(error);
-    return j;
-}
-
-void append_jsonl(const std::string& path, const json& record) {
-    const std::string line = dump_json(record, -1) + "\n";
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) throw write_error(path, "append", errno);
-    struct stat before {};
-    const bool sized = ::fstat(fd, &before) == 0;
-    // One write() call: with O_APPEND, the line lands whole at the end (short writes only on a full disk).
-    int err = write_all(fd, line.data(), line.size());
-    // A line cut short by a full disk is taken back, so the file still ends with a whole line.
-    if (err != 0 && sized) (void)::ftruncate(fd, before.st_size);
-    if (::close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
-    if (err != 0) throw write_error(path, "append", err);
-}
-
-std::size_t repair_jsonl_tail(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        if (errno == ENOENT) return 0;
-        throw write_error(path, "repair", errno);
-    }
-    struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-        ::close(fd);
-        return 0;
-    }
-    // Back from the end in blocks, to the last newline.
-    off_t end = st.st_size, keep = 0;
-    char buf[4096];
-    while (end > 0) {
-        const off_t from = end > static_cast<off_t>(sizeof buf) ? end - static_cast<off_t>(sizeof buf) : 0;
-        const ssize_t n = ::pread(fd, buf, static_cast<std::size_t>(end - from), from);
-        if (n <= 0) break;
-        const auto last = std::string_view(buf, static_cast<std::size_t>(n)).rfind('\n');
-        if (last != std::string_view::npos) {
-            keep = from + static_cast<off_t>(last) + 1;
-            break;
-        }
-        end = from;
-    }
-    const auto cut = static_cast<std::size_t>(st.st_size - keep);
-    const int err = cut > 0 && ::ftruncate(fd, keep) != 0 ? errno : 0;
-    ::close(fd);
-    if (err != 0) throw write_error(path, "repair", err);
-    return cut;
-}
 
 MetricsFile read_metrics(const std::string& path) {
     const FileRead file = read_regular_file(path, kMaxMetricsFileBytes);

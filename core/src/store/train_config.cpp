@@ -1,16 +1,37 @@
 #include "fone/store/train_config.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include "fone/store/run_store.h"
 #include "fone/tasks/typed_sums.h"
 #include "fone/text/text_data.h"
-#include "store/json_fields.h"
+#include "io/json_fields.h"
 
 namespace fone {
 namespace {
+
+// "a, b or c": the methods whose row says yes, as the errors list them.
+template <typename Pred>
+std::string methods_where(Pred pred) {
+    std::vector<std::string> names;
+    for (const NumberMethod& m : number_methods())
+        if (pred(m)) names.push_back(m.name);
+    std::string out;
+    for (std::size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return out;
+}
+
+std::string text_method_list() {
+    return methods_where([](const NumberMethod& m) { return m.text; });
+}
+
+std::string init_from_method_list() {
+    return methods_where([](const NumberMethod& m) { return m.init_from; });
+}
 
 const char* const kShapeKeys[] = {"hidden", "layers", "heads", "kv_heads", "intermediate"};
 
@@ -27,42 +48,13 @@ nlohmann::json merge(nlohmann::json base, const nlohmann::json& layer) {
 
 }  // namespace
 
-std::vector<std::string> text_task_names_for_training() {
-    return {"text", "word-problems", "units", "tables"};
-}
-
-bool is_text_training_task(const std::string& name) {
-    const auto names = text_task_names_for_training();
-    return std::find(names.begin(), names.end(), name) != names.end();
+std::size_t default_train_size(const std::string& task) {
+    if (task == "word-problems") return kWordProblemTrainSize;
+    return is_text_training_task(task) ? kDefaultTextTrainSize : kDefaultTrainSize;
 }
 
 std::string TrainConfig::task_label() const {
     return is_text() ? text_task : task_name(task.kind);
-}
-
-std::vector<std::string> method_names() {
-    return {"fone",   "digit",       "subword",     "xval",      "ntl",
-            "abacus", "fone+abacus", "fone-direct", "bittokens", "numerologic"};
-}
-
-std::string method_description(const std::string& method) {
-    if (method == "fone")
-        return "one token per number: [NUM] + its Fourier features; digits read from two entries each";
-    if (method == "digit") return "one token per digit and point; the answer generated token by token";
-    if (method == "subword")
-        return "chunks of up to three digits, left to right (as Llama-3); generated token by token";
-    if (method == "xval") return "one [NUM] token scaled by the number's value; a regression head, rounded";
-    if (method == "ntl") return "digit (or subword) tokens with the Number Token Loss (Wasserstein-1) added";
-    if (method == "abacus")
-        return "digit tokens least significant first with Abacus digit-position embeddings";
-    if (method == "fone+abacus") return "Abacus with every digit token embedded by its FoNE";
-    if (method == "fone-direct")
-        return "ablation: each digit as a raw value in one dimension, regression per digit";
-    if (method == "bittokens")
-        return "one [NUM] token carrying the IEEE 754 float64 bits of x (and 1/x); read back bit by bit";
-    if (method == "numerologic")
-        return "digit (or subword) tokens behind the number's digit count, {2:42}; generated token by token";
-    return "";
 }
 
 bool TrainConfig::writes_subword_chunks() const {
@@ -99,9 +91,8 @@ void TrainConfig::validate() const {
     auto check = [&](bool ok, const std::string& why) {
         if (!ok) problems.push_back(why);
     };
-    const auto methods = method_names();
-    check(std::find(methods.begin(), methods.end(), method) != methods.end(),
-          "method: unknown method '" + method + "'");
+    const NumberMethod* row = find_number_method(method);
+    check(row != nullptr, "method: unknown method '" + method + "' (" + method_list_text() + ")");
     check(train_size >= 1 && train_size <= 100000000, "train_size: must be in 1..100000000");
     check(test_size >= 1 && test_size <= 10000000, "test_size: must be in 1..10000000");
     check(val_size <= 10000000, "val_size: must be in 0..10000000");
@@ -150,13 +141,12 @@ void TrainConfig::validate() const {
         check(!is_text(),
               "init_from: a text task trains its own tokenizer; --init-from takes an arithmetic task");
         check(method_takes_init_from(method),
-              "init_from: --init-from takes --method fone, digit or subword, not '" + method + "'");
+              "init_from: --init-from takes --method " + init_from_method_list() + ", not '" + method + "'");
     }
     check_peer_methods(*this, problems);
     if (is_text()) {
         check(is_text_training_task(text_task), "task: unknown text task '" + text_task + "'");
-        check(method == "fone" || method == "digit" || method == "subword",
-              "method: text tasks take fone, digit or subword, not '" + method + "'");
+        check(!row || row->text, "method: text tasks take " + text_method_list() + ", not '" + method + "'");
         check(text_task != "text" || !task.data_file.empty(),
               "data: --task text needs --data FILE (JSONL of {\"prompt\", \"answer\"} or plain text)");
         check(text_task == "text" || task.data_file.empty(),
@@ -168,11 +158,9 @@ void TrainConfig::validate() const {
     check(digit_loss_weight >= 0 && digit_loss_weight <= 1000, "digit_loss_weight: must be in [0, 1000]");
     check(text_vocab_size >= 300 && text_vocab_size <= 1000000, "text_vocab_size: must be in 300..1000000");
     check(text_loss == "all" || text_loss == "answer", "text_loss: must be \"all\" or \"answer\"");
-    // The same rules as generate_text_splits' (fone_text, which this library does not link), checked here
-    // so that a bad config is refused before a run directory is made.
-    check(drills >= 0 && drills <= kMaxDrills, "drills: must be in [0, " + std::to_string(kMaxDrills) + "]");
-    check(drills == 0 || text_task == "word-problems",
-          "drills: only the word-problems task has drills (bare sums of its additive templates)");
+    // text/'s own rule, checked here too so that a bad config is refused before a run directory is made.
+    if (const std::string why = drills_problem(is_text() ? text_task : task_label(), drills); !why.empty())
+        problems.push_back("drills: " + why);
     try {
         model.validate();
     } catch (const std::invalid_argument& e) {
@@ -386,6 +374,7 @@ nlohmann::json default_train_settings(const std::string& task, std::size_t train
     // one plateaus at 98.7-98.9%; on typed sums, batch 128 too (default_batch).
     const bool small = train_size < 25600;
     nlohmann::json d = {{"task", task},
+                        {"train_size", train_size},
                         {"size_level", 0},
                         {"model",
                          {{"hidden", small ? 128 : 64},
@@ -431,10 +420,6 @@ nlohmann::json pretrained_train_settings() {
     return {{"lr", 5e-5}, {"batch", 200}, {"warmup", 0.2}, {"schedule", "cosine"}, {"swap_operands", false}};
 }
 
-bool method_takes_init_from(const std::string& method) {
-    return method == "fone" || method == "digit" || method == "subword";
-}
-
 std::vector<std::string> preset_names() {
     return {"fast", "paper"};
 }
@@ -464,14 +449,49 @@ nlohmann::json preset_settings(const std::string& preset) {
     throw std::invalid_argument("unknown preset '" + preset + "' (presets: fast, paper)");
 }
 
-TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
+namespace {
+
+// Where each key's value came from: "lr", "model.hidden" -> "preset paper". A "model" that is not an
+// object (bad input, refused below) is the one entry "model".
+using Sources = std::map<std::string, std::string>;
+
+void erase_model_sources(Sources& sources) {
+    for (auto it = sources.begin(); it != sources.end();)
+        it = it->first == "model" || it->first.rfind("model.", 0) == 0 ? sources.erase(it) : std::next(it);
+}
+
+// merge(), and `source` for every key the layer sets. A "model" that replaces the whole object (merge's
+// other case) leaves no key of the one before it.
+void merge_sourced(nlohmann::json& base, const nlohmann::json& layer, const std::string& source,
+                   Sources& sources) {
+    for (auto it = layer.begin(); it != layer.end(); ++it) {
+        if (it.key() != "model") {
+            sources[it.key()] = source;
+            continue;
+        }
+        if (!(it->is_object() && base.contains("model") && base["model"].is_object()))
+            erase_model_sources(sources);
+        if (!it->is_object()) sources["model"] = source;
+        for (auto m = it->begin(); it->is_object() && m != it->end(); ++m)
+            sources["model." + m.key()] = source;
+    }
+    base = merge(std::move(base), layer);
+}
+
+std::string source_of(const Sources& sources, const std::string& key) {
+    const auto it = sources.find(key);
+    return it == sources.end() ? kSourceDefault : it->second;
+}
+
+// The callers' layers merged, later wins, with their sources; the keys read before from_json checks them
+// checked here: a wrong type is the same clear error from_json gives.
+nlohmann::json merge_layers(const std::vector<SettingsLayer>& layers, Sources& sources) {
     nlohmann::json named = nlohmann::json::object();
-    for (const auto& l : layers) {
+    for (const auto& [source, l] : layers) {
         // A config file holding a list or a number is not a set of settings: say so, naming nothing else.
         if (!l.is_object()) throw std::invalid_argument("config: expected a JSON object of settings");
-        named = merge(named, l);
+        merge_sourced(named, l, source, sources);
     }
-    // Keys read before from_json checks them: a wrong type is the same clear error from_json gives.
     if (named.contains("task") && !named["task"].is_string())
         throw std::invalid_argument("config: \"task\": expected a string");
     if (named.contains("preset") && !named["preset"].is_string() && !named["preset"].is_null())
@@ -479,64 +499,133 @@ TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
     if (named.contains("size_level") && !named["size_level"].is_number_integer() &&
         !named["size_level"].is_null())
         throw std::invalid_argument("config: \"size_level\": expected an integer");
-    const std::string task = named.value("task", std::string("dec-add"));
-    const bool sized = named.contains("train_size") && named["train_size"].is_number_integer() &&
-                       named["train_size"].get<long long>() >= 0;
-    const bool text = named.contains("task") && named["task"].is_string() &&
-                      is_text_training_task(named["task"].get<std::string>());
-    const std::size_t train_size = sized                     ? named["train_size"].get<std::size_t>()
-                                   : task == "word-problems" ? kWordProblemTrainSize
-                                   : text                    ? 20000
-                                                             : 51200;
-    nlohmann::json all = default_train_settings(task, train_size);
-    if (named.contains("init_from") && named["init_from"].is_string() &&
-        !named["init_from"].get<std::string>().empty())
-        all = merge(all, pretrained_train_settings());
-    // "" is what a run's config.json records when no preset was named.
-    if (named.contains("preset") && named["preset"].is_string() &&
-        !named["preset"].get<std::string>().empty())
-        all = merge(all, preset_settings(named["preset"].get<std::string>()));
-    all = merge(all, named);
-    // The default mixture's weights, its epochs and its batch, go with typed sampling only: --sampling
-    // uniform keeps the paper's recipe (reproductions are unchanged).
-    const bool typed = all.contains("sampling") && all["sampling"] == "typed";
-    if (!typed && !named.contains("sampling_weights")) all.erase("sampling_weights");
-    const bool paper = named.contains("preset") && named["preset"] == "paper";
-    if (!typed && has_typed_sums_name(task) && !paper) {
-        const bool named_layers =
-            named.contains("model") && named["model"].is_object() && named["model"].contains("layers");
-        if (!named.contains("epochs")) all["epochs"] = default_epochs(train_size, false);
-        if (!named.contains("batch")) all["batch"] = default_batch(train_size, false);
-        if (!named_layers && all["model"].is_object())
-            all["model"]["layers"] = default_layers(train_size, false);
-    }
+    return named;
+}
 
+bool names_nonempty(const nlohmann::json& named, const char* key) {
+    return named.contains(key) && named[key].is_string() && !named[key].get<std::string>().empty();
+}
+
+// The default mixture's weights, its epochs and its batch, go with typed sampling only: --sampling
+// uniform keeps the paper's recipe (reproductions are unchanged).
+void apply_sampling_defaults(nlohmann::json& all, const nlohmann::json& named, const std::string& task,
+                             std::size_t train_size, Sources& sources) {
+    const bool typed = all.contains("sampling") && all["sampling"] == "typed";
+    if (!typed && !named.contains("sampling_weights")) {
+        all.erase("sampling_weights");
+        sources.erase("sampling_weights");
+    }
+    const bool paper = named.contains("preset") && named["preset"] == "paper";
+    if (typed || !has_typed_sums_name(task) || paper) return;
+    const bool named_layers =
+        named.contains("model") && named["model"].is_object() && named["model"].contains("layers");
+    if (!named.contains("epochs")) {
+        all["epochs"] = default_epochs(train_size, false);
+        sources["epochs"] = kSourceTaskDefault;
+    }
+    if (!named.contains("batch")) {
+        all["batch"] = default_batch(train_size, false);
+        sources["batch"] = kSourceTaskDefault;
+    }
+    if (!named_layers && all["model"].is_object()) {
+        all["model"]["layers"] = default_layers(train_size, false);
+        sources["model.layers"] = kSourceTaskDefault;
+    }
+}
+
+// A size level sets the shape (its keys take the level's source); shape keys given explicitly after it
+// make the model custom.
+void apply_size_level(nlohmann::json& all, const nlohmann::json& named, Sources& sources) {
     // "model" must be an object before the size level writes into it ("model": 2 is bad input, not a crash).
     if (all.contains("model") && !all["model"].is_object())
         throw std::invalid_argument("model: expected a JSON object");
-    // A size level sets the shape; shape keys given explicitly after it make the model custom.
     const nlohmann::json& level_value = all["size_level"];
     const long long level = level_value.is_number_integer() ? level_value.get<long long>() : 0;
-    if (level > 0 && level <= 6) {
-        bool custom = false;
-        for (const char* k : kShapeKeys)
-            custom = custom || (named.contains("model") && named["model"].contains(k));
-        if (!custom) {
-            const ModelConfig shape = size_level(static_cast<int>(level));
-            nlohmann::json& m = all["model"];
-            m["hidden"] = shape.hidden;
-            m["layers"] = shape.layers;
-            m["heads"] = shape.heads;
-            m["kv_heads"] = shape.kv_heads;
-            m["intermediate"] = shape.intermediate;
-            m["head_dim"] = shape.head_dim;  // the paper's models: Llama-3.2's 64
-        } else {
+    if (level <= 0 || level > 6) return;
+    for (const char* k : kShapeKeys)
+        if (named.contains("model") && named["model"].contains(k)) {
             all["size_level"] = 0;
+            sources["size_level"] = source_of(sources, std::string("model.") + k);
+            return;
         }
+    const ModelConfig shape = size_level(static_cast<int>(level));
+    nlohmann::json& m = all["model"];
+    m["hidden"] = shape.hidden;
+    m["layers"] = shape.layers;
+    m["heads"] = shape.heads;
+    m["kv_heads"] = shape.kv_heads;
+    m["intermediate"] = shape.intermediate;
+    m["head_dim"] = shape.head_dim;  // the paper's models: Llama-3.2's 64
+    const std::string from = source_of(sources, "size_level");
+    for (const char* k : {"hidden", "layers", "heads", "kv_heads", "intermediate", "head_dim"})
+        sources[std::string("model.") + k] = from;
+}
+
+// Every key of a config (TrainConfig::to_json), the "model" object's one by one, with its source.
+std::vector<SourcedSetting> sourced_settings(const nlohmann::json& config, const Sources& sources) {
+    std::vector<SourcedSetting> out;
+    for (auto it = config.begin(); it != config.end(); ++it) {
+        if (it.key() != "model" || !it->is_object()) {
+            out.push_back({it.key(), *it, source_of(sources, it.key())});
+            continue;
+        }
+        for (auto m = it->begin(); m != it->end(); ++m)
+            out.push_back({"model." + m.key(), *m, source_of(sources, "model." + m.key())});
     }
-    TrainConfig c = TrainConfig::from_json(all);
-    c.validate();
-    return c;
+    return out;
+}
+
+}  // namespace
+
+const SourcedSetting* ResolvedSettings::find(const std::string& key) const {
+    for (const SourcedSetting& s : settings)
+        if (s.key == key) return &s;
+    return nullptr;
+}
+
+nlohmann::json ResolvedSettings::to_json() const {
+    nlohmann::json sources = nlohmann::json::object();
+    for (const SourcedSetting& s : settings)
+        sources[s.key] = s.source;
+    return {{"config", config.to_json()}, {"sources", sources}};
+}
+
+ResolvedSettings resolve_with_sources(const std::vector<SettingsLayer>& layers, bool validate) {
+    Sources given;
+    const nlohmann::json named = merge_layers(layers, given);
+    const std::string task = named.value("task", std::string("dec-add"));
+    const bool sized = named.contains("train_size") && named["train_size"].is_number_integer() &&
+                       named["train_size"].get<long long>() >= 0;
+    const std::size_t train_size = sized ? named["train_size"].get<std::size_t>() : default_train_size(task);
+    Sources sources;
+    nlohmann::json all = nlohmann::json::object();
+    merge_sourced(all, default_train_settings(task, train_size), kSourceTaskDefault, sources);
+    sources.erase("task");  // the task itself is the plain default, dec-add, when no layer names one
+    if (names_nonempty(named, "init_from"))
+        merge_sourced(all, pretrained_train_settings(), kSourcePretrained, sources);
+    // "" is what a run's config.json records when no preset was named.
+    if (names_nonempty(named, "preset")) {
+        const std::string preset = named["preset"].get<std::string>();
+        merge_sourced(all, preset_settings(preset), "preset " + preset, sources);
+    }
+    merge_sourced(all, named, "", sources);
+    for (const auto& [key, source] : given)
+        sources[key] = source;
+    apply_sampling_defaults(all, named, task, train_size, sources);
+    apply_size_level(all, named, sources);
+    ResolvedSettings r;
+    r.config = TrainConfig::from_json(all);
+    if (validate) r.config.validate();
+    r.settings = sourced_settings(r.config.to_json(), sources);
+    return r;
+}
+
+TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers) {
+    std::vector<SettingsLayer> labelled;
+    labelled.reserve(layers.size());
+    for (const nlohmann::json& l : layers)
+        labelled.emplace_back("settings", l);
+    return resolve_with_sources(labelled).config;
 }
 
 }  // namespace fone

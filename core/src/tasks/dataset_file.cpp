@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
 #include "tasks/line_text.h"
 
 namespace fone {

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "fone/store/shown_text.h"
+#include "fone/io/shown_text.h"
 
 namespace fone {
 

@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fone/io/file_read.h"
+#include "fone/io/json_files.h"
 #include "fone/numbers/number_parser.h"
-#include "fone/store/file_read.h"
-#include "fone/store/run_store.h"
 #include "fone/tasks/tasks.h"
 
 namespace fone {
@@ -475,6 +475,27 @@ std::vector<std::string> text_task_names() {
     return {"word-problems", "units", "tables"};
 }
 
+std::vector<std::string> text_task_names_for_training() {
+    std::vector<std::string> names{"text"};
+    for (std::string& name : text_task_names())
+        names.push_back(std::move(name));
+    return names;
+}
+
+bool is_text_training_task(const std::string& name) {
+    const auto names = text_task_names_for_training();
+    return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+std::string drills_problem(std::string_view task, double drills) {
+    if (!(drills >= 0 && drills <= kMaxDrills))
+        return "the share of drills must be in [0, " + std::to_string(kMaxDrills) + "]";
+    if (drills > 0 && task != "word-problems")
+        return "only the word-problems task has drills (bare sums of its additive templates); the " +
+               std::string(task) + " task has none (drills 0)";
+    return "";
+}
+
 bool is_text_task_name(std::string_view name) {
     const auto names = text_task_names();
     return std::find(names.begin(), names.end(), name) != names.end();
@@ -523,13 +544,8 @@ TextExample generate_text_example(TextTask task, std::mt19937_64& rng) {
 
 TextSplits generate_text_splits(TextTask task, std::size_t train_size, std::size_t val_size,
                                 std::size_t test_size, std::uint64_t seed, double drills) {
-    if (!(drills >= 0 && drills <= kMaxDrills))
-        throw std::invalid_argument("drills: the share of drills must be in [0, " +
-                                    std::to_string(kMaxDrills) + "]");
-    if (drills > 0 && task != TextTask::word_problems)
-        throw std::invalid_argument(
-            "drills are the word-problems task's additive templates as bare sums; the " +
-            text_task_name(task) + " task has none (drills 0)");
+    if (const std::string why = drills_problem(text_task_name(task), drills); !why.empty())
+        throw std::invalid_argument("drills: " + why);
     // A drill where a draw out of 10,000 falls below the share: integers, the same on every platform.
     const auto drill_draws = static_cast<std::uint64_t>(std::llround(drills * 10000));
     std::mt19937_64 rng(seed);

@@ -16,11 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fone/io/file_read.h"
+#include "fone/io/json_files.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/numbers/number_pieces.h"
 #include "fone/platform/own_library.h"
-#include "fone/store/file_read.h"
-#include "fone/store/run_store.h"
 #include "text/spm_bridge.h"
 
 namespace fone {

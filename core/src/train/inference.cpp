@@ -7,11 +7,11 @@
 #include <stdexcept>
 #include <unordered_set>
 
+#include "checkpoints/run_model.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
 #include "fone/tasks/expression.h"
-#include "train/run_model.h"
-#include "train/timing.h"
+#include "nn/timing.h"
 #include "train/typed_eval.h"
 
 namespace fone {
@@ -214,8 +214,9 @@ json predict_run(const std::string& run_dir, const std::string& prompt, int thre
     if (r.text)
         throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a text run (task " +
                                     r.config.text_task + "): ask it with fone generate --run RUN \"PROMPT\"");
-    parse_prompt(prompt);  // a whole question ("1+2", "5" and "1+2=3=4+5" are not): refused with why
-    const Batch b = r.scheme->encode_prompt(prompt);
+    // A whole question ("1+2", "5" and "1+2=3=4+5" are not): refused with why. The scheme encodes the
+    // words read here instead of parsing the prompt again.
+    const Batch b = r.scheme->encode_parsed_prompt({prompt, parse_prompt(prompt)});
     json out = r.scheme->explain(r.model, to_device(b, a.device));
     json tokens = json::array();
     const auto row = (b.prompt.defined() ? b.prompt : b.in.tokens)[0];

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "fone/train/device.h"
-#include "train/device_setup.h"
-#include "train/run_model.h"
-#include "train/timing.h"
+#include "checkpoints/run_model.h"
+#include "fone/nn/device.h"
+#include "nn/device_setup.h"
+#include "nn/timing.h"
 
 namespace fone {
 namespace {

@@ -9,19 +9,19 @@
 #include <optional>
 #include <random>
 
+#include "checkpoints/checkpoint_file.h"
+#include "checkpoints/run_model.h"
 #include "fone/build_info.h"
-#include "fone/store/file_read.h"
+#include "fone/io/file_read.h"
+#include "fone/nn/device.h"
 #include "fone/store/run_lock.h"
 #include "fone/store/run_policy.h"
-#include "fone/train/device.h"
 #include "fone/train/training.h"
-#include "pretrained/init_from.h"
-#include "train/checkpoint_file.h"
-#include "train/device_setup.h"
-#include "train/grokking.h"
-#include "train/run_model.h"
-#include "train/snapshots.h"
-#include "train/timing.h"
+#include "hf/init_from.h"
+#include "nn/device_setup.h"
+#include "nn/timing.h"
+#include "probes/grokking_probe.h"
+#include "probes/snapshot_writer.h"
 #include "train/typed_eval.h"
 
 namespace fone {

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/tasks/typed_sums.h"
-#include "train/scheme.h"
+#include "schemes/scheme.h"
 
 namespace fone {
 

@@ -1,7 +1,7 @@
 // Grokking's progress measures (Nanda et al. 2023, "Progress measures for grokking via mechanistic
 // interpretability"; issue 17) for mod-add runs: the Fourier basis over the modulus, the key frequencies of
 // the residues' embedding, and the restricted and excluded loss of the p-way logits. Plain C++ and Eigen;
-// the model side (the logits of every pair a, b at every evaluation) is core/src/train/grokking.cpp.
+// the model side (the logits of every pair a, b at every evaluation) is core/src/probes/grokking_probe.cpp.
 // Definitions and our reproduction in docs/analysis.md ("Grokking's key frequencies"); tests in
 // tests/test_grokking.cpp.
 //

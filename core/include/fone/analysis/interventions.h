@@ -1,6 +1,6 @@
 // The geometry and the bookkeeping of interventions (issue 17): turning a digit's clock to another digit,
 // and what a knockout breaks over a set of prompts. Plain C++ and Eigen: the model side (the forward pass
-// with its edit) is fone/train/intervention.h; `fone analyse patch|knockout` and the window draw these.
+// with its edit) is fone/probes/intervention.h; `fone analyse patch|knockout` and the window draw these.
 // Definitions in docs/analysis.md ("Interventions"); tests in tests/test_interventions.cpp.
 #pragma once
 

@@ -1,9 +1,9 @@
 // Replay (issue 17): runs seen side by side at one training step, from the representation snapshots their
-// evaluations recorded (fone/store/snapshots.h). A step scrubber picks a step; each run shows its nearest
-// snapshot at or before it: the spectrum per layer, PCA of the last layer, the probes (linear x mod 10,
-// circular per digit place, sinusoidal) per layer, and its curves up to that step. Plain C++ and Eigen: the
-// window's Replay view and `fone analyse replay` draw these (widgets/analysis/replay_frames.h).
-// Definitions in docs/analysis.md ("Replay"); tests in tests/test_replay.cpp.
+// evaluations recorded (fone/analysis/snapshot_file.h). A step scrubber picks a step; each run shows its
+// nearest snapshot at or before it: the spectrum per layer, PCA of the last layer, the probes (linear x mod
+// 10, circular per digit place, sinusoidal) per layer, and its curves up to that step. Plain C++ and Eigen:
+// the window's Replay view and `fone analyse replay` draw these (plots/replay_frames.h). Definitions in
+// docs/analysis.md ("Replay"); tests in tests/test_replay.cpp.
 #pragma once
 
 #include <Eigen/Core>
@@ -13,7 +13,7 @@
 
 #include "fone/analysis/analysis.h"
 #include "fone/analysis/digit_probe.h"
-#include "fone/store/snapshots.h"
+#include "fone/analysis/snapshot_file.h"
 
 namespace fone::analysis {
 

@@ -1,5 +1,5 @@
 // Watching representations form (issue 17): the Fourier spectrum of a run's probe set at every snapshot
-// (fone/store/snapshots.h), layer by layer, and the periods that stand out. Plain C++ and Eigen;
+// (fone/analysis/snapshot_file.h), layer by layer, and the periods that stand out. Plain C++ and Eigen;
 // `fone analyse timeline` writes it, the window's timeline and replay views draw it. Definitions in
 // docs/analysis.md ("Watching it form"); tests in tests/test_timeline.cpp.
 #pragma once

@@ -1,7 +1,7 @@
 // How the token methods write a number as a row of tokens, and read one back: one owner for digit
 // tokens, subword chunks (left to right as Llama-3 cuts them, or right to left as Singh & Strouse 2024
 // recommend), NumeroLogic's digit-count prefix (Schwartz et al. 2024) and Abacus' reversed order. The
-// training schemes (core/src/train/token_schemes.cpp), the text tokenizer's chunks and the encoding zoo
+// training schemes (core/src/schemes/token_schemes.cpp), the text tokenizer's chunks and the encoding zoo
 // (number_encodings.h) all write numbers through here. Plain C++.
 //
 //   digit        1234.5   ->  1 2 3 4 . 5

@@ -1,9 +1,9 @@
 // A Hugging Face model folder as downloaded: config.json, the weights (model.safetensors, or shards listed
 // by model.safetensors.index.json) and usually tokenizer.json. Opening one reads config.json into the
 // shape of a known family, maps every safetensors file read-only (bounded, validated parser:
-// fone/store/safetensors.h), and checks that every weight the family's forward reads is there with its
+// fone/io/safetensors.h), and checks that every weight the family's forward reads is there with its
 // shape and a float dtype (F32, F16, BF16). Nothing is read into memory: an 8B model in bf16 opens on a
-// machine with less memory than the model. No torch here (the forward is fone/pretrained/forward.h).
+// machine with less memory than the model. No torch here (the forward is fone/hf/forward.h).
 #pragma once
 
 #include <cstdint>
@@ -18,8 +18,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fone/io/safetensors.h"
 #include "fone/store/model_config.h"
-#include "fone/store/safetensors.h"
 
 namespace fone::pretrained {
 
@@ -94,7 +94,7 @@ class ModelFolder {
     std::string tokenizer_path() const;
 
     // What the weights' names start with where a family's checkpoints differ (GPT-2: "transformer." or
-    // nothing); the family's layout of names is private (core/src/pretrained/families.h).
+    // nothing); the family's layout of names is private (core/include/fone/pretrained/families.h).
     const std::string& weight_prefix() const { return prefix_; }
 
   private:

@@ -51,6 +51,9 @@ struct Experiment {
     std::string report;  // one of experiment_reports()
     int order = 1000;
     std::vector<ExperimentPreset> presets;  // in the file's order
+    // "measure" (optional): what a program that runs the experiment itself measures, free-form (the text
+    // comparison's CPU-second budget, bench/text_compare.py). `fone reproduce` ignores it.
+    nlohmann::json measure = nlohmann::json::object();
 
     // std::invalid_argument "unknown preset 'x' (presets: quick, cpu, full)".
     const ExperimentPreset& preset(const std::string& name) const;
@@ -71,6 +74,13 @@ std::vector<Experiment> load_experiments(const std::string& dir);
 // The experiments folder: $FONE_EXPERIMENTS_DIR, else share/fone-workbench/experiments beside the running
 // program (an installed fone), else the source tree's experiments/ (a build tree). "" when none exists.
 std::string experiments_dir();
+// The recipes the window and the benchmarks start from (nanoGPT's configs): experiment files in the
+// experiments folder's recipes/ subfolder, which `fone reproduce --list` does not list (they are not the
+// paper's experiments) but `fone reproduce experiments/recipes/NAME.json` runs. launch: the Launch panel's
+// presets; welcome-race: the Welcome view's live race; text-compare: bench/text_compare.py's comparison.
+inline constexpr const char* kRecipesFolder = "recipes";
+// A recipe by name. std::invalid_argument naming the file for a missing or bad one.
+Experiment find_recipe(const std::string& name);
 // An experiment by name (in experiments_dir()) or by the path of a .json file. std::invalid_argument
 // "unknown experiment 'x' (experiments: efficiency, ...)".
 Experiment find_experiment(const std::string& name_or_file);

@@ -18,12 +18,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fone/io/json_files.h"
+
 namespace fone {
 
-class RunError : public std::runtime_error {
-  public:
-    using std::runtime_error::runtime_error;
-};
+// Every error of a run file: the ground floor's FileError (fone/io/json_files.h), named for the store.
+using RunError = FileError;
 
 // The states a run can be in. "interrupted" is never written: it is what a "running" run whose process
 // is gone (kill -9, power loss) reads as. "broken" is a run directory whose config.json is missing or
@@ -51,22 +51,6 @@ inline constexpr const char* kLegacyBestCheckpoint = "checkpoint-best.pt";
 inline constexpr const char* kLockFile = "train.lock";
 // A text run's SentencePiece model, trained on its train split when the run starts.
 inline constexpr const char* kTokenizerFile = "tokenizer.model";
-
-// Writes content to path.tmp-<pid> in the same directory, fsyncs, renames over path.
-void write_file_atomic(const std::string& path, const std::string& content);
-void write_json_atomic(const std::string& path, const nlohmann::json& j);
-// Throws RunError "<path>: missing" / "<path>: corrupt JSON at byte N: ..." / "<path>: not a regular file"
-// (files are read through read_regular_file, fone/store/file_read.h: at most kMaxJsonFileBytes).
-nlohmann::json read_json_file(const std::string& path);
-
-// Opens path for appending, writes one line, flushes and closes: a crash loses at most the line being
-// written. A failed write (a full disk) throws RunError naming the file and the free space.
-void append_jsonl(const std::string& path, const nlohmann::json& record);
-
-// Cuts a last line that has no newline (what a power cut or a full disk leaves) off a JSON-lines file, so
-// that the next append starts a line of its own; returns the bytes removed (0: the file ends whole, or is
-// missing). A resume calls it before it appends anything.
-std::size_t repair_jsonl_tail(const std::string& path);
 
 struct MetricsFile {
     std::vector<nlohmann::json> records;

@@ -9,15 +9,27 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "fone/numbers/fourier.h"
+#include "fone/store/methods.h"  // the number methods (method_names, ...)
 #include "fone/store/model_config.h"
 #include "fone/tasks/tasks.h"
+#include "fone/text/text_data.h"  // the text tasks (text_task_names_for_training)
 
 namespace fone {
+
+// The training-set size a run takes when none is given: 51,200 for the arithmetic tasks (docs/training.md),
+// 20,000 for the text tasks but word-problems, whose default is one pass as long as the comparison's runs,
+// kWordProblemTrainSize (docs/text.md, "Defaults for text tasks"). The one owner of these numbers:
+// resolve_train_config, the Launch panel's placeholders, `fone data` and the Welcome race all ask
+// default_train_size.
+inline constexpr std::size_t kDefaultTrainSize = 51200;
+inline constexpr std::size_t kDefaultTextTrainSize = 20000;
+std::size_t default_train_size(const std::string& task);
 
 struct TrainConfig {
     TaskOptions task;
@@ -30,7 +42,10 @@ struct TrainConfig {
     // `task`. In JSON it is the "task" key, like the arithmetic tasks' names.
     std::string text_task;
     std::string method = "fone";
-    std::size_t train_size = 51200;
+    // A run takes train_size, epochs and batch from resolve_train_config (default_train_size and
+    // default_train_settings); the initialisers are what it gives this struct's own task, dec-add with
+    // uniform sampling, so that they never disagree with it (test_dry_run checks).
+    std::size_t train_size = kDefaultTrainSize;
     std::size_t val_size = 1000;
     std::size_t test_size = 2000;
 
@@ -41,9 +56,9 @@ struct TrainConfig {
     // it; the digit head and [NUM] are new. "" : a model of `model`'s shape from random weights.
     std::string init_from;
 
-    int epochs = 8;
+    int epochs = 5;
     double lr = 3e-3;
-    std::size_t batch = 512;
+    std::size_t batch = 256;
     double warmup = 0.1;              // fraction of all steps spent in linear warm-up
     std::string schedule = "cosine";  // "cosine" (to 0 at the last step) or "constant"
     double clip = 1.0;                // gradient-norm clip (0: off)
@@ -57,8 +72,8 @@ struct TrainConfig {
     double target_acc = 0.0;      // stop once the test exact match reaches this (0: never)
     int eval_every = 0;           // steps between evaluations (0: once per epoch)
     int checkpoint_every = 0;     // steps between checkpoints (0: once per epoch)
-    // What every evaluation records in <run>/snapshots/ (fone/store/snapshots.h): "representations" (the
-    // probe set's hidden states at every layer) or "none".
+    // What every evaluation records in <run>/snapshots/ (fone/analysis/snapshot_file.h): "representations"
+    // (the probe set's hidden states at every layer) or "none".
     std::string snapshots = "representations";
     std::string name;    // run name ("" : generated)
     std::string preset;  // the preset it started from, for the record
@@ -120,27 +135,46 @@ nlohmann::json default_train_settings(const std::string& task, std::size_t train
 // The defaults a run that starts from a pretrained model (init_from) takes over the task's: the paper's
 // fine-tuned Llama-3.2-1B baseline, lr 5e-5, batch 200, 20% warm-up.
 nlohmann::json pretrained_train_settings();
-// The methods --init-from takes: fone, digit, subword.
-bool method_takes_init_from(const std::string& method);
 
 // Named presets: "paper" (lr 5e-3, batch 512, 100 epochs, 20% warm-up + cosine, clip 1.0, level 4),
 // "fast" (the measured defaults, same as no preset). Throws std::invalid_argument for unknown names.
 nlohmann::json preset_settings(const std::string& preset);
 std::vector<std::string> preset_names();
 
-// Layers settings (each a JSON object of TrainConfig keys; later wins) onto the defaults for the task and
-// size that the layers themselves name, and validates.
+// Where a setting's value came from, as `fone train --dry-run` and the Launch panel show it. The resolver
+// names its own layers with these and "preset <name>"; its callers name theirs ("config file run.json",
+// "flag --lr"). kSourceDefault: TrainConfig's initialisers, the same for every task.
+inline constexpr const char* kSourceDefault = "default";
+inline constexpr const char* kSourceTaskDefault = "default for the task and size";  // default_train_settings
+inline constexpr const char* kSourcePretrained = "pretrained defaults";  // pretrained_train_settings
+
+// One layer of settings (a JSON object of TrainConfig keys) and its source.
+using SettingsLayer = std::pair<std::string, nlohmann::json>;
+
+struct SourcedSetting {
+    std::string key;  // a key of TrainConfig::to_json(), or of its "model" object as "model.hidden"
+    nlohmann::json value;
+    std::string source;
+};
+
+struct ResolvedSettings {
+    TrainConfig config;
+    // Every key of config.to_json() in its order (by name), the "model" object's keys as "model.<key>".
+    std::vector<SourcedSetting> settings;
+
+    // nullptr for a key that is not there.
+    const SourcedSetting* find(const std::string& key) const;
+    // {"config": config.to_json(), "sources": {"<key>": "<source>", ...}}
+    nlohmann::json to_json() const;
+};
+
+// Layers settings (later wins) onto the defaults for the task and size that the layers themselves name
+// (default_train_size when they name none), the pretrained defaults when they name init_from, and the
+// preset they name; validates unless `validate` is false (the Launch panel's placeholders while a field
+// is still wrong). Wrong types are std::invalid_argument either way. Training and `fone train --dry-run`
+// both call it, so that what a dry run shows is what a run gets.
+ResolvedSettings resolve_with_sources(const std::vector<SettingsLayer>& layers, bool validate = true);
+// resolve_with_sources(...).config, for callers that need no sources.
 TrainConfig resolve_train_config(const std::vector<nlohmann::json>& layers);
-
-// The text tasks' names, "text", "word-problems", "units", "tables" (fone_base cannot see text_data.h;
-// a test checks these against text_task_names()).
-std::vector<std::string> text_task_names_for_training();
-bool is_text_training_task(const std::string& name);
-
-// The method names `fone train --method` accepts: fone, fone-direct, xval, digit, subword, ntl, abacus,
-// fone+abacus, bittokens, numerologic (core/src/train/scheme.h says what each is).
-std::vector<std::string> method_names();
-// One line on what a method is, for help texts and tooltips ("" for an unknown name).
-std::string method_description(const std::string& method);
 
 }  // namespace fone

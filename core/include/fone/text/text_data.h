@@ -41,6 +41,10 @@ std::string text_task_name(TextTask task);
 TextTask text_task_from_name(std::string_view name);
 bool is_text_task_name(std::string_view name);
 std::vector<std::string> text_task_names();
+// The one list of text tasks a run trains on: "text" (a corpus of one's own, --data) and the generated
+// ones above. fone train, the Launch panel and validation read it.
+std::vector<std::string> text_task_names_for_training();
+bool is_text_training_task(const std::string& name);
 
 // How a number is written into text, the one rule shared by the generators and every tokenizer
 // scheme, so that a FoNE value alone gives its text back: the canonical form (Decimal::to_string:
@@ -64,7 +68,10 @@ TextExample generate_text_example(TextTask task, std::mt19937_64& rng);
 // none, and with drills 0 the splits are those of earlier versions. Throws std::invalid_argument for a
 // share out of range or drills in another task.
 inline constexpr double kMaxDrills = 0.9;
-inline constexpr double kWordProblemDrills = 0.75;  // the default of fone train and fone data
+inline constexpr double kWordProblemDrills = 0.75;
+// The drill rules, for a task by name: "" when `drills` is allowed, else why not (one line, no key prefix).
+// generate_text_splits throws it; TrainConfig::validate reports it before a run directory is made.
+std::string drills_problem(std::string_view task, double drills);  // the default of fone train and fone data
 // fone train's default number of word problems a run trains on (one pass; fewer are passed over again).
 inline constexpr std::size_t kWordProblemTrainSize = 240000;
 TextSplits generate_text_splits(TextTask task, std::size_t train_size, std::size_t val_size,

@@ -1,0 +1,54 @@
+#include "fone/checkpoints/checkpoint.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "checkpoints/checkpoint_file.h"
+#include "checkpoints/run_model.h"
+#include "fone/store/run_store.h"
+
+namespace fone {
+
+namespace fs = std::filesystem;
+
+nlohmann::json inspect_checkpoint(const std::string& path) {
+    const std::string run_dir = fs::path(path).parent_path().string();
+    Checkpoint c = open_run_checkpoint(run_dir, path);
+    RunModel r = open_run_model(c.config, run_dir, RunData::none, &c);
+    nlohmann::json j = {{"config", c.config.to_json()},
+                        {"step", c.pos.step},
+                        {"epoch", c.pos.epoch},
+                        {"params", param_count(r.model).total},
+                        {"weights_digest", weights_digest(r.model)},
+                        {"identity", c.identity},
+                        {"optimizer", c.has_optimizer}};
+    if (c.has_optimizer) {  // the optimiser state must load too (what a resume does)
+        torch::optim::AdamW opt(r.model->parameters());
+        load_optimizer(c, r.model, opt);
+    }
+    return j;
+}
+
+void export_model(const std::string& run_dir, const std::string& out_dir) {
+    if (fs::exists(out_dir)) throw RunError(out_dir + " exists; choose a new folder");
+    Checkpoint c = open_run_checkpoint(run_dir, model_checkpoint(run_dir));
+    RunModel r = open_run_model(c.config, run_dir, RunData::none, &c);
+    const std::string tmp = out_dir + ".tmp-" + std::to_string(::getpid());
+    fs::create_directories(tmp);
+    try {
+        // config.json first: the copy's identity is the run's, so the copied checkpoint belongs to it.
+        for (const char* f : {kConfigFile, kSummaryFile, kTokenizerFile})
+            if (fs::exists(fs::path(run_dir) / f)) fs::copy_file(fs::path(run_dir) / f, fs::path(tmp) / f);
+        save_checkpoint((fs::path(tmp) / kBestCheckpoint).string(), r.model, nullptr, c.config, c.pos,
+                        c.identity);
+        write_status(tmp, kStatusFinished, "exported from " + fs::path(run_dir).filename().string());
+    } catch (...) {
+        std::error_code ec;
+        fs::remove_all(tmp, ec);
+        throw;
+    }
+    fs::rename(tmp, out_dir);
+}
+
+}  // namespace fone

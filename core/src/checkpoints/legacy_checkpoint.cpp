@@ -1,0 +1,114 @@
+// `fone runs convert RUN --trust`: an older build's LibTorch checkpoints rewritten as safetensors. The only
+// file of the project that opens a LibTorch archive (torch::serialize::InputArchive): opening one runs any
+// TorchScript __setstate__ stored in it, so this is reached only by that explicit command, whose caller
+// vouches for the file. Every record's CRC-32 is checked first (zip_integrity.h): accidental damage is a
+// clear error instead of a crash inside LibTorch.
+#include <cstring>
+#include <filesystem>
+
+#include "checkpoints/checkpoint_file.h"
+#include "checkpoints/run_model.h"
+#include "fone/checkpoints/checkpoint.h"
+#include "fone/io/zip_integrity.h"
+#include "fone/store/run_store.h"
+
+namespace fone {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string tensor_string(const torch::Tensor& t) {
+    auto c = t.contiguous().to(torch::kCPU);
+    return std::string(reinterpret_cast<const char*>(c.data_ptr<uint8_t>()),
+                       static_cast<std::size_t>(c.numel()));
+}
+
+// What the archive's meta tensors say (the format of checkpoint files before safetensors: format 1).
+struct LegacyMeta {
+    TrainConfig config;
+    Position pos;
+};
+
+LegacyMeta read_legacy_meta(torch::serialize::InputArchive& archive, const std::string& path) {
+    torch::Tensor format, config, position, times;
+    archive.read("meta.format", format);
+    if (format.numel() != 1 || format.item<int64_t>() != 1)
+        throw RunError(path + ": not a checkpoint of format 1 (the one before safetensors)");
+    archive.read("meta.config", config);
+    archive.read("meta.position", position);
+    archive.read("meta.times", times);
+    if (config.scalar_type() != torch::kUInt8 || config.dim() != 1 ||
+        position.scalar_type() != torch::kInt64 || position.numel() != 3 ||
+        times.scalar_type() != torch::kFloat64 || times.numel() != 4)
+        throw RunError(path + ": corrupt checkpoint (its meta tensors have the wrong type or length)");
+    LegacyMeta m;
+    m.config = TrainConfig::from_json(json::parse(tensor_string(config)));
+    m.config.validate();
+    position = position.contiguous();
+    times = times.contiguous();
+    const auto* p = position.data_ptr<int64_t>();
+    const auto* t = times.data_ptr<double>();
+    m.pos = {p[0], p[1], p[2], t[0], t[1], t[2], t[3]};
+    return m;
+}
+
+// One .pt file of run_dir rewritten as `to`; its entry of the report.
+json convert_one(const std::string& run_dir, const std::string& from, const std::string& to,
+                 const std::string& identity) {
+    if (const std::string why = detail::zip_problem(from); !why.empty())
+        throw RunError(from + ": corrupt or truncated checkpoint (" + why + ")");
+    try {
+        torch::serialize::InputArchive archive;
+        archive.load_from(from);
+        LegacyMeta m = read_legacy_meta(archive, from);
+        RunModel r = open_trained_model_shape(m.config, run_dir);
+        r.model->load(archive);
+        std::unique_ptr<torch::optim::AdamW> opt;  // none in an exported model
+        if (torch::serialize::InputArchive opt_archive; archive.try_read("optimizer", opt_archive)) {
+            opt = std::make_unique<torch::optim::AdamW>(r.model->parameters(),
+                                                        torch::optim::AdamWOptions(m.config.lr)
+                                                            .betas({m.config.beta1, m.config.beta2})
+                                                            .weight_decay(m.config.weight_decay));
+            opt->load(opt_archive);
+        }
+        save_checkpoint(to, r.model, opt.get(), r.config, m.pos, identity);
+        return {{"from", from},
+                {"to", to},
+                {"step", m.pos.step},
+                {"optimizer", opt != nullptr},
+                {"weights_digest", weights_digest(r.model)}};
+    } catch (const RunError&) {
+        throw;
+    } catch (const std::exception& e) {
+        std::string what = e.what();
+        throw RunError(from + ": cannot convert (" + what.substr(0, what.find('\n')) + ")");
+    }
+}
+
+}  // namespace
+
+json convert_legacy_checkpoints(const std::string& run_dir) {
+    const fs::path dir(run_dir);
+    const std::string identity = run_identity_of(run_dir);
+    json report = {{"run", run_dir}, {"converted", json::array()}, {"skipped", json::array()}};
+    bool any = false;
+    for (const auto& [legacy, current] : {std::pair{kLegacyLastCheckpoint, kLastCheckpoint},
+                                          std::pair{kLegacyBestCheckpoint, kBestCheckpoint}}) {
+        const fs::path from = dir / legacy, to = dir / current;
+        std::error_code ec;
+        if (!fs::exists(from, ec)) continue;
+        any = true;
+        if (fs::exists(to, ec)) {
+            report["skipped"].push_back({{"from", from.string()}, {"why", to.string() + " exists"}});
+            continue;
+        }
+        report["converted"].push_back(convert_one(run_dir, from.string(), to.string(), identity));
+    }
+    if (!any)
+        throw RunError(run_dir + " has no checkpoint of an older fone (" + kLegacyLastCheckpoint + ", " +
+                       kLegacyBestCheckpoint + ") to convert");
+    return report;
+}
+
+}  // namespace fone

@@ -1,0 +1,127 @@
+// BitTokens (Kreitner et al., ICML 2026, arXiv 2510.06824; code: KreitnerL/BitTokens): every number is
+// ONE [NUM] token carrying the IEEE 754 float64 bits of its value, and the answer is read back bit by bit.
+// As their bittoken_embedding.py and the configs of their paper's runs (config_bittoken_*.py):
+//   - input: the 64 bits of x, then the 64 bits of 1/x (add_reciprocal), each bit b as 2b - 1, scaled by
+//     sqrt(hidden / features) and zero-padded to the hidden width; with combine_strategy "zero_pad" this
+//     vector REPLACES the [NUM] embedding at number positions (the [NUM] row still serves the tied LM head);
+//   - output: a linear number head (hidden -> 64, with bias) on the final hidden state where the next token
+//     is [NUM], trained by binary cross-entropy with logits on the 64 bits of the answer (mean over bits),
+//     weighted 10 (num_loss_weight) against the LM head's cross-entropy for "next is [NUM]";
+//   - answer: bit i = logit i > 0, the 64 bits as a double; scored as BitTokens' exact_number_acc does,
+//     to 14 significant digits (decimal_of_double).
+// docs/peers.md says where we had to choose.
+#include <cmath>
+
+#include "fone/numbers/float_bits.h"
+#include "schemes/number_token_base.h"
+
+namespace fone {
+namespace {
+
+namespace F = torch::nn::functional;
+
+constexpr double kNumLossWeight = 10.0;  // BitTokens' num_loss_weight in every config of their runs
+
+class BitTokensScheme final : public NumberTokenBase {
+  public:
+    BitTokensScheme(const FoneSpec& spec, int64_t hidden, bool reciprocal, const std::vector<Op>& extra_ops)
+        : NumberTokenBase(spec, extra_ops), reciprocal_(reciprocal) {
+        // zero_pad's factor sqrt(n_embed / embedding_size): the ±1 entries zero-padded to the hidden width
+        // then have a root mean square of 1 over the whole width.
+        scale_ = std::sqrt(static_cast<double>(hidden) / bit_feature_width(reciprocal));
+    }
+
+    std::string name() const override { return "bittokens"; }
+
+    ModelHeads heads() const override {
+        ModelHeads h;
+        h.fone_width = bit_feature_width(reciprocal_);
+        h.regression = kFloat64Bits;  // the number head: Linear(hidden, 64) with bias
+        return h;
+    }
+
+  private:
+    bool reciprocal_;
+    double scale_ = 1.0;
+
+    void number_inputs(Batch& b, const std::vector<std::vector<PromptItem>>& rows) const override {
+        const int64_t l = b.in.tokens.size(1), w = bit_feature_width(reciprocal_);
+        // zero_pad replaces the [NUM] embedding: the token embedding is scaled by 0 there, 1 elsewhere.
+        b.in.scale = b.in.num_mask.logical_not().to(torch::kFloat32);
+        b.in.fone = torch::zeros({b.n, l, w}, torch::kFloat32);
+        auto* f = b.in.fone.data_ptr<float>();
+        const auto scale = static_cast<float>(scale_);
+        for_each_number(rows, l, [&](const Decimal& x, int64_t pos) {
+            float* row = f + pos * w;
+            bit_features_into(x.to_double(), reciprocal_, row);
+            for (int64_t k = 0; k < w; ++k)
+                row[k] *= scale;
+        });
+    }
+
+    // The answers' float64 bits as 0/1 floats, sign first (b.digits), from b.answers.
+    void add_labels(Batch& b, const std::vector<Example>&) const override {
+        b.digits = torch::empty({b.n, kFloat64Bits}, torch::kFloat32);
+        auto* bits = b.digits.data_ptr<float>();
+        const auto* a = b.answers.data_ptr<double>();
+        for (int64_t i = 0; i < b.n; ++i) {
+            const Float64Bits yb = float64_bits(a[i]);
+            for (int k = 0; k < kFloat64Bits; ++k)
+                bits[i * kFloat64Bits + k] = yb[static_cast<std::size_t>(k)] ? 1.0f : 0.0f;
+        }
+    }
+
+    // Binary cross-entropy of the number head's logits against the answer's bits, weighted against the LM's
+    // loss as BitTokens weights it.
+    torch::Tensor number_loss(FoneTransformer& model, const torch::Tensor& h, const Batch& b) const override {
+        return kNumLossWeight *
+               F::binary_cross_entropy_with_logits(model->regress(h).to(torch::kFloat32), b.digits);
+    }
+
+    std::vector<Answer> answers_at(FoneTransformer& model, const torch::Tensor& h) const override {
+        std::vector<Answer> out;
+        for (const double v : values_of(model->regress(h)))
+            out.push_back(decimal_of_double(v));
+        return out;
+    }
+
+    nlohmann::json explain_at(FoneTransformer& model, const torch::Tensor& h) const override {
+        const auto logits = model->regress(h);
+        const auto p = torch::sigmoid(logits[0].to(torch::kFloat64)).to(torch::kCPU).contiguous();
+        const double* pp = p.data_ptr<double>();
+        std::string bits;
+        for (int k = 0; k < kFloat64Bits; ++k)
+            bits += pp[k] > 0.5 ? '1' : '0';
+        const double v = values_of(logits)[0];
+        const Answer a = decimal_of_double(v);
+        return {{"value", a ? a->to_string() : ""},
+                {"double", std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::to_string(v))},
+                {"bits", bits},
+                {"bit_probabilities", std::vector<double>(pp, pp + kFloat64Bits)}};
+    }
+
+    // The doubles whose bits are the logits' signs, one per row of logits [N, 64].
+    static std::vector<double> values_of(const torch::Tensor& logits) {
+        const auto on = logits.gt(0).to(torch::kCPU).contiguous();
+        const bool* p = on.data_ptr<bool>();
+        std::vector<double> out;
+        out.reserve(static_cast<std::size_t>(on.size(0)));
+        for (int64_t i = 0; i < on.size(0); ++i) {
+            Float64Bits bits{};
+            for (int k = 0; k < kFloat64Bits; ++k)
+                bits[static_cast<std::size_t>(k)] = p[i * kFloat64Bits + k];
+            out.push_back(from_float64_bits(bits));
+        }
+        return out;
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<NumberScheme> make_bittokens_scheme(const TrainConfig& config, const FoneSpec& spec,
+                                                    const std::vector<Op>& extra_ops) {
+    return std::make_unique<BitTokensScheme>(spec, config.model.hidden, config.bittokens_reciprocal,
+                                             extra_ops);
+}
+
+}  // namespace fone

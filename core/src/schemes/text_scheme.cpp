@@ -1,0 +1,693 @@
+#include "schemes/text_scheme.h"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "fone/numbers/number_parser.h"
+#include "nn/timing.h"
+#include "schemes/scheme_parts.h"
+
+namespace fone {
+namespace {
+
+namespace F = torch::nn::functional;
+using nlohmann::json;
+namespace tt = text_token;
+
+constexpr int64_t kIgnore = -100;
+constexpr int64_t kEvalRows = 128;      // sequences per teacher-forced evaluation batch
+constexpr int64_t kGenerateRows = 256;  // prompts per generation batch in evaluation
+
+}  // namespace
+
+TextSplits load_text_splits(const TrainConfig& c) {
+    if (c.text_task == "text") {
+        const std::vector<TextExample> examples = read_text_file(c.task.data_file);
+        if (examples.empty()) throw TextDataError(c.task.data_file + ": no examples (the file is empty)");
+        return split_text_examples(examples, c.train_size, c.val_size, c.test_size, c.seed);
+    }
+    return generate_text_splits(text_task_from_name(c.text_task), c.train_size, c.val_size, c.test_size,
+                                c.seed, c.drills);
+}
+
+TextTokenSums text_token_sums(const torch::Tensor& logits, const torch::Tensor& targets, int pieces) {
+    const auto nll =
+        F::cross_entropy(logits.to(torch::kFloat32).reshape({-1, logits.size(-1)}), targets.reshape({-1}),
+                         F::CrossEntropyFuncOptions().ignore_index(kIgnore).reduction(torch::kNone))
+            .reshape(targets.sizes())
+            .to(torch::kFloat64);
+    const auto valid = targets.ne(kIgnore);
+    const auto number = valid.logical_and(targets.eq(tt::kNum).logical_or(targets.ge(pieces)));
+    const auto text = valid.logical_and(number.logical_not());
+    TextTokenSums s;
+    s.text_nll = (nll * text).sum().item<double>();
+    s.text_tokens = text.sum().item<int64_t>();
+    s.all_nll = (nll * valid).sum().item<double>();
+    s.all_tokens = valid.sum().item<int64_t>();
+    return s;
+}
+
+FoneSpec text_spec(const TrainConfig& c) {
+    FoneSpec spec;
+    spec.base = 10;
+    spec.multipliers.clear();
+    spec.sign_feature = true;
+    spec.int_digits = c.int_digits;
+    spec.frac_digits = c.frac_digits;
+    if (spec.int_digits < 0 || spec.frac_digits < 0)
+        throw std::invalid_argument("text run: the config records no digit slots (int_digits, frac_digits)");
+    spec.validate();
+    return spec;
+}
+
+FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
+    int m = 1, n = 0;
+    for (const auto* split : {&s.train, &s.val, &s.test})
+        for (const TextExample& e : *split)
+            for (const std::string* text : {&e.prompt, &e.answer})
+                for (const ParsedNumber& x : parse_numbers(*text).numbers) {
+                    m = std::max(m, x.value.int_digit_count());
+                    n = std::max(n, x.value.frac_digit_count());
+                }
+    TrainConfig chosen = c;
+    if (chosen.int_digits < 0) chosen.int_digits = m;
+    if (chosen.frac_digits < 0) chosen.frac_digits = n;
+    return text_spec(chosen);
+}
+
+void check_text_corpus(const TrainConfig& c) {
+    const TextSplits s = load_text_splits(c);
+    if (c.method != "fone") return;
+    const FoneSpec spec = text_spec(c, s);
+    const std::pair<const char*, const std::vector<TextExample>*> splits[] = {
+        {"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
+    for (const auto& [name, examples] : splits)
+        for (std::size_t i = 0; i < examples->size(); ++i) {
+            const TextExample& e = (*examples)[i];
+            for (const std::string* text : {&e.prompt, &e.answer})
+                for (const ParsedNumber& x : parse_numbers(*text).numbers) {
+                    try {
+                        check_fits(x.value, spec);
+                    } catch (const NumberError& err) {
+                        const std::string shown = e.prompt.empty() ? e.answer : e.prompt;
+                        throw NumberError(std::string(name) + " split, example " + std::to_string(i + 1) +
+                                          " (\"" + shown.substr(0, 40) +
+                                          (shown.size() > 40 ? "...\"" : "\"") + "): " + err.what() +
+                                          " (set by --int-digits/--frac-digits)");
+                    }
+                }
+        }
+}
+
+TextLmScheme::TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const TrainConfig& config)
+    : tokenizer_(std::move(tokenizer)),
+      spec_(spec),
+      plain_(spec),
+      digit_loss_weight_(config.digit_loss_weight),
+      loss_on_all_(config.text_loss != "answer") {
+    plain_.multipliers.clear();
+    vocabulary_.reserve(static_cast<std::size_t>(tokenizer_.vocab_size()));
+    for (int id = 0; id < tokenizer_.vocab_size(); ++id)
+        vocabulary_.push_back(tokenizer_.piece(id));
+}
+
+ModelHeads TextLmScheme::heads() const {
+    ModelHeads h;
+    h.digit_base = spec_.base;
+    if (fone()) {
+        h.fone_width = spec_.width();
+        h.digit_slots = plain_.pair_count();
+        h.sign_feature = spec_.sign_feature;
+    }
+    return h;
+}
+
+Batch TextLmScheme::encode(const std::vector<Example>&) const {
+    throw std::logic_error("a text scheme encodes text examples (encode_text), not arithmetic ones");
+}
+
+int64_t TextLmScheme::tokens_for(const Decimal& x) const {
+    EncodedText e = tokenizer_.encode(write_number(x, ""));
+    return e.number_spans.empty() ? 0 : e.number_spans[0].end - e.number_spans[0].begin;
+}
+
+void TextLmScheme::fone_into(const Decimal& x, float* out, const std::string& where) const {
+    try {
+        check_fits(x, spec_);
+    } catch (const NumberError& e) {
+        throw NumberError(
+            where + e.what() +
+            " (a run's digit slots come from its training corpus, or --int-digits/--frac-digits)");
+    }
+    encode_into(x, spec_, out);
+}
+
+Batch TextLmScheme::encode_text(const std::vector<TextExample>& examples) const {
+    std::vector<EncodedText> rows;
+    rows.reserve(examples.size());
+    std::size_t longest = 1;
+    for (const TextExample& e : examples) {
+        rows.push_back(tokenizer_.encode(e));
+        longest = std::max(longest, rows.back().ids.size());
+    }
+    const int64_t n = static_cast<int64_t>(rows.size()), l = static_cast<int64_t>(longest);
+    const int64_t slots = plain_.pair_count(), w = spec_.width();
+    Batch b;
+    b.n = n;
+    b.in.tokens = torch::full({n, l}, static_cast<int64_t>(tt::kPad), torch::kInt64);
+    b.targets = torch::full({n, l}, kIgnore, torch::kInt64);
+    b.number_start = torch::zeros({n, l}, torch::kBool);
+    auto* tok = b.in.tokens.data_ptr<int64_t>();
+    auto* tgt = b.targets.data_ptr<int64_t>();
+    auto* start = b.number_start.data_ptr<bool>();
+    float* f = nullptr;
+    uint8_t *dg = nullptr, *sg = nullptr;
+    if (fone()) {
+        b.in.fone = torch::zeros({n, l, w}, torch::kFloat32);
+        // Bytes: a large corpus keeps a label per position (converted per batch in the loss).
+        b.digits = torch::zeros({n, l, slots}, torch::kUInt8);
+        b.signs = torch::zeros({n, l}, torch::kUInt8);
+        f = b.in.fone.data_ptr<float>();
+        dg = b.digits.data_ptr<uint8_t>();
+        sg = b.signs.data_ptr<uint8_t>();
+    }
+    for (int64_t i = 0; i < n; ++i) {
+        const EncodedText& e = rows[static_cast<std::size_t>(i)];
+        const int64_t len = static_cast<int64_t>(e.ids.size());
+        for (int64_t t = 0; t < len; ++t) {
+            tok[i * l + t] = e.ids[static_cast<std::size_t>(t)];
+            if (t + 1 < len && (loss_on_all_ || e.answer_mask[static_cast<std::size_t>(t + 1)]))
+                tgt[i * l + t] = e.ids[static_cast<std::size_t>(t + 1)];
+        }
+        for (std::size_t k = 0; k < e.number_spans.size(); ++k) {
+            const int64_t at = e.number_spans[k].begin;  // the number's first token; its target sits before
+            if (tgt[i * l + at - 1] != kIgnore) start[i * l + at - 1] = true;
+            if (!fone()) continue;
+            const Decimal& x = e.numbers[k];
+            const TextExample& ex = examples[static_cast<std::size_t>(i)];
+            const std::string text = ex.prompt.empty() ? ex.answer : ex.prompt;
+            fone_into(x, f + (i * l + at) * w,
+                      "example " + std::to_string(i + 1) + " (\"" + text.substr(0, 40) +
+                          (text.size() > 40 ? "...\"" : "\"") + "): ");
+            const auto digits = label_digits(x, plain_);
+            std::transform(digits.begin(), digits.end(), dg + (i * l + at - 1) * slots,
+                           [](int d) { return static_cast<uint8_t>(d); });
+            sg[i * l + at - 1] = x.negative() ? 1 : 0;
+        }
+        b.prompt_texts.push_back(examples[static_cast<std::size_t>(i)].prompt);
+        b.answer_texts.push_back(examples[static_cast<std::size_t>(i)].answer);
+    }
+    if (fone()) b.in.num_mask = b.in.tokens.eq(tt::kNum);
+    return b;
+}
+
+Batch encode_text_split(const TextLmScheme& scheme, const std::vector<TextExample>& examples,
+                        const std::string& split) {
+    try {
+        return scheme.encode_text(examples);
+    } catch (const NumberError& e) {
+        throw NumberError(split + ": " + e.what());
+    }
+}
+
+EncodedText TextLmScheme::prompt_tokens(const std::string& prompt, bool answer_follows) const {
+    EncodedText body = tokenizer_.encode(prompt);
+    EncodedText out;
+    out.ids.push_back(tt::kBos);
+    out.ids.insert(out.ids.end(), body.ids.begin(), body.ids.end());
+    for (const TokenSpan& s : body.number_spans)
+        out.number_spans.push_back({s.begin + 1, s.end + 1});
+    out.numbers = body.numbers;
+    if (answer_follows) out.ids.push_back(tt::kAns);
+    out.answer_mask.assign(out.ids.size(), 0);
+    return out;
+}
+
+Batch TextLmScheme::encode_prompt(const std::string& prompt) const {
+    const EncodedText e = prompt_tokens(prompt, false);
+    const int64_t l = static_cast<int64_t>(e.ids.size()), w = spec_.width();
+    Batch b;
+    b.n = 1;
+    std::vector<int64_t> ids(e.ids.begin(), e.ids.end());
+    b.in.tokens = torch::tensor(ids, torch::kInt64).view({1, l});
+    if (fone()) {
+        b.in.fone = torch::zeros({1, l, w}, torch::kFloat32);
+        for (std::size_t k = 0; k < e.number_spans.size(); ++k)
+            fone_into(e.numbers[k], b.in.fone.data_ptr<float>() + e.number_spans[k].begin * w, "prompt: ");
+        b.in.num_mask = b.in.tokens.eq(tt::kNum);
+    }
+    b.prompt = b.in.tokens;
+    b.prompt_texts.push_back(prompt);
+    return b;
+}
+
+torch::Tensor TextLmScheme::loss(FoneTransformer& model, const Batch& b, bool) const {
+    const auto h = model->forward(b.in, /*last_only=*/false);  // [B, L, d]
+    const auto logits = model->lm_logits(h).to(torch::kFloat32);
+    const auto lm = F::cross_entropy(logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
+                                     F::CrossEntropyFuncOptions().ignore_index(kIgnore));
+    if (!fone() || digit_loss_weight_ == 0) return lm;
+    const auto at = b.targets.eq(tt::kNum);
+    if (!at.any().item<bool>()) return lm;
+    return lm + digit_loss_weight_ * model->digit_loss(h.index({at}), b.digits.index({at}).to(torch::kInt64),
+                                                       b.signs.index({at}));
+}
+
+Decimal TextLmScheme::read_value(FoneTransformer& model, const torch::Tensor& h_row) const {
+    return read_numbers(model->read_digits(h_row.unsqueeze(0)), plain_)[0];
+}
+
+// ---- generation ---------------------------------------------------------------------------------------
+
+namespace {
+
+// One draw from the probabilities p[0..vocab): inverse CDF with a 53-bit uniform from the raw engine
+// (portable across libraries).
+int64_t sample(const double* p, int64_t vocab, std::mt19937_64& rng) {
+    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
+    double acc = 0.0;
+    int64_t pick = vocab - 1;
+    for (int64_t v = 0; v < vocab; ++v) {
+        acc += p[v];
+        if (u < acc && p[v] > 0) {
+            pick = v;
+            break;
+        }
+    }
+    while (pick > 0 && p[pick] == 0)
+        --pick;
+    return pick;
+}
+
+// The next token of every row of logits [n, vocab]: the most probable (temperature <= 0), else a draw from
+// softmax(logits / temperature), among the top_k most probable tokens when top_k > 0.
+std::vector<int64_t> choose_tokens(const torch::Tensor& logits, const GenerateOptions& o,
+                                   std::mt19937_64& rng) {
+    const int64_t n = logits.size(0), vocab = logits.size(1);
+    std::vector<int64_t> chosen(static_cast<std::size_t>(n));
+    if (o.temperature <= 0) {
+        const auto arg = logits.argmax(-1).to(torch::kCPU);
+        for (int64_t i = 0; i < n; ++i)
+            chosen[static_cast<std::size_t>(i)] = arg[i].item<int64_t>();
+        return chosen;
+    }
+    auto scaled = torch::softmax(logits / o.temperature, -1).to(torch::kCPU).to(torch::kFloat64);
+    if (o.top_k > 0 && o.top_k < vocab) {
+        const auto kth = std::get<0>(scaled.topk(o.top_k, -1)).select(-1, o.top_k - 1).unsqueeze(-1);
+        scaled = torch::where(scaled.lt(kth), torch::zeros_like(scaled), scaled);
+    }
+    scaled = (scaled / scaled.sum(-1, true)).contiguous();
+    for (int64_t i = 0; i < n; ++i)
+        chosen[static_cast<std::size_t>(i)] = sample(scaled[i].data_ptr<double>(), vocab, rng);
+    return chosen;
+}
+
+}  // namespace
+
+TextLmScheme::Generating TextLmScheme::start_generation(FoneTransformer& model,
+                                                        const std::vector<EncodedText>& prompts) const {
+    const torch::Device device = model->embed->weight.device();
+    const int64_t n = static_cast<int64_t>(prompts.size()), w = spec_.width();
+    std::size_t longest = 0, shortest = SIZE_MAX;
+    for (const EncodedText& p : prompts) {
+        longest = std::max(longest, p.ids.size());
+        shortest = std::min(shortest, p.ids.size());
+    }
+    const int64_t lp = static_cast<int64_t>(longest);
+    if (lp >= model->config.max_seq)
+        throw std::invalid_argument("the prompt has " + std::to_string(lp) +
+                                    " tokens; this model reads at most " +
+                                    std::to_string(model->config.max_seq - 1) + " before it writes");
+    // Left-padded prompts; the key mask hides the padding (undefined when no row is padded).
+    auto tokens = torch::full({n, lp}, static_cast<int64_t>(tt::kPad), torch::kInt64);
+    auto* tok = tokens.data_ptr<int64_t>();
+    torch::Tensor fone_in;
+    if (fone()) fone_in = torch::zeros({n, lp, w}, torch::kFloat32);
+    bool answer_follows = false;
+    for (int64_t i = 0; i < n; ++i) {
+        const EncodedText& p = prompts[static_cast<std::size_t>(i)];
+        const int64_t offset = lp - static_cast<int64_t>(p.ids.size());
+        for (std::size_t t = 0; t < p.ids.size(); ++t)
+            tok[i * lp + offset + static_cast<int64_t>(t)] = p.ids[t];
+        answer_follows = answer_follows || (!p.ids.empty() && p.ids.back() == tt::kAns);
+        if (!fone()) continue;
+        for (std::size_t k = 0; k < p.number_spans.size(); ++k)
+            fone_into(p.numbers[k],
+                      fone_in.data_ptr<float>() + (i * lp + offset + p.number_spans[k].begin) * w,
+                      "prompt: ");
+    }
+    Generating g;
+    g.device = device;
+    g.length = lp;
+    g.all = {tokens.to(device),
+             shortest != longest ? tokens.ne(tt::kPad).to(device) : torch::Tensor(),
+             fone() ? fone_in.to(device) : torch::Tensor(),
+             fone() ? tokens.eq(tt::kNum).to(device) : torch::Tensor(),
+             {},
+             {}};
+    // Tokens never written: padding, [BOS], [UNK], and [ANS] after an answer began.
+    g.banned = torch::zeros({static_cast<int64_t>(vocabulary_.size())}, torch::kBool);
+    for (const int id : {tt::kPad, tt::kBos, tt::kUnk})
+        g.banned[id] = true;
+    if (answer_follows) g.banned[tt::kAns] = true;
+    g.banned = g.banned.to(device);
+    g.done.assign(prompts.size(), false);
+    for (const EncodedText& p : prompts)
+        g.so_far.push_back(p.ids);
+    return g;
+}
+
+bool TextLmScheme::take_tokens(
+    FoneTransformer& model, const torch::Tensor& h, const std::vector<int64_t>& chosen,
+    const torch::Tensor& probs, Generating& g, std::vector<Generation>& out,
+    const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const {
+    const int64_t n = static_cast<int64_t>(chosen.size()), vocab = probs.size(1), w = spec_.width();
+    g.next = torch::full({n, 1}, static_cast<int64_t>(tt::kPad), torch::kInt64);
+    auto* nx = g.next.data_ptr<int64_t>();
+    const float* pr = probs.data_ptr<float>();
+    if (fone()) g.next_fone = torch::zeros({n, 1, w}, torch::kFloat32);
+    bool all_done = true;
+    for (int64_t i = 0; i < n; ++i) {
+        const std::size_t r = static_cast<std::size_t>(i);
+        if (g.done[r]) continue;
+        GeneratedToken t;
+        t.id = static_cast<int>(chosen[r]);
+        t.probability = pr[i * vocab + chosen[r]];
+        if (fone() && t.id == tt::kNum) {
+            t.value = read_value(model, h[i]);
+            encode_into(*t.value, spec_, g.next_fone.data_ptr<float>() + i * w);
+            out[r].values.push_back(*t.value);
+        }
+        out[r].ids.push_back(t.id);
+        out[r].probabilities.push_back(t.probability);
+        g.so_far[r].push_back(t.id);
+        nx[i] = chosen[r];
+        if (on_token) on_token(r, t);
+        if (t.id == tt::kEos) {
+            g.done[r] = true;
+            out[r].ended = true;
+        } else {
+            all_done = false;
+        }
+    }
+    return all_done;
+}
+
+torch::Tensor TextLmScheme::banned_now(const Generating& g) const {
+    const int64_t n = static_cast<int64_t>(g.so_far.size()), vocab = g.banned.size(0);
+    auto rows = torch::zeros({n, vocab}, torch::kBool);
+    auto* flags = rows.data_ptr<bool>();
+    for (int64_t i = 0; i < n; ++i) {
+        const std::vector<std::uint8_t> no =
+            tokenizer_.not_allowed_after(g.so_far[static_cast<std::size_t>(i)]);
+        for (int64_t v = 0; v < vocab; ++v)
+            flags[i * vocab + v] = no[static_cast<std::size_t>(v)] != 0;
+    }
+    return rows.to(g.device).logical_or(g.banned.unsqueeze(0));
+}
+
+ModelInputs TextLmScheme::extend(Generating& g, bool use_cache) const {
+    ++g.length;
+    ModelInputs& all = g.all;
+    const auto next = g.next.to(g.device);
+    const auto next_num = fone() ? next.eq(tt::kNum) : torch::Tensor();
+    const auto next_fone = fone() ? g.next_fone.to(g.device) : torch::Tensor();
+    if (all.key_mask.defined())
+        all.key_mask = torch::cat({all.key_mask, torch::ones({next.size(0), 1}, all.key_mask.options())}, 1);
+    all.tokens = torch::cat({all.tokens, next}, 1);
+    if (fone()) {
+        all.fone = torch::cat({all.fone, next_fone}, 1);
+        all.num_mask = torch::cat({all.num_mask, next_num}, 1);
+    }
+    return use_cache ? ModelInputs{next, all.key_mask, next_fone, next_num, {}, {}} : all;
+}
+
+std::vector<Generation> TextLmScheme::generate(
+    FoneTransformer& model, const std::vector<EncodedText>& prompts, const GenerateOptions& o,
+    const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const {
+    torch::NoGradGuard no_grad;
+    std::vector<Generation> out(prompts.size());
+    if (prompts.empty()) return out;
+    Generating g = start_generation(model, prompts);
+    ModelInputs step_in = g.all;
+    std::mt19937_64 rng(o.seed);
+    KvCache cache;
+    for (int step = 0; step < o.max_tokens; ++step) {
+        const auto h = model->forward(step_in, /*last_only=*/true, nullptr, o.use_cache ? &cache : nullptr)
+                           .squeeze(1);  // [n, d]
+        const auto logits = model->lm_logits(h).to(torch::kFloat32).masked_fill(banned_now(g), -INFINITY);
+        const auto probs = torch::softmax(logits, -1).to(torch::kCPU).contiguous();
+        const bool all_done = take_tokens(model, h, choose_tokens(logits, o, rng), probs, g, out, on_token);
+        if (all_done || step + 1 == o.max_tokens) break;
+        if (g.length + 1 > model->config.max_seq) {
+            for (std::size_t r = 0; r < out.size(); ++r)
+                if (!g.done[r]) out[r].out_of_positions = true;
+            break;
+        }
+        step_in = extend(g, o.use_cache);
+    }
+    return out;
+}
+
+std::string TextLmScheme::generated_text(const Generation& g) const {
+    std::vector<int> ids = g.ids;
+    if (!ids.empty() && ids.back() == tt::kEos) ids.pop_back();
+    // A generation cut by max_tokens inside a character (only its next byte may follow, not [EOS]):
+    // that character is left out rather than printed as U+FFFD.
+    while (!ids.empty() && tokenizer_.not_allowed_after(ids)[tt::kEos])
+        ids.pop_back();
+    return tokenizer_.decode(ids, g.values);
+}
+
+std::vector<Answer> TextLmScheme::answer(FoneTransformer& model, const Batch& b) const {
+    std::vector<EncodedText> prompts;
+    for (const std::string& p : b.prompt_texts)
+        prompts.push_back(prompt_tokens(p, !p.empty()));
+    GenerateOptions o;
+    std::vector<Answer> out;
+    for (const Generation& g : generate(model, prompts, o)) {
+        const ParsedText parsed = parse_numbers(generated_text(g));
+        out.push_back(parsed.numbers.empty() ? Answer() : Answer(parsed.numbers[0].value));
+    }
+    return out;
+}
+
+json TextLmScheme::explain(FoneTransformer& model, const Batch& prompt) const {
+    torch::NoGradGuard no_grad;
+    const auto h = model->forward(prompt.in, /*last_only=*/true).squeeze(1);
+    const auto probs = torch::softmax(model->lm_logits(h)[0].to(torch::kFloat32), -1).to(torch::kCPU);
+    const auto top = probs.topk(std::min<int64_t>(5, probs.size(0)));
+    json next = json::array();
+    for (int64_t k = 0; k < std::get<1>(top).size(0); ++k) {
+        const int64_t id = std::get<1>(top)[k].item<int64_t>();
+        next.push_back({{"token", vocabulary_[static_cast<std::size_t>(id)]},
+                        {"probability", std::get<0>(top)[k].item<double>()}});
+    }
+    json out = {{"next_tokens", next}, {"next_token", next[0]["token"]}};
+    if (fone()) out["value"] = read_value(model, h[0]).to_string();
+    return out;
+}
+
+// ---- evaluation ---------------------------------------------------------------------------------------
+
+namespace {
+
+// Teacher-forced scores: cross-entropy sums and the numbers of the reference the model writes at their
+// place.
+struct ForcedScores {
+    double text_nll = 0, all_nll = 0;
+    int64_t text_tokens = 0, all_tokens = 0, numbers = 0, numbers_right = 0;
+    // Where the numbers go wrong: the LM head writes a number there ([NUM], or a digit or chunk token),
+    // and (fone) the digit head reads the right value there, whatever the LM head writes.
+    int64_t placed = 0, values_right = 0;
+};
+
+// Adds one batch's numbers to `into`: at each position where the target begins a number (number_start),
+// whether the model writes that number. fone: [NUM], and the digit head's digits and sign right;
+// digit/subword: every token of the number, and then a token that is not a number token.
+void count_forced_numbers(const TextLmScheme& scheme, FoneTransformer& model, const Batch& b,
+                          const torch::Tensor& h, const torch::Tensor& logits, ForcedScores& into) {
+    const int pieces = scheme.tokenizer().text_piece_count();
+    const auto argmax = logits.argmax(-1).to(torch::kCPU).contiguous();
+    const auto targets = b.targets.to(torch::kCPU).contiguous();
+    const auto starts = b.number_start.to(torch::kCPU).contiguous();
+    const int64_t n = targets.size(0), l = targets.size(1);
+    const auto* am = argmax.data_ptr<int64_t>();
+    const auto* tg = targets.data_ptr<int64_t>();
+    const auto* st = starts.data_ptr<bool>();
+    torch::Tensor value_right;  // fone: the digit head right at every position (all digits and sign)
+    if (scheme.fone()) {
+        const DigitPrediction r = model->read_digits(h);
+        auto right = r.digits.eq(b.digits.to(torch::kInt64)).all(-1);
+        if (model->sign_feature) right = right.logical_and(r.negative.eq(b.signs.eq(1)));
+        value_right = right.to(torch::kCPU).contiguous();
+    }
+    const bool* vr = scheme.fone() ? value_right.data_ptr<bool>() : nullptr;
+    const auto is_number = [&](int64_t id) { return id == tt::kNum || id >= pieces; };
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t t = 0; t < l; ++t) {
+            if (!st[i * l + t]) continue;
+            ++into.numbers;
+            into.placed += is_number(am[i * l + t]);
+            bool right;
+            if (scheme.fone()) {
+                into.values_right += vr[i * l + t];
+                right = am[i * l + t] == tt::kNum && vr[i * l + t];
+            } else {
+                int64_t u = t;
+                right = true;
+                for (; u < l && tg[i * l + u] != kIgnore && is_number(tg[i * l + u]) &&
+                       (u == t || !st[i * l + u]);
+                     ++u)
+                    right = right && am[i * l + u] == tg[i * l + u];
+                right = right && (u >= l || !is_number(am[i * l + u]));
+            }
+            into.numbers_right += right;
+        }
+}
+
+ForcedScores forced_scores(const TextLmScheme& scheme, FoneTransformer& model, const Batch& data,
+                           const torch::Device& device) {
+    ForcedScores s;
+    for (int64_t from = 0; from < data.n; from += kEvalRows) {
+        const int64_t len = std::min(kEvalRows, data.n - from);
+        const Batch b = to_device(select_rows(data, torch::arange(from, from + len, torch::kInt64)), device);
+        const auto h = model->forward(b.in, /*last_only=*/false);
+        const auto logits = model->lm_logits(h).to(torch::kFloat32);
+        const TextTokenSums sums = text_token_sums(logits, b.targets, scheme.tokenizer().text_piece_count());
+        s.text_nll += sums.text_nll;
+        s.text_tokens += sums.text_tokens;
+        s.all_nll += sums.all_nll;
+        s.all_tokens += sums.all_tokens;
+        count_forced_numbers(scheme, model, b, h, logits, s);
+    }
+    return s;
+}
+
+// Scores of answers generated freely from their prompts, against the references.
+struct GeneratedScores {
+    int64_t generated = 0, exact = 0, answer_exact = 0, malformed = 0, ref_numbers = 0, numbers_right = 0,
+            digits_right = 0, words_right = 0;
+    std::vector<double> relative_errors;  // |generated - reference| / |reference|, per reference number
+    json wrong = json::array();
+
+    void add(const FoneSpec& spec, const Generation& g, const std::string& text, const std::string& prompt,
+             const std::string& reference, std::size_t max_wrong) {
+        std::vector<Decimal> want, got;
+        const ParsedText ref = parse_numbers(reference), gen = parse_numbers(text);
+        for (const ParsedNumber& x : ref.numbers)
+            want.push_back(x.value);
+        for (const ParsedNumber& x : gen.numbers)
+            got.push_back(x.value);
+        ++generated;
+        malformed += !g.ended;
+        words_right += g.ended && gen.templ == ref.templ;  // the sentence, numbers aside
+        const bool all_right = g.ended && want == got;
+        exact += all_right;
+        answer_exact += g.ended && text == write_numbers(reference);
+        ref_numbers += static_cast<int64_t>(want.size());
+        for (std::size_t j = 0; j < want.size(); ++j) {
+            if (j >= got.size()) {
+                relative_errors.push_back(INFINITY);  // a number the answer does not have
+                continue;
+            }
+            numbers_right += want[j] == got[j];
+            const double w = want[j].to_double(), v = got[j].to_double();
+            relative_errors.push_back(w == v ? 0.0 : std::fabs(v - w) / std::max(std::fabs(w), 1e-9));
+            for (int p = -spec.frac_digits; p < spec.int_digits; ++p)
+                digits_right += want[j].digit(p) == got[j].digit(p);
+        }
+        if (!all_right && wrong.size() < max_wrong)
+            wrong.push_back(
+                {{"prompt", prompt}, {"expected", write_numbers(reference)}, {"predicted", text}});
+    }
+
+    // The median relative error; null when there is no number (or the median answer has none).
+    json median_relative_error() {
+        if (relative_errors.empty()) return nullptr;
+        auto mid = relative_errors.begin() + static_cast<std::ptrdiff_t>(relative_errors.size() / 2);
+        std::nth_element(relative_errors.begin(), mid, relative_errors.end());
+        return std::isfinite(*mid) ? json(*mid) : json(nullptr);
+    }
+};
+
+// Greedy answers to every example that has a prompt, generated kGenerateRows at a time.
+GeneratedScores generated_scores(const TextLmScheme& scheme, FoneTransformer& model, const Batch& data,
+                                 std::size_t max_wrong) {
+    std::vector<std::size_t> rows;
+    for (std::size_t i = 0; i < data.prompt_texts.size(); ++i)
+        if (!data.prompt_texts[i].empty()) rows.push_back(i);
+    std::size_t longest_answer = 0;
+    for (const std::size_t i : rows)
+        longest_answer = std::max(longest_answer, scheme.tokenizer().encode(data.answer_texts[i]).ids.size());
+    GenerateOptions greedy;
+    greedy.max_tokens = static_cast<int>(longest_answer) + 8;  // room for [EOS] and a longer answer
+    GeneratedScores s;
+    for (std::size_t from = 0; from < rows.size(); from += kGenerateRows) {
+        const std::size_t to = std::min(rows.size(), from + kGenerateRows);
+        std::vector<EncodedText> prompts;
+        for (std::size_t k = from; k < to; ++k)
+            prompts.push_back(scheme.prompt_tokens(data.prompt_texts[rows[k]], true));
+        const std::vector<Generation> gens = scheme.generate(model, prompts, greedy);
+        for (std::size_t k = from; k < to; ++k) {
+            const Generation& g = gens[k - from];
+            s.add(scheme.digit_spec(), g, scheme.generated_text(g), data.prompt_texts[rows[k]],
+                  data.answer_texts[rows[k]], max_wrong);
+        }
+    }
+    return s;
+}
+
+}  // namespace
+
+json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const torch::Device& device,
+                            std::size_t max_wrong) const {
+    torch::NoGradGuard no_grad;
+    model->eval();
+    const auto t0 = Clock::now();
+    const ForcedScores f = forced_scores(*this, model, data, device);
+    GeneratedScores g = generated_scores(*this, model, data, max_wrong);
+    model->train();
+    std::vector<TextExample> examples;
+    for (std::size_t i = 0; i < data.answer_texts.size(); ++i)
+        examples.push_back({data.prompt_texts[i], data.answer_texts[i]});
+    const TokenCounts counts = count_tokens(tokenizer_, examples);
+    const double secs = seconds_since(t0);
+    const auto within_1_percent =
+        std::count_if(g.relative_errors.begin(), g.relative_errors.end(), [](double e) { return e <= 0.01; });
+    const auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+    const double forced = ratio(static_cast<double>(f.numbers_right), static_cast<double>(f.numbers));
+    const int slots = spec_.int_digits + spec_.frac_digits;
+    json out = {
+        {"n", data.n},
+        {"generated", g.generated},
+        {"exact_match", g.generated > 0 ? ratio(g.exact, g.generated) : forced},
+        {"exact_match_of", g.generated > 0 ? "generated answers" : "next numbers, teacher-forced"},
+        {"number_accuracy", ratio(g.numbers_right, g.ref_numbers)},
+        {"number_within_1_percent", ratio(within_1_percent, static_cast<double>(g.relative_errors.size()))},
+        {"number_relative_error_median", g.median_relative_error()},
+        {"answer_exact_match", ratio(g.answer_exact, g.generated)},
+        {"answer_words_match", ratio(g.words_right, g.generated)},
+        {"digit_accuracy", ratio(g.digits_right, static_cast<double>(g.ref_numbers) * slots)},
+        {"malformed", g.malformed},
+        {"next_number_exact_match", forced},
+        {"next_number_placed", ratio(static_cast<double>(f.placed), static_cast<double>(f.numbers))},
+        {"text_perplexity", std::exp(ratio(f.text_nll, f.text_tokens))},
+        {"text_tokens", f.text_tokens},
+        {"loss", ratio(f.all_nll, f.all_tokens)},
+        {"perplexity", std::exp(ratio(f.all_nll, f.all_tokens))},
+        {"tokens_per_example", counts.tokens_per_example()},
+        {"tokens_per_number", counts.tokens_per_number()},
+        {"numbers", counts.numbers},
+        {"eval_seconds", secs},
+        {"eval_examples_per_second", ratio(static_cast<double>(data.n), secs)}};
+    if (fone())
+        out["next_number_value_right"] =
+            ratio(static_cast<double>(f.values_right), static_cast<double>(f.numbers));
+    if (max_wrong > 0) out["mispredictions"] = g.wrong;
+    return out;
+}
+
+}  // namespace fone

@@ -1,0 +1,174 @@
+// A language model on text with numbers (issue 4): the text tokenizers (text_tokenizer.h) as a number
+// scheme of the training engine, with next-token training, free generation and the text metrics.
+// Private to core.
+//
+//   fone     every number is ONE [NUM] token; its input is [NUM]'s embedding + FoNE(value), and where
+//            the next token is [NUM] the Fourier digit head learns its value (the digit loss, weighted by
+//            TrainConfig::digit_loss_weight, added to the next-token cross-entropy)
+//   digit    numbers as character tokens 0-9 '.' '-'; the next-token cross-entropy alone
+//   subword  numbers as chunks of up to three digits; the next-token cross-entropy alone
+//
+// Sequences are [BOS] prompt [ANS] answer [EOS] (a document: [BOS] text [EOS]), right-padded for
+// training (causal attention never sees the padding), left-padded with a key mask for generation.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fone/text/text_data.h"
+#include "fone/text/text_tokenizer.h"
+#include "schemes/scheme.h"
+
+namespace fone {
+
+// A text run's examples: the config's corpus (task "text": task.data_file split by
+// split_text_examples) or generator ("word-problems", "units", "tables"), split by its seed.
+TextSplits load_text_splits(const TrainConfig& config);
+
+// The FoNE digit slots for a corpus: m and n are the most integer (at least 1) and fractional digits
+// of any number in any split; the config's int_digits / frac_digits (when >= 0) override them. Text
+// runs always carry the sign entry.
+FoneSpec text_spec(const TrainConfig& config, const TextSplits& splits);
+// Reads (or generates) a text config's corpus and, for fone, checks that every number fits the digit
+// slots: the errors a run would fail with, before a run directory is made. Throws TextDataError for a
+// file that cannot be read, NumberError naming the split, the example and the number that does not fit,
+// std::invalid_argument for splits that are too large for the corpus.
+void check_text_corpus(const TrainConfig& config);
+// The spec of a run whose config records its digit slots (every text run's checkpoint does).
+FoneSpec text_spec(const TrainConfig& config);
+
+// Cross-entropy sums of one batch: over every target token, and over the target tokens that are not
+// number tokens (not [NUM], no id >= text_pieces): the text-token perplexity is exp(text_nll /
+// text_tokens). logits [B, L, V], targets [B, L] with -100 where there is no target.
+struct TextTokenSums {
+    double text_nll = 0, all_nll = 0;
+    int64_t text_tokens = 0, all_tokens = 0;
+};
+TextTokenSums text_token_sums(const torch::Tensor& logits, const torch::Tensor& targets, int text_pieces);
+
+struct GenerateOptions {
+    double temperature = 0.0;  // <= 0: greedy (the most probable token)
+    int top_k = 0;             // > 0: sample among the k most probable tokens only
+    int max_tokens = 64;       // new tokens at most (the rotary table's max_seq also ends generation)
+    std::uint64_t seed = 0;    // of the sampling
+    bool use_cache = true;     // false: the whole sequence through the model at every step (tests)
+};
+
+struct GeneratedToken {
+    int id = 0;
+    double probability = 0.0;      // of this token under the model (before temperature and top-k)
+    std::optional<Decimal> value;  // fone: the value the digit head gave this [NUM]
+};
+
+struct Generation {
+    std::vector<int> ids;               // the new tokens, the closing [EOS] included
+    std::vector<Decimal> values;        // fone: one per [NUM] of ids
+    std::vector<double> probabilities;  // per new token
+    bool ended = false;                 // wrote [EOS]
+    bool out_of_positions = false;      // stopped at the model's max_seq
+};
+
+class TextLmScheme : public NumberScheme {
+  public:
+    TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const TrainConfig& config);
+
+    const TextTokenizer& tokenizer() const { return tokenizer_; }
+    bool fone() const { return tokenizer_.scheme() == TextScheme::fone; }
+
+    std::string name() const override { return text_scheme_name(tokenizer_.scheme()); }
+    const std::vector<std::string>& vocabulary() const override { return vocabulary_; }
+    ModelHeads heads() const override;
+    const FoneSpec& digit_spec() const override { return spec_; }
+
+    // Arithmetic examples are not text: throws std::logic_error (use encode_text).
+    Batch encode(const std::vector<Example>& examples) const override;
+    // [BOS] + the text's tokens (no [ANS]), with its numbers' FoNE: a batch of one.
+    Batch encode_prompt(const std::string& prompt) const override;
+    int64_t tokens_for(const Decimal& x) const override;
+
+    // Examples as a training batch: tokens and FoNE inputs, next-token targets (-100 at padding and,
+    // with text_loss "answer", before the answer), the digit labels of the number each target begins.
+    // Throws NumberError naming the example and the number for a number that does not fit the spec.
+    Batch encode_text(const std::vector<TextExample>& examples) const;
+
+    // Next-token cross-entropy (mean over target tokens) + digit_loss_weight x the digit loss (mean over
+    // the positions whose next token is [NUM]; the sign one more term of each mean, as in fone_scheme).
+    torch::Tensor loss(FoneTransformer& model, const Batch& b, bool training) const override;
+    // The generated answers' first numbers (what answer() means for arithmetic), for the generic tools.
+    std::vector<Answer> answer(FoneTransformer& model, const Batch& b) const override;
+    nlohmann::json explain(FoneTransformer& model, const Batch& prompt) const override;
+
+    // The "eval" event's fields for text (docs/text.md defines each):
+    //   exact_match          examples whose generated answer holds exactly the reference's numbers
+    //                        (greedy, from the prompt; documents: next_number_exact_match)
+    //   number_accuracy      reference numbers matched at their place in the generated answer
+    //   number_within_1_percent, number_relative_error_median   how close those numbers are:
+    //                        |generated - reference| / |reference| (a missing number: infinitely far)
+    //   answer_exact_match   generated answer == the reference answer as written (write_numbers)
+    //   digit_accuracy       digits of those numbers, over the spec's m + n positions
+    //   malformed            answers that did not end with [EOS]
+    //   next_number_exact_match  teacher-forced: the numbers the model writes at their place in the
+    //                        reference (fone: [NUM] + the digit head's value; digit/subword: every
+    //                        token of the number and then a token that is not a number token)
+    //   text_perplexity      exp(mean cross-entropy) over target tokens that are not number tokens, the
+    //                        same tokens in every scheme; text_tokens counts them
+    //   loss, perplexity     mean cross-entropy over all target tokens (numbers included) and its exp
+    //   tokens_per_example, tokens_per_number, numbers, n, eval_seconds, eval_examples_per_second
+    nlohmann::json evaluate(FoneTransformer& model, const Batch& split, const torch::Device& device,
+                            std::size_t max_wrong = 0) const override;
+
+    // [BOS] prompt, then [ANS] when answer_follows: what generation starts from.
+    EncodedText prompt_tokens(const std::string& prompt, bool answer_follows) const;
+    // Generates after each prompt (a batch, left-padded); on_token(row, token) sees every new token as
+    // it is chosen. Throws NumberError for a prompt number that does not fit the spec.
+    std::vector<Generation> generate(
+        FoneTransformer& model, const std::vector<EncodedText>& prompts, const GenerateOptions& options,
+        const std::function<void(std::size_t, const GeneratedToken&)>& on_token = {}) const;
+    // The text of generated tokens (after [ANS]): numbers written by write_number.
+    std::string generated_text(const Generation& g) const;
+
+  private:
+    TextTokenizer tokenizer_;
+    FoneSpec spec_, plain_;
+    double digit_loss_weight_;
+    bool loss_on_all_;
+    std::vector<std::string> vocabulary_;
+
+    void fone_into(const Decimal& x, float* out, const std::string& where) const;
+    // The value the digit head reads at one position's hidden state [d].
+    Decimal read_value(FoneTransformer& model, const torch::Tensor& h_row) const;
+
+    // A generation under way: every sequence so far, the rows that wrote [EOS], the tokens just chosen.
+    struct Generating {
+        torch::Device device{torch::kCPU};
+        ModelInputs all;       // prompts and tokens so far, left-padded (key_mask undefined: no padding)
+        torch::Tensor banned;  // [vocab] bool: tokens never written
+        int64_t length = 0;    // positions so far
+        std::vector<bool> done;
+        std::vector<std::vector<int>> so_far;  // per row: the prompt's ids and the tokens chosen since
+        torch::Tensor next, next_fone;         // [n, 1] the tokens chosen at this step; fone: [n, 1, width]
+    };
+    // The prompts as the first step's inputs. Throws for a prompt longer than max_seq - 1.
+    Generating start_generation(FoneTransformer& model, const std::vector<EncodedText>& prompts) const;
+    // Records the chosen tokens (fone: [NUM]'s value from the digit head at h) in out and in g.next, and
+    // hands each to on_token. True when every row has written [EOS].
+    bool take_tokens(FoneTransformer& model, const torch::Tensor& h, const std::vector<int64_t>& chosen,
+                     const torch::Tensor& probs, Generating& g, std::vector<Generation>& out,
+                     const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const;
+    // [n, vocab] bool: the tokens each row must not write next (g.banned, and what would not be
+    // well-formed text after its tokens so far: TextTokenizer::not_allowed_after).
+    torch::Tensor banned_now(const Generating& g) const;
+    // Appends g.next to the sequences: the next step's inputs (with a cache, the new tokens alone).
+    ModelInputs extend(Generating& g, bool use_cache) const;
+};
+
+// scheme.encode_text(examples), a number that does not fit the digit slots named with the split ("test
+// split", a file name).
+Batch encode_text_split(const TextLmScheme& scheme, const std::vector<TextExample>& examples,
+                        const std::string& split);
+
+}  // namespace fone

@@ -1,0 +1,83 @@
+// The table of number methods (fone/store/methods.h).
+#include "fone/store/methods.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace fone {
+
+namespace {
+
+// One row per method: name, description, scheme family, what a number becomes, text, --init-from.
+std::vector<NumberMethod>& table() {
+    static std::vector<NumberMethod> rows = {
+        {"fone", "one token per number: [NUM] + its Fourier features; digits read from two entries each",
+         "number-token", "[NUM]", true, true},
+        {"digit", "one token per digit and point; the answer generated token by token", "tokens", "tokens",
+         true, true},
+        {"subword", "chunks of up to three digits, left to right (as Llama-3); generated token by token",
+         "tokens", "tokens", true, true},
+        {"xval", "one [NUM] token scaled by the number's value; a regression head, rounded", "number-token",
+         "[NUM]", false, false},
+        {"ntl", "digit (or subword) tokens with the Number Token Loss (Wasserstein-1) added", "tokens",
+         "tokens", false, false},
+        {"abacus", "digit tokens least significant first with Abacus digit-position embeddings", "tokens",
+         "tokens", false, false},
+        {"fone+abacus", "Abacus with every digit token embedded by its FoNE", "tokens", "tokens", false,
+         false},
+        {"fone-direct", "ablation: each digit as a raw value in one dimension, regression per digit",
+         "number-token", "[NUM]", false, false},
+        {"bittokens",
+         "one [NUM] token carrying the IEEE 754 float64 bits of x (and 1/x); read back bit by bit",
+         "bittokens", "[NUM]", false, false},
+        {"numerologic",
+         "digit (or subword) tokens behind the number's digit count, {2:42}; generated token by token",
+         "tokens", "tokens", false, false},
+    };
+    return rows;
+}
+
+}  // namespace
+
+const std::vector<NumberMethod>& number_methods() {
+    return table();
+}
+
+const NumberMethod* find_number_method(const std::string& name) {
+    for (const NumberMethod& m : table())
+        if (m.name == name) return &m;
+    return nullptr;
+}
+
+void add_number_method(NumberMethod method) {
+    if (method.name.empty()) throw std::invalid_argument("a number method needs a name");
+    if (find_number_method(method.name))
+        throw std::invalid_argument("a number method named '" + method.name + "' exists already");
+    table().push_back(std::move(method));
+}
+
+std::vector<std::string> method_names() {
+    std::vector<std::string> names;
+    for (const NumberMethod& m : table())
+        names.push_back(m.name);
+    return names;
+}
+
+std::string method_description(const std::string& method) {
+    const NumberMethod* m = find_number_method(method);
+    return m ? m->description : "";
+}
+
+bool method_takes_init_from(const std::string& method) {
+    const NumberMethod* m = find_number_method(method);
+    return m && m->init_from;
+}
+
+std::string method_list_text() {
+    std::string out;
+    for (const NumberMethod& m : table())
+        out += (out.empty() ? "" : ", ") + m.name;
+    return out;
+}
+
+}  // namespace fone
