@@ -69,6 +69,22 @@ class TestWelcome : public QObject {
         QTRY_VERIFY(!view.busy());
     }
 
+    // The race is experiments/recipes/welcome-race.json: its sentences quote its sizes, and without it the
+    // race refuses to start with the file's name (the sentences show "?" rather than a placeholder).
+    void the_race_is_its_recipe() {
+        QCOMPARE(race_sentence("{train_size} sums, {test_size} tests"), QString("51,200 sums, 500 tests"));
+        QTemporaryDir empty;
+        qputenv("FONE_EXPERIMENTS_DIR", empty.path().toUtf8());
+        QCOMPARE(race_sentence("{train_size} sums"), QString("? sums"));
+        try {
+            live_run_args("fone", "x");
+            QFAIL("a race without its recipe started");
+        } catch (const std::invalid_argument& e) {
+            QVERIFY2(QString(e.what()).contains("welcome-race.json"), e.what());
+        }
+        qunsetenv("FONE_EXPERIMENTS_DIR");
+    }
+
     void live_runs_share_data_and_seed() {
         const QStringList fone = live_run_args("fone", "a"), digit = live_run_args("digit", "b");
         auto value = [](const QStringList& args, const QString& key) {

@@ -6,6 +6,7 @@
 //   ctest --test-dir build -R test_workbench --output-on-failure
 #include <qcustomplot.h>
 #include <QAbstractItemModel>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -109,6 +110,32 @@ class TestWorkbench : public QObject {
     void initTestCase() {
         QVERIFY2(QFile::exists(FONE_BIN_DIR "/fone"), "build the fone target first");
         qunsetenv("FONE_INJECT_NAN_STEP");
+    }
+
+    // The Preset menu is experiments/recipes/launch.json; without it the menu is empty and says why.
+    void presets_come_from_their_recipe() {
+        {
+            LaunchPanel panel;
+            QCOMPARE(panel.preset_titles(),
+                     QStringList({"Paper: decimal addition, FoNE", "Paper: integer addition, FoNE",
+                                  "Paper: 3-digit multiplication, FoNE",
+                                  "Quick look: decimal addition, 3,200 examples, 2 epochs"}));
+            panel.apply_preset("Quick look: decimal addition, 3,200 examples, 2 epochs");
+            QCOMPARE(panel.field("train_size")->text(), QString("3200"));
+            QCOMPARE(panel.field("epochs")->text(), QString("2"));
+        }
+        QTemporaryDir empty;
+        qputenv("FONE_EXPERIMENTS_DIR", empty.path().toUtf8());
+        LaunchPanel panel;
+        QVERIFY(panel.preset_titles().isEmpty());
+        qunsetenv("FONE_EXPERIMENTS_DIR");
+        QComboBox* menu = nullptr;
+        for (QComboBox* box : panel.findChildren<QComboBox*>())
+            if (box->itemText(0) == "Choose a preset…") menu = box;
+        QVERIFY(menu);
+        QCOMPARE(menu->count(), 1);
+        QVERIFY2(menu->toolTip().startsWith("No presets: ") && menu->toolTip().contains("launch.json"),
+                 qPrintable(menu->toolTip()));
     }
 
     void ema_smoothing_is_debiased() {

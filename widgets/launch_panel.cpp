@@ -14,10 +14,10 @@
 #include <cmath>
 #include <optional>
 
-#include "fone/store/experiments.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
 #include "fone/tasks/tasks.h"
+#include "recipes.h"
 #include "run_catalog.h"
 
 namespace fone::gui {
@@ -130,8 +130,7 @@ struct Preset {
 std::vector<Preset> presets(QString* problem = nullptr) {
     std::vector<Preset> out;
     try {
-        const Experiment recipe = find_recipe("launch");  // kept: the loop reads into it
-        for (const ExperimentCell& cell : recipe.preset("window").cells)
+        for (const ExperimentCell& cell : window_recipe("launch").preset("window").cells)
             out.push_back({QString::fromStdString(cell.labels.value("title", cell.id)), cell.settings});
     } catch (const std::exception& e) {
         if (problem) *problem = QString::fromStdString(e.what());

@@ -14,13 +14,13 @@
 #include <qcustomplot.h>
 
 #include "fone/platform/cpu.h"
-#include "fone/store/experiments.h"
 #include "fone/tasks/tasks.h"
 #include "fone/tasks/typed_sums.h"
 #include "hidden_view.h"
 #include "job_runner.h"
 #include "launch_panel.h"
 #include "plot_panel.h"
+#include "recipes.h"
 #include "run_catalog.h"
 #include "run_picker.h"
 
@@ -60,13 +60,14 @@ QString race_sentence(const char* text) {
     // The race's sizes as the recipe has them (experiments/recipes/welcome-race.json), so the words follow
     // it.
     QString out = QString::fromUtf8(text);
-    try {
-        const Experiment race = find_recipe("welcome-race");
-        const json& settings = race.preset("window").cells.at(0).settings;
-        const QLocale english(QLocale::English);
-        for (const char* key : {"train_size", "test_size"})
-            out.replace(QString("{%1}").arg(key), english.toString(settings.value(key, 0LL)));
-    } catch (const std::exception&) {  // no recipe: the race cannot start either, and says why
+    for (const char* key : {"train_size", "test_size"}) {
+        QString value = "?";  // no recipe: the race cannot start either, and says why when asked to
+        try {
+            const json& settings = window_recipe("welcome-race").preset("window").cells.at(0).settings;
+            value = QLocale(QLocale::English).toString(settings.value(key, 0LL));
+        } catch (const std::exception&) {
+        }
+        out.replace(QString("{%1}").arg(key), value);
     }
     return out;
 }
@@ -74,8 +75,7 @@ QString race_sentence(const char* text) {
 QStringList live_run_args(const QString& method, const QString& name) {
     // The race is a recipe (experiments/recipes/welcome-race.json): the cell of this method, its half of
     // the cores and its name. Throws std::invalid_argument naming the file when the recipe is missing.
-    const Experiment race = find_recipe("welcome-race");  // kept: the loop reads into it
-    for (const ExperimentCell& cell : race.preset("window").cells)
+    for (const ExperimentCell& cell : window_recipe("welcome-race").preset("window").cells)
         if (cell.settings.value("method", std::string()) == method.toStdString())
             return LaunchPanel::train_args(cell.settings)
                    << "--threads" << QString::number(threads_per_run(2))  // the two share the cores
