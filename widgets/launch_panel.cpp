@@ -430,7 +430,7 @@ void LaunchPanel::update_placeholders(const ResolvedSettings& r) {
     for (const char* key : {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads"})
         if (const SourcedSetting* s = r.find(key))
             edits_[key]->setPlaceholderText(key == std::string("threads") && s->value == 0
-                                                ? QStringLiteral("default: its share of the free cores")
+                                                ? QStringLiteral("default: auto")
                                                 : "default " + json_text(s->value));
     const double target = r.config.target_acc;
     edits_["target_acc"]->setPlaceholderText(target > 0
