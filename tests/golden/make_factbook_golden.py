@@ -2,8 +2,8 @@
 """Independent reference for core/src/text/corpus.cpp's Factbook rendering (issue 30).
 
 Renders each sample country with Python's json (key order kept) and html.unescape, by the rules of
-docs/text.md ("A real corpus: the World Factbook"): tags become a space, entities are decoded, whitespace
-runs become one space; one line per string, "Key: Subkey: text" with the keys trimmed and "text"/"note"
+docs/text.md ("A real corpus: the World Factbook"): tags become a space, entities are decoded, runs of ASCII
+whitespace and no-break spaces become one space; one line per string, "Key: Subkey: text" with the keys trimmed and "text"/"note"
 keys adding no name; the first line is the country's conventional short name (else the long one, else the
 file's code). Writes tests/golden/factbook-<code>.txt. Run by hand: python3 tests/golden/make_factbook_golden.py
 """
@@ -15,7 +15,8 @@ SAMPLE = ROOT.parent / "data" / "factbook-sample"
 
 def clean(s):
     s = re.sub(r"<[A-Za-z/!][^>]*>", " ", s)
-    return " ".join(html.unescape(s).split())
+    # Whitespace: ASCII's and the no-break space (U+00A0), nothing else (Python's split() would take more).
+    return " ".join(w for w in re.split(r"[ \t\n\r\f\v\xa0]+", html.unescape(s)) if w)
 
 
 def lines(value, path, out):

@@ -20,7 +20,7 @@ using ordered_json = nlohmann::ordered_json;
 // The named entities the package's 256 files use (every one of them), and the common others.
 const std::map<std::string, std::string, std::less<>>& named_entities() {
     static const std::map<std::string, std::string, std::less<>> table = {
-        {"nbsp", " "},       {"amp", "&"},         {"lt", "<"},         {"gt", ">"},
+        {"nbsp", "\u00A0"},  {"amp", "&"},         {"lt", "<"},         {"gt", ">"},
         {"quot", "\""},      {"apos", "'"},        {"rsquo", "\u2019"}, {"lsquo", "\u2018"},
         {"ldquo", "\u201C"}, {"rdquo", "\u201D"},  {"ndash", "\u2013"}, {"mdash", "\u2014"},
         {"deg", "\u00B0"},   {"hellip", "\u2026"}, {"aacute", "á"},     {"Aacute", "Á"},
@@ -116,10 +116,15 @@ std::string decoded_entities(const std::string& text) {
     return out;
 }
 
+// Runs of ASCII whitespace and no-break spaces (U+00A0, what &nbsp; and the files' own NBSPs are) as
+// one space, trimmed.
 std::string one_spaced(const std::string& text) {
     std::string out;
-    for (const char c : text) {
-        const bool space = c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        const bool nbsp = c == '\xC2' && i + 1 < text.size() && text[i + 1] == '\xA0';
+        const bool space = nbsp || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+        i += nbsp;
         if (!space)
             out += c;
         else if (!out.empty() && out.back() != ' ')
