@@ -139,6 +139,10 @@ class TestCorpus : public QObject {
         e = error_of([&] { fone::read_factbook((root / "utf8").string()); });
         QVERIFY2(one_line(e) && e.find("xx.json: not JSON") != std::string::npos, e.c_str());
 
+        write_all(root / "array" / "r" / "xx.json", "[1, 2, 3]");
+        e = error_of([&] { fone::read_factbook((root / "array").string()); });
+        QVERIFY2(one_line(e) && e.find("xx.json: not a Factbook country") != std::string::npos, e.c_str());
+
         write_all(root / "placeholder" / "r" / "xx.json", "{\"A\": {\"text\": \"a [NUM] b\"}}");
         e = error_of([&] { fone::read_factbook((root / "placeholder").string()); });
         QVERIFY2(one_line(e) && e.find("[NUM]") != std::string::npos, e.c_str());

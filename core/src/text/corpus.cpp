@@ -239,6 +239,10 @@ FactbookCorpus read_factbook(const std::string& folder) {
     FactbookCorpus corpus;
     for (const fs::path& file : files) {
         const ordered_json country = parse_country(file.string());
+        if (!country.is_object())
+            throw TextDataError(file.string() +
+                                ": not a Factbook country (expected an object of sections, got " +
+                                country.type_name() + ")");
         const std::string code = file.stem().string();
         std::vector<std::string> path;
         std::string fields;
