@@ -329,6 +329,13 @@ void peer_tables(std::ostringstream& md, const std::vector<json>& rows, json& ex
 // text: one row per method (in the runs' order), each figure the mean (min–max) over its seeds: the
 // text-token perplexities (all rows, rows with numbers: the FoNE paper's Table 5 measure) and the
 // teacher-forced number measures (docs/text.md, "What a text evaluation measures").
+// A run's training CPU: the CPU seconds of an epoch times its epochs (null when not recorded).
+json train_cpu_seconds(const json& r) {
+    const json e = r.value("epoch_cpu_seconds", json());
+    if (!e.is_number() || !r["epochs"].is_number()) return nullptr;
+    return e.get<double>() * r["epochs"].get<double>();
+}
+
 void text_table(std::ostringstream& md, const std::vector<json>& rows, json& extra) {
     std::vector<std::string> methods;
     for (const auto& r : rows)
@@ -343,7 +350,8 @@ void text_table(std::ostringstream& md, const std::vector<json>& rows, json& ext
                                                                {"tokens_per_example", false},
                                                                {"train_seconds", false}};
     md << "| method | runs | text perplexity | text perplexity, rows with numbers | number exact match "
-          "(teacher-forced) | digit accuracy | within 1% | log-sMAPE | tokens per document | training s |\n"
+          "(teacher-forced) | digit accuracy | within 1% | log-sMAPE | tokens per document | training CPU s "
+          "|\n"
           "|---|---|---|---|---|---|---|---|---|---|\n";
     for (const auto& m : methods) {
         std::size_t runs = 0;
@@ -352,8 +360,12 @@ void text_table(std::ostringstream& md, const std::vector<json>& rows, json& ext
         md << "| " << m << " | " << runs;
         for (const auto& [key, percent] : figures) {
             std::vector<double> v;
-            for (const auto& r : rows)
-                if (r["method"] == m && r.value(key, json()).is_number()) v.push_back(r[key].get<double>());
+            for (const auto& r : rows) {
+                if (r["method"] != m) continue;
+                const json x =
+                    std::string(key) == "train_cpu_seconds" ? train_cpu_seconds(r) : r.value(key, json());
+                if (x.is_number()) v.push_back(x.get<double>());
+            }
             if (v.empty() || percent) {
                 md << " | " << mean_spread(v);
             } else {
