@@ -348,7 +348,7 @@ void text_table(std::ostringstream& md, const std::vector<json>& rows, json& ext
                                                                {"next_number_within_1_percent", true},
                                                                {"next_number_log_smape", true},
                                                                {"tokens_per_example", false},
-                                                               {"train_seconds", false}};
+                                                               {"train_cpu_seconds", false}};
     md << "| method | runs | text perplexity | text perplexity, rows with numbers | number exact match "
           "(teacher-forced) | digit accuracy | within 1% | log-sMAPE | tokens per document | training CPU s "
           "|\n"
