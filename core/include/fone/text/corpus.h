@@ -46,7 +46,8 @@ std::string render_factbook_fields(const std::string& json_text, const std::stri
 // subfolders are searched), each a document. Throws TextDataError with one line naming the file for a
 // file that is not JSON (or not UTF-8, or larger than 64 MB) and for a folder with no .json file; a
 // country with no field text is skipped and listed in `skipped`.
-FactbookCorpus read_factbook(const std::string& folder);  // (a file whose JSON is not an object: an error too)
+FactbookCorpus read_factbook(
+    const std::string& folder);  // (a file whose JSON is not an object: an error too)
 
 // The split of a country: "test", "val" or "train", from a hash of its code (FNV-1a 64, mod 10: 0 test,
 // 1 val, else train), so a country is in one split whatever else the folder holds.
