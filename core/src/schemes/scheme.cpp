@@ -129,17 +129,14 @@ torch::Tensor key_mask_of(const torch::Tensor& tokens) {
     return mask.all().item<bool>() ? torch::Tensor() : mask;
 }
 
-namespace {
-
-// BitTokens' log-sMAPE of a prediction v of y (their utils/metrics.py logSMAPE): sMAPE = |v - y| / (|y| +
-// |v| + ε), then min(1, log10(sMAPE + ε) / -15) with ε = 1e-100: about the share of 15 significant digits
-// that are right before the first wrong one (1 for an exact answer, 0 for the wrong sign or a zero).
 double log_smape(double v, double y) {
     constexpr double kEps = 1e-100, kDigits = 15.0;
     const double smape = std::fabs(v - y) / (std::fabs(y) + std::fabs(v) + kEps);
     const double score = std::min(1.0, std::log10(smape + kEps) / -kDigits);
     return std::isfinite(score) ? std::max(0.0, score) : 0.0;
 }
+
+namespace {
 
 // The metrics of answers against the true ones, example by example (NumberScheme::evaluate).
 class AnswerScores {

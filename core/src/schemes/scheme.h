@@ -52,6 +52,11 @@ struct Batch {
 };
 
 Batch select_rows(const Batch& s, const torch::Tensor& rows);
+
+// BitTokens' log-sMAPE of a prediction v of y (their utils/metrics.py logSMAPE): sMAPE = |v - y| / (|y| +
+// |v| + eps), then min(1, log10(sMAPE + eps) / -15) with eps = 1e-100: about the share of 15 significant
+// digits that are right before the first wrong one (1 for an exact answer, 0 for the wrong sign or a zero).
+double log_smape(double v, double y);
 Batch to_device(const Batch& s, const torch::Device& device);
 
 // What a scheme reads back for one example: its answer, when the output is a well-formed number.

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <random>
 #include <stdexcept>
 
 #include "fone/numbers/number_parser.h"
+#include "fone/text/corpus.h"
 #include "nn/timing.h"
 #include "schemes/scheme_parts.h"
 
@@ -22,7 +24,33 @@ constexpr int64_t kGenerateRows = 256;  // prompts per generation batch in evalu
 
 }  // namespace
 
+namespace {
+
+// A folder of train.jsonl, val.jsonl and test.jsonl (what `fone corpus factbook` writes): its splits as
+// they are, train capped at train_size when non-zero. The sizes of val and test are the files'.
+TextSplits read_split_folder(const std::string& folder) {
+    TextSplits s;
+    for (const auto& [name, split] : {std::pair{"train", &s.train}, {"val", &s.val}, {"test", &s.test}}) {
+        const std::string path = (std::filesystem::path(folder) / (std::string(name) + ".jsonl")).string();
+        if (std::string(name) == "val" && !std::filesystem::exists(path)) continue;  // val is optional
+        *split = read_text_jsonl(path);
+    }
+    if (s.train.empty()) throw TextDataError(folder + "/train.jsonl: no examples");
+    return s;
+}
+
+}  // namespace
+
 TextSplits load_text_splits(const TrainConfig& c) {
+    if (c.text_task == "text" && std::filesystem::is_directory(c.task.data_file)) {
+        // A folder: train/val/test.jsonl as written by `fone corpus factbook`, or the Factbook's own JSON
+        // files (the package's data/ folder), split by country as that command splits them.
+        const bool splits = std::filesystem::exists(std::filesystem::path(c.task.data_file) / "train.jsonl");
+        TextSplits s =
+            splits ? read_split_folder(c.task.data_file) : factbook_splits(read_factbook(c.task.data_file));
+        if (c.train_size != 0 && s.train.size() > c.train_size) s.train.resize(c.train_size);
+        return s;
+    }
     if (c.text_task == "text") {
         const std::vector<TextExample> examples = read_text_file(c.task.data_file);
         if (examples.empty()) throw TextDataError(c.task.data_file + ": no examples (the file is empty)");
@@ -64,16 +92,34 @@ FoneSpec text_spec(const TrainConfig& c) {
 
 FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
     int m = 1, n = 0;
+    const ParsedNumber* longest = nullptr;  // the number with the most digits, for the message
+    std::vector<ParsedNumber> kept;         // (parse_numbers' results die with each text)
     for (const auto* split : {&s.train, &s.val, &s.test})
         for (const TextExample& e : *split)
             for (const std::string* text : {&e.prompt, &e.answer})
-                for (const ParsedNumber& x : parse_numbers(*text).numbers) {
+                for (ParsedNumber& x : parse_numbers(*text).numbers) {
                     m = std::max(m, x.value.int_digit_count());
                     n = std::max(n, x.value.frac_digit_count());
+                    const int digits = x.value.int_digit_count() + x.value.frac_digit_count();
+                    if (digits > kMaxTextNumberDigits &&
+                        (!longest ||
+                         digits > longest->value.int_digit_count() + longest->value.frac_digit_count())) {
+                        kept.assign(1, std::move(x));
+                        longest = &kept[0];
+                    }
                 }
     TrainConfig chosen = c;
     if (chosen.int_digits < 0) chosen.int_digits = m;
     if (chosen.frac_digits < 0) chosen.frac_digits = n;
+    if (chosen.int_digits + chosen.frac_digits > kMaxTextNumberDigits) {
+        const std::string shown = longest
+                                      ? longest->text.substr(0, 24) + (longest->text.size() > 24 ? "..." : "")
+                                      : std::to_string(chosen.int_digits + chosen.frac_digits) + " slots";
+        throw NumberError("the corpus holds a number of " + std::to_string(m) + " integer and " +
+                          std::to_string(n) + " fractional digits (" + shown +
+                          "); a text run takes at most " + std::to_string(kMaxTextNumberDigits) +
+                          " digit slots in all: write such numbers as text (docs/number-parsing.md)");
+    }
     return text_spec(chosen);
 }
 
@@ -106,7 +152,8 @@ TextLmScheme::TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const 
       spec_(spec),
       plain_(spec),
       digit_loss_weight_(config.digit_loss_weight),
-      loss_on_all_(config.text_loss != "answer") {
+      loss_on_all_(config.text_loss != "answer"),
+      context_(config.text_context) {
     plain_.multipliers.clear();
     vocabulary_.reserve(static_cast<std::size_t>(tokenizer_.vocab_size()));
     for (int id = 0; id < tokenizer_.vocab_size(); ++id)
@@ -144,14 +191,95 @@ void TextLmScheme::fone_into(const Decimal& x, float* out, const std::string& wh
     encode_into(x, spec_, out);
 }
 
+namespace {
+
+// The documents' tokens one after another, cut into windows of `context` tokens; each window starts at
+// the last token of the one before, so every token but the first is a target once. A cut that would
+// fall inside a number (digit and subword numbers are several tokens) moves back to the number's start.
+// `source` gets each window's first document (for messages).
+std::vector<EncodedText> packed_windows(const std::vector<EncodedText>& docs, int64_t context,
+                                        std::vector<std::size_t>& source) {
+    EncodedText all;
+    std::vector<std::size_t> doc_starts;
+    for (const EncodedText& d : docs) {
+        const int offset = static_cast<int>(all.ids.size());
+        doc_starts.push_back(all.ids.size());
+        all.ids.insert(all.ids.end(), d.ids.begin(), d.ids.end());
+        all.answer_mask.insert(all.answer_mask.end(), d.answer_mask.begin(), d.answer_mask.end());
+        all.numbers.insert(all.numbers.end(), d.numbers.begin(), d.numbers.end());
+        for (const TokenSpan& sp : d.number_spans)
+            all.number_spans.push_back({sp.begin + offset, sp.end + offset});
+    }
+    const int total = static_cast<int>(all.ids.size());
+    std::vector<EncodedText> windows;
+    std::size_t k = 0;  // the first number that does not end before the window
+    for (int start = 0; start + 1 < total;) {
+        while (k < all.number_spans.size() && all.number_spans[k].end <= start)
+            ++k;
+        int end = static_cast<int>(std::min<int64_t>(start + context, total));
+        for (std::size_t j = k; j < all.number_spans.size() && all.number_spans[j].begin < end; ++j)
+            if (all.number_spans[j].end > end && all.number_spans[j].begin > start + 1)
+                end = all.number_spans[j]
+                          .begin;  // (a number as long as the window is cut: never under the cap)
+        EncodedText w;
+        w.ids.assign(all.ids.begin() + start, all.ids.begin() + end);
+        w.answer_mask.assign(all.answer_mask.begin() + start, all.answer_mask.begin() + end);
+        for (std::size_t j = k; j < all.number_spans.size() && all.number_spans[j].begin < end; ++j) {
+            if (all.number_spans[j].begin < start)
+                continue;  // its tail only: inputs, its targets were before
+            w.numbers.push_back(all.numbers[j]);
+            w.number_spans.push_back(
+                {all.number_spans[j].begin - start, std::min(all.number_spans[j].end, end) - start});
+        }
+        const auto doc =
+            std::upper_bound(doc_starts.begin(), doc_starts.end(), static_cast<std::size_t>(start));
+        source.push_back(static_cast<std::size_t>(doc - doc_starts.begin()) - 1);
+        windows.push_back(std::move(w));
+        start = end - 1;
+    }
+    return windows;
+}
+
+std::string example_label(const TextExample& e, std::size_t index) {
+    const std::string text = e.prompt.empty() ? e.answer : e.prompt;
+    return "example " + std::to_string(index + 1) + " (\"" + text.substr(0, 40) +
+           (text.size() > 40 ? "...\"" : "\"") + "): ";
+}
+
+}  // namespace
+
+bool TextLmScheme::packs(const std::vector<TextExample>& examples) const {
+    return context_ > 0 && !examples.empty() &&
+           std::all_of(examples.begin(), examples.end(),
+                       [](const TextExample& e) { return e.prompt.empty(); });
+}
+
 Batch TextLmScheme::encode_text(const std::vector<TextExample>& examples) const {
     std::vector<EncodedText> rows;
     rows.reserve(examples.size());
-    std::size_t longest = 1;
-    for (const TextExample& e : examples) {
+    for (const TextExample& e : examples)
         rows.push_back(tokenizer_.encode(e));
-        longest = std::max(longest, rows.back().ids.size());
+    std::vector<std::size_t> source;
+    if (packs(examples)) {
+        rows = packed_windows(rows, context_, source);
+    } else {
+        for (std::size_t i = 0; i < rows.size(); ++i)
+            source.push_back(i);
     }
+    Batch b = batch_of_rows(
+        rows, [&](std::size_t row) { return example_label(examples[source[row]], source[row]); });
+    for (const TextExample& e : examples) {
+        b.prompt_texts.push_back(e.prompt);
+        b.answer_texts.push_back(e.answer);
+    }
+    return b;
+}
+
+Batch TextLmScheme::batch_of_rows(const std::vector<EncodedText>& rows,
+                                  const std::function<std::string(std::size_t)>& label) const {
+    std::size_t longest = 1;
+    for (const EncodedText& e : rows)
+        longest = std::max(longest, e.ids.size());
     const int64_t n = static_cast<int64_t>(rows.size()), l = static_cast<int64_t>(longest);
     const int64_t slots = plain_.pair_count(), w = spec_.width();
     Batch b;
@@ -183,21 +311,17 @@ Batch TextLmScheme::encode_text(const std::vector<TextExample>& examples) const 
         }
         for (std::size_t k = 0; k < e.number_spans.size(); ++k) {
             const int64_t at = e.number_spans[k].begin;  // the number's first token; its target sits before
-            if (tgt[i * l + at - 1] != kIgnore) start[i * l + at - 1] = true;
+            const bool target = at > 0 && tgt[i * l + at - 1] != kIgnore;
+            if (target) start[i * l + at - 1] = true;
             if (!fone()) continue;
             const Decimal& x = e.numbers[k];
-            const TextExample& ex = examples[static_cast<std::size_t>(i)];
-            const std::string text = ex.prompt.empty() ? ex.answer : ex.prompt;
-            fone_into(x, f + (i * l + at) * w,
-                      "example " + std::to_string(i + 1) + " (\"" + text.substr(0, 40) +
-                          (text.size() > 40 ? "...\"" : "\"") + "): ");
+            fone_into(x, f + (i * l + at) * w, label(static_cast<std::size_t>(i)));
+            if (!target) continue;  // a window's first token: an input only
             const auto digits = label_digits(x, plain_);
             std::transform(digits.begin(), digits.end(), dg + (i * l + at - 1) * slots,
                            [](int d) { return static_cast<uint8_t>(d); });
             sg[i * l + at - 1] = x.negative() ? 1 : 0;
         }
-        b.prompt_texts.push_back(examples[static_cast<std::size_t>(i)].prompt);
-        b.answer_texts.push_back(examples[static_cast<std::size_t>(i)].answer);
     }
     if (fone()) b.in.num_mask = b.in.tokens.eq(tt::kNum);
     return b;
@@ -502,7 +626,48 @@ struct ForcedScores {
     // Where the numbers go wrong: the LM head writes a number there ([NUM], or a digit or chunk token),
     // and (fone) the digit head reads the right value there, whatever the LM head writes.
     int64_t placed = 0, values_right = 0;
+    // The text-token sums over the rows that hold a number (the FoNE paper's Table 5 measure).
+    double numbered_text_nll = 0;
+    int64_t numbered_text_tokens = 0;
+    // The value the model gives each reference number, teacher-forced (fone: the digit head at the
+    // number's place; digit/subword: the most probable token at each of the number's tokens, read as a
+    // number): its digits right over the spec's slots, within 1%, BitTokens' log-sMAPE (0 when unreadable).
+    int64_t values_read = 0, value_digits_right = 0, within_1_percent = 0;
+    double log_smape_sum = 0;
+
+    void add_value(const FoneSpec& spec, const Decimal& truth, const std::optional<Decimal>& got) {
+        if (!got) return;  // counted as wrong: numbers is the denominator
+        ++values_read;
+        for (int p = -spec.frac_digits; p < spec.int_digits; ++p)
+            value_digits_right += truth.digit(p) == got->digit(p);
+        const double y = truth.to_double(), v = got->to_double();
+        within_1_percent += y == v || std::fabs(v - y) <= 0.01 * std::fabs(y);
+        log_smape_sum += log_smape(v, y);
+    }
 };
+
+// The number that the tokens [from, to) of row i spell (digit and chunk pieces), if they spell one.
+std::optional<Decimal> number_of_tokens(const TextLmScheme& scheme, const int64_t* ids, int64_t from,
+                                        int64_t to) {
+    std::string text;
+    for (int64_t u = from; u < to; ++u)
+        text += scheme.tokenizer().piece(static_cast<int>(ids[u]));
+    Decimal x;
+    if (text.empty() || !Decimal::try_parse(text, x)) return std::nullopt;
+    return x;
+}
+
+// fone: the reference values and the digit head's values at every number_start position, row-major.
+std::pair<std::vector<Decimal>, std::vector<Decimal>> fone_values(const TextLmScheme& scheme,
+                                                                  FoneTransformer& model, const Batch& b,
+                                                                  const torch::Tensor& h) {
+    FoneSpec plain = scheme.digit_spec();
+    plain.multipliers.clear();
+    const auto at = b.number_start;
+    if (!at.any().item<bool>()) return {};
+    const DigitPrediction truth{b.digits.index({at}).to(torch::kInt64), b.signs.index({at}).eq(1)};
+    return {read_numbers(truth, plain), read_numbers(model->read_digits(h.index({at})), plain)};
+}
 
 // Adds one batch's numbers to `into`: at each position where the target begins a number (number_start),
 // whether the model writes that number. fone: [NUM], and the digit head's digits and sign right;
@@ -526,6 +691,9 @@ void count_forced_numbers(const TextLmScheme& scheme, FoneTransformer& model, co
     }
     const bool* vr = scheme.fone() ? value_right.data_ptr<bool>() : nullptr;
     const auto is_number = [&](int64_t id) { return id == tt::kNum || id >= pieces; };
+    std::vector<Decimal> fone_truth, fone_got;
+    if (scheme.fone()) std::tie(fone_truth, fone_got) = fone_values(scheme, model, b, h);
+    std::size_t k = 0;  // the k-th number of the batch (fone_values' order)
     for (int64_t i = 0; i < n; ++i)
         for (int64_t t = 0; t < l; ++t) {
             if (!st[i * l + t]) continue;
@@ -535,6 +703,8 @@ void count_forced_numbers(const TextLmScheme& scheme, FoneTransformer& model, co
             if (scheme.fone()) {
                 into.values_right += vr[i * l + t];
                 right = am[i * l + t] == tt::kNum && vr[i * l + t];
+                into.add_value(scheme.digit_spec(), fone_truth[k], fone_got[k]);
+                ++k;
             } else {
                 int64_t u = t;
                 right = true;
@@ -543,6 +713,12 @@ void count_forced_numbers(const TextLmScheme& scheme, FoneTransformer& model, co
                      ++u)
                     right = right && am[i * l + u] == tg[i * l + u];
                 right = right && (u >= l || !is_number(am[i * l + u]));
+                int64_t v = t;  // the model's tokens over the reference's, up to its first non-number token
+                while (v < u && is_number(am[i * l + v]))
+                    ++v;
+                const std::optional<Decimal> truth = number_of_tokens(scheme, tg + i * l, t, u);
+                if (truth)
+                    into.add_value(scheme.digit_spec(), *truth, number_of_tokens(scheme, am + i * l, t, v));
             }
             into.numbers_right += right;
         }
@@ -561,6 +737,13 @@ ForcedScores forced_scores(const TextLmScheme& scheme, FoneTransformer& model, c
         s.text_tokens += sums.text_tokens;
         s.all_nll += sums.all_nll;
         s.all_tokens += sums.all_tokens;
+        const auto numbered = b.number_start.any(1);  // [len]: rows that hold a number
+        if (numbered.any().item<bool>()) {
+            const TextTokenSums with = text_token_sums(logits.index({numbered}), b.targets.index({numbered}),
+                                                       scheme.tokenizer().text_piece_count());
+            s.numbered_text_nll += with.text_nll;
+            s.numbered_text_tokens += with.text_tokens;
+        }
         count_forced_numbers(scheme, model, b, h, logits, s);
     }
     return s;
@@ -676,6 +859,13 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         {"next_number_placed", ratio(static_cast<double>(f.placed), static_cast<double>(f.numbers))},
         {"text_perplexity", std::exp(ratio(f.text_nll, f.text_tokens))},
         {"text_tokens", f.text_tokens},
+        {"text_perplexity_numbers", std::exp(ratio(f.numbered_text_nll, f.numbered_text_tokens))},
+        {"text_tokens_numbers", f.numbered_text_tokens},
+        {"next_number_digit_accuracy",
+         ratio(static_cast<double>(f.value_digits_right), static_cast<double>(f.numbers) * slots)},
+        {"next_number_within_1_percent",
+         ratio(static_cast<double>(f.within_1_percent), static_cast<double>(f.numbers))},
+        {"next_number_log_smape", ratio(f.log_smape_sum, static_cast<double>(f.numbers))},
         {"loss", ratio(f.all_nll, f.all_tokens)},
         {"perplexity", std::exp(ratio(f.all_nll, f.all_tokens))},
         {"tokens_per_example", counts.tokens_per_example()},

@@ -29,6 +29,11 @@ namespace fone {
 // split_text_examples) or generator ("word-problems", "units", "tables"), split by its seed.
 TextSplits load_text_splits(const TrainConfig& config);
 
+// The most digit slots (integer + fractional) a text run takes: every number of its corpus must fit, for
+// every method (the same numbers for all), so a 400-digit run of digits is a one-line error, not a model
+// 800 features wide. The World Factbook needs 13 + 6 (docs/number-parsing.md, "Numbers in real text").
+inline constexpr int kMaxTextNumberDigits = 40;
+
 // The FoNE digit slots for a corpus: m and n are the most integer (at least 1) and fractional digits
 // of any number in any split; the config's int_digits / frac_digits (when >= 0) override them. Text
 // runs always carry the sign entry.
@@ -93,7 +98,12 @@ class TextLmScheme : public NumberScheme {
     // Examples as a training batch: tokens and FoNE inputs, next-token targets (-100 at padding and,
     // with text_loss "answer", before the answer), the digit labels of the number each target begins.
     // Throws NumberError naming the example and the number for a number that does not fit the spec.
+    // Documents (examples without a prompt) are packed into windows of the config's text_context tokens
+    // when it is > 0 (packed_windows in text_scheme.cpp): rows are windows then, not examples, and
+    // prompt_texts / answer_texts still hold one entry per example.
     Batch encode_text(const std::vector<TextExample>& examples) const;
+    // Whether encode_text packs these examples into windows.
+    bool packs(const std::vector<TextExample>& examples) const;
 
     // Next-token cross-entropy (mean over target tokens) + digit_loss_weight x the digit loss (mean over
     // the positions whose next token is [NUM]; the sign one more term of each mean, as in fone_scheme).
@@ -136,7 +146,12 @@ class TextLmScheme : public NumberScheme {
     FoneSpec spec_, plain_;
     double digit_loss_weight_;
     bool loss_on_all_;
+    int64_t context_;
     std::vector<std::string> vocabulary_;
+
+    // The rows as a training batch; label(row) names the row's example in an error.
+    Batch batch_of_rows(const std::vector<EncodedText>& rows,
+                        const std::function<std::string(std::size_t)>& label) const;
 
     void fone_into(const Decimal& x, float* out, const std::string& where) const;
     // The value the digit head reads at one position's hidden state [d].

@@ -42,6 +42,7 @@ const std::vector<ReportNeeds>& report_needs() {
         {"modular", {{"modulus", true}, {"method", false}}},
         {"grokking", {{"modulus", true}, {"method", false}}},
         {"peers", {{"task", false}, {"method", false}}},
+        {"text", {{"method", false}}},
         {"table", {}},
     };
     return needs;

@@ -158,6 +158,8 @@ void TrainConfig::validate() const {
     check(digit_loss_weight >= 0 && digit_loss_weight <= 1000, "digit_loss_weight: must be in [0, 1000]");
     check(text_vocab_size >= 300 && text_vocab_size <= 1000000, "text_vocab_size: must be in 300..1000000");
     check(text_loss == "all" || text_loss == "answer", "text_loss: must be \"all\" or \"answer\"");
+    check(text_context == 0 || (text_context >= 64 && text_context <= 65536),
+          "text_context: must be 0 (no packing) or 64..65536 tokens");
     // text/'s own rule, checked here too so that a bad config is refused before a run directory is made.
     if (const std::string why = drills_problem(is_text() ? text_task : task_label(), drills); !why.empty())
         problems.push_back("drills: " + why);
@@ -226,6 +228,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("text_vocab_size", c.text_vocab_size);
     field("text_loss", c.text_loss);
     field("drills", c.drills);
+    field("text_context", c.text_context);
 };
 
 }  // namespace
@@ -295,6 +298,9 @@ nlohmann::json default_text_settings(const std::string& task, std::size_t train_
     // subtractions are learnt within 300 CPU s; with either alone, not (docs/text.md, "Drills").
     // Their length: as long as the comparison's runs (300 CPU s on 1 thread, 3,770 steps of fresh problems),
     // one pass over 240,000 problems by default, more passes over fewer.
+    // Documents (--task text) are packed into windows of 256 tokens: 4 x a 64-wide model's width, the
+    // length at which one batch of 64 windows costs about as much as the model's other work.
+    if (task == "text") d["text_context"] = 256;
     if (task == "word-problems") {
         d["drills"] = kWordProblemDrills;
         d["digit_loss_weight"] = 10.0;

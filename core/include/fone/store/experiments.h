@@ -62,7 +62,8 @@ struct Experiment {
 // The report kinds `fone reproduce` knows (app/cli/cmd_reproduce_report.cpp), each needing some labels:
 // efficiency (task, method), data-size (method, train_size), model-size (method, size_level), ablations
 // (variant), ntl (method, ntl_lambda), modular (modulus, method), peers (task, method: means over seeds of
-// exact match, log-sMAPE and training CPU), table (none: one row per cell).
+// exact match, log-sMAPE and training CPU), text (method: a text run's perplexities and number measures,
+// mean and spread over seeds), table (none: one row per cell).
 std::vector<std::string> experiment_reports();
 
 // One file. Its name is the file's name without ".json".

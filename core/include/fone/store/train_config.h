@@ -109,6 +109,11 @@ struct TrainConfig {
     int text_vocab_size = 1000;
     std::string text_loss = "all";
     double drills = 0;
+    // Text documents (examples without a prompt) packed into windows of this many tokens (issue 30):
+    // documents follow one another, a long one is cut at window boundaries (never inside a number), and a
+    // split's memory is its token count, not documents x the longest. 0: one row per example, padded to
+    // the longest (examples with prompts always; text runs made before this setting).
+    int text_context = 0;
 
     bool is_text() const { return !text_task.empty(); }
     // Whether the method writes numbers in subword chunks (subword, or ntl/numerologic on subword tokens).

@@ -1,0 +1,71 @@
+// Real corpora of text with numbers (issue 30): the CIA World Factbook reader (each country a document,
+// split by country), and the report of what a corpus holds (documents, words, numbers, their digit
+// lengths, the largest, what the parser could not read and why). No LibTorch. docs/text.md, "A real
+// corpus: the World Factbook".
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fone/text/text_data.h"
+
+namespace fone {
+
+// One country (or region) of the Factbook as a document: its first line the country's name, then one
+// line per field, "Section: Field: subfield: text" with the markup removed.
+struct FactbookDocument {
+    std::string code;    // the file's name without .json ("in"), what the split is decided by
+    std::string region;  // the folder it was in ("south-asia")
+    std::string name;    // the conventional short name ("India"), else the long one, else the code
+    std::string text;
+};
+
+// A file the reader left out, and why (a documented skip: a country without any field text).
+struct FactbookSkip {
+    std::string file, reason;
+};
+
+struct FactbookCorpus {
+    std::vector<FactbookDocument> documents;  // sorted by code, so the same folder reads the same way
+    std::vector<FactbookSkip> skipped;
+};
+
+// The text of a field with its markup removed: tags dropped (<br> and <p> become a space), HTML
+// entities decoded (&nbsp; &amp; &eacute; &#233; ...; an unknown one stays as written), whitespace runs
+// made one space, trimmed.
+std::string strip_markup(const std::string& html);
+
+// One country's JSON (the package's format: sections of fields, each field {"text": ...} or subfields,
+// notes as strings) rendered as a document's lines (without the name line). Throws TextDataError naming
+// `where` for a value that is neither an object nor a string.
+std::string render_factbook_fields(const std::string& json_text, const std::string& where);
+
+// Every *.json file under `folder` (the package's data/ folder, or any folder above it: its region
+// subfolders are searched), each a document. Throws TextDataError with one line naming the file for a
+// file that is not JSON (or not UTF-8, or larger than 64 MB) and for a folder with no .json file; a
+// country with no field text is skipped and listed in `skipped`.
+FactbookCorpus read_factbook(
+    const std::string& folder);  // (a file whose JSON is not an object: an error too)
+
+// The split of a country: "test", "val" or "train", from a hash of its code (FNV-1a 64, mod 10: 0 test,
+// 1 val, else train), so a country is in one split whatever else the folder holds.
+std::string factbook_split(const std::string& code);
+// The documents as text examples (empty prompt, the document as answer), split by factbook_split.
+TextSplits factbook_splits(const FactbookCorpus& corpus);
+
+// What a corpus holds. Words are runs of non-space characters; numbers are what parse_numbers finds.
+struct CorpusReport {
+    std::size_t documents = 0, characters = 0, words = 0, numbers = 0, longest_document = 0;
+    std::map<int, std::size_t> digit_lengths;  // significant digits (int + fraction) -> numbers
+    std::map<std::string, std::size_t> signs;  // "negative" -> numbers with a minus
+    std::string largest;                       // the largest absolute value, canonical
+    int most_int_digits = 0, most_frac_digits = 0;
+    std::size_t not_read = 0;                             // spans the parser kept as text
+    std::map<std::string, std::size_t> not_read_reasons;  // "more than one decimal point" -> count
+    std::vector<std::string> not_read_examples;           // the first few, as the parser words them
+};
+CorpusReport corpus_report(const std::vector<TextExample>& examples);
+
+}  // namespace fone

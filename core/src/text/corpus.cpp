@@ -1,0 +1,313 @@
+// Real corpora (fone/text/corpus.h): the World Factbook reader and the corpus report.
+#include "fone/text/corpus.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "fone/io/file_read.h"
+#include "fone/numbers/number_parser.h"
+
+namespace fone {
+namespace {
+
+namespace fs = std::filesystem;
+using ordered_json = nlohmann::ordered_json;
+
+// The named entities the package's 256 files use (every one of them), and the common others.
+const std::map<std::string, std::string, std::less<>>& named_entities() {
+    static const std::map<std::string, std::string, std::less<>> table = {
+        {"nbsp", "\u00A0"},  {"amp", "&"},         {"lt", "<"},         {"gt", ">"},
+        {"quot", "\""},      {"apos", "'"},        {"rsquo", "\u2019"}, {"lsquo", "\u2018"},
+        {"ldquo", "\u201C"}, {"rdquo", "\u201D"},  {"ndash", "\u2013"}, {"mdash", "\u2014"},
+        {"deg", "\u00B0"},   {"hellip", "\u2026"}, {"aacute", "á"},     {"Aacute", "Á"},
+        {"eacute", "é"},     {"Eacute", "É"},      {"iacute", "í"},     {"Iacute", "Í"},
+        {"oacute", "ó"},     {"Oacute", "Ó"},      {"uacute", "ú"},     {"Uacute", "Ú"},
+        {"agrave", "à"},     {"egrave", "è"},      {"acirc", "â"},      {"ecirc", "ê"},
+        {"icirc", "î"},      {"ocirc", "ô"},       {"atilde", "ã"},     {"otilde", "õ"},
+        {"ntilde", "ñ"},     {"Ntilde", "Ñ"},      {"auml", "ä"},       {"euml", "ë"},
+        {"iuml", "ï"},       {"ouml", "ö"},        {"Ouml", "Ö"},       {"uuml", "ü"},
+        {"Uuml", "Ü"},       {"aring", "å"},       {"oslash", "ø"},     {"Oslash", "Ø"},
+        {"ccedil", "ç"},     {"szlig", "ß"},       {"scaron", "š"},     {"Scaron", "Š"},
+    };
+    return table;
+}
+
+std::string utf8_of(std::uint32_t cp) {
+    std::string s;
+    if (cp < 0x80) {
+        s += static_cast<char>(cp);
+    } else if (cp < 0x800) {
+        s += static_cast<char>(0xC0 | (cp >> 6));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        s += static_cast<char>(0xE0 | (cp >> 12));
+        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+    } else {
+        s += static_cast<char>(0xF0 | (cp >> 18));
+        s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+        s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+        s += static_cast<char>(0x80 | (cp & 0x3F));
+    }
+    return s;
+}
+
+// The text of the entity `name` (between & and ;), or "" when it is not one we know.
+std::string entity_text(std::string_view name) {
+    if (name.size() > 1 && name[0] == '#') {
+        const bool hex = name[1] == 'x' || name[1] == 'X';
+        const std::string_view digits = name.substr(hex ? 2 : 1);
+        if (digits.empty() || digits.size() > 6) return "";
+        std::uint32_t cp = 0;
+        for (const char c : digits) {
+            const int d = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                          : hex && std::isxdigit(static_cast<unsigned char>(c))
+                              ? std::tolower(static_cast<unsigned char>(c)) - 'a' + 10
+                              : -1;
+            if (d < 0) return "";
+            cp = cp * (hex ? 16 : 10) + static_cast<std::uint32_t>(d);
+        }
+        // NUL, surrogates and beyond Unicode stay as written: they would make the text invalid.
+        if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) return "";
+        return utf8_of(cp);
+    }
+    const auto it = named_entities().find(name);
+    return it == named_entities().end() ? "" : it->second;
+}
+
+std::string without_tags(const std::string& html) {
+    std::string out;
+    out.reserve(html.size());
+    for (std::size_t i = 0; i < html.size(); ++i) {
+        const std::size_t close = html[i] == '<' ? html.find('>', i) : std::string::npos;
+        // A tag starts with a letter, '/' or '!' ("<br>", "</p>", "<!-- -->"); "< 5" or "<1%" is text.
+        const bool tag = close != std::string::npos && i + 1 < html.size() &&
+                         (std::isalpha(static_cast<unsigned char>(html[i + 1])) || html[i + 1] == '/' ||
+                          html[i + 1] == '!');
+        if (!tag) {
+            out += html[i];
+            continue;
+        }
+        out += ' ';  // <br>, <p>: a break between words; inline tags are followed by spaces anyway
+        i = close;
+    }
+    return out;
+}
+
+std::string decoded_entities(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const std::size_t semi = text[i] == '&' ? text.find(';', i) : std::string::npos;
+        if (semi != std::string::npos && semi - i <= 10) {
+            const std::string decoded = entity_text(std::string_view(text).substr(i + 1, semi - i - 1));
+            if (!decoded.empty()) {
+                out += decoded;
+                i = semi;
+                continue;
+            }
+        }
+        out += text[i];
+    }
+    return out;
+}
+
+// Runs of ASCII whitespace and no-break spaces (U+00A0, what &nbsp; and the files' own NBSPs are) as
+// one space, trimmed.
+std::string one_spaced(const std::string& text) {
+    std::string out;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        const bool nbsp = c == '\xC2' && i + 1 < text.size() && text[i + 1] == '\xA0';
+        const bool space = nbsp || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+        i += nbsp;
+        if (!space)
+            out += c;
+        else if (!out.empty() && out.back() != ' ')
+            out += ' ';
+    }
+    if (!out.empty() && out.back() == ' ') out.pop_back();
+    return out;
+}
+
+std::string trimmed(const std::string& s) {
+    return one_spaced(s);
+}
+
+std::string joined(const std::vector<std::string>& path) {
+    std::string out;
+    for (const std::string& p : path)
+        out += (out.empty() ? "" : ": ") + p;
+    return out;
+}
+
+// Appends a line per string under `value` to `out`, each "path: text". "text" and "note" keys add no
+// name of their own (a note's text starts with "note:" already).
+void render_value(const ordered_json& value, std::vector<std::string>& path, std::string& out) {
+    if (value.is_object()) {
+        for (const auto& [key, child] : value.items()) {
+            const std::string name = trimmed(key);
+            const bool unnamed = name == "text" || name == "note" || name.empty();
+            if (!unnamed) path.push_back(name);
+            render_value(child, path, out);
+            if (!unnamed) path.pop_back();
+        }
+    } else if (value.is_array()) {
+        for (const ordered_json& child : value)
+            render_value(child, path, out);
+    } else if (!value.is_null()) {
+        const std::string text = strip_markup(value.is_string() ? value.get<std::string>() : value.dump());
+        if (text.empty()) return;
+        out += (out.empty() ? "" : "\n") + (path.empty() ? text : joined(path) + ": " + text);
+    }
+}
+
+// The field text at a path of keys (keys compared trimmed), "" when there is none.
+std::string field_text(const ordered_json& country, const std::vector<std::string>& keys) {
+    const ordered_json* at = &country;
+    for (const std::string& key : keys) {
+        if (!at->is_object()) return "";
+        const ordered_json* next = nullptr;
+        for (const auto& [k, v] : at->items())
+            if (trimmed(k) == key) next = &v;
+        if (!next) return "";
+        at = next;
+    }
+    return at->is_string() ? strip_markup(at->get<std::string>()) : "";
+}
+
+std::string country_name(const ordered_json& country, const std::string& code) {
+    for (const char* form : {"conventional short form", "conventional long form"}) {
+        const std::string name = field_text(country, {"Government", "Country name", form, "text"});
+        if (!name.empty() && name != "none") return name;
+    }
+    return code;
+}
+
+ordered_json parse_country(const std::string& path) {
+    const FileRead read = read_regular_file(path, kMaxJsonFileBytes);
+    if (!read.ok()) throw TextDataError(read.error);
+    try {
+        return ordered_json::parse(read.text);
+    } catch (const nlohmann::json::exception& e) {  // not JSON, invalid UTF-8, a number beyond a double
+        throw TextDataError(path + ": not JSON (" + e.what() + ")");
+    }
+}
+
+std::uint64_t fnv1a(const std::string& s) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const char c : s) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+}  // namespace
+
+std::string strip_markup(const std::string& html) {
+    return one_spaced(decoded_entities(without_tags(html)));
+}
+
+std::string render_factbook_fields(const std::string& json_text, const std::string& where) {
+    ordered_json country;
+    try {
+        country = ordered_json::parse(json_text);
+    } catch (const nlohmann::json::exception& e) {
+        throw TextDataError(where + ": not JSON (" + e.what() + ")");
+    }
+    std::vector<std::string> path;
+    std::string out;
+    render_value(country, path, out);
+    return out;
+}
+
+FactbookCorpus read_factbook(const std::string& folder) {
+    std::error_code ec;
+    if (!fs::is_directory(folder, ec)) throw TextDataError(folder + ": not a folder");
+    std::vector<fs::path> files;
+    for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::end(it); it.increment(ec))
+        if (it->path().extension() == ".json" && it->is_regular_file(ec)) files.push_back(it->path());
+    if (ec) throw TextDataError(folder + ": cannot list (" + ec.message() + ")");
+    if (files.empty()) throw TextDataError(folder + ": no .json file (the package's data/ folder holds 256)");
+    std::sort(files.begin(), files.end(),
+              [](const fs::path& a, const fs::path& b) { return a.stem().string() < b.stem().string(); });
+    FactbookCorpus corpus;
+    for (const fs::path& file : files) {
+        const ordered_json country = parse_country(file.string());
+        if (!country.is_object())
+            throw TextDataError(file.string() +
+                                ": not a Factbook country (expected an object of sections, got " +
+                                country.type_name() + ")");
+        const std::string code = file.stem().string();
+        std::vector<std::string> path;
+        std::string fields;
+        render_value(country, path, fields);
+        if (fields.empty()) {
+            corpus.skipped.push_back({file.string(), "no field text"});
+            continue;
+        }
+        if (fields.find(kNumPlaceholder) != std::string::npos)
+            throw TextDataError(file.string() + ": contains the placeholder [NUM]");
+        const std::string name = country_name(country, code);
+        corpus.documents.push_back(
+            {code, file.parent_path().filename().string(), name, name + "\n" + fields});
+    }
+    return corpus;
+}
+
+std::string factbook_split(const std::string& code) {
+    const std::uint64_t bucket = fnv1a(code) % 10;
+    return bucket == 0 ? "test" : bucket == 1 ? "val" : "train";
+}
+
+TextSplits factbook_splits(const FactbookCorpus& corpus) {
+    TextSplits s;
+    for (const FactbookDocument& d : corpus.documents) {
+        const std::string split = factbook_split(d.code);
+        (split == "test" ? s.test : split == "val" ? s.val : s.train).push_back({"", d.text});
+    }
+    return s;
+}
+
+CorpusReport corpus_report(const std::vector<TextExample>& examples) {
+    constexpr std::size_t kExamplesShown = 10;
+    CorpusReport r;
+    Decimal largest;
+    for (const TextExample& e : examples) {
+        ++r.documents;
+        for (const std::string* text : {&e.prompt, &e.answer}) {
+            r.characters += text->size();
+            r.longest_document = std::max(r.longest_document, text->size());
+            bool in_word = false;
+            for (const char c : *text) {
+                const bool space = c == ' ' || c == '\n' || c == '\t' || c == '\r';
+                r.words += !space && !in_word;
+                in_word = !space;
+            }
+            const ParsedText parsed = parse_numbers(*text);
+            for (const ParsedNumber& x : parsed.numbers) {
+                ++r.numbers;
+                ++r.digit_lengths[x.value.int_digit_count() + x.value.frac_digit_count()];
+                if (x.value.negative()) ++r.signs["negative"];
+                r.most_int_digits = std::max(r.most_int_digits, x.value.int_digit_count());
+                r.most_frac_digits = std::max(r.most_frac_digits, x.value.frac_digit_count());
+                if (compare_abs(x.value, largest) > 0) largest = x.value;
+            }
+            for (const std::string& w : parsed.warnings) {
+                ++r.not_read;
+                const std::size_t colon = w.rfind(": ");
+                ++r.not_read_reasons[colon == std::string::npos ? w : w.substr(colon + 2)];
+                if (r.not_read_examples.size() < kExamplesShown) r.not_read_examples.push_back(w);
+            }
+        }
+    }
+    r.largest = largest.to_string();
+    return r;
+}
+
+}  // namespace fone
