@@ -30,12 +30,16 @@ namespace {
 
 // 16 steps of a tiny model (256 examples and their swaps, batch 64, 2 epochs), a checkpoint every 2 steps.
 QStringList train_args(const QString& runs, const QString& name) {
-    return {"train",         "--task",       "dec-add", "--train-size", "256",  "--val-size", "0",
-            "--test-size",   "64",           "--hidden", "32",          "--layers", "1",       "--heads",
-            "2",             "--kv-heads",   "1",       "--head-dim",   "16",   "--intermediate", "64",
-            "--epochs",      "2",            "--batch", "64",           "--threads", "2",       "--seed",
-            "5",             "--snapshots",  "none",    "--checkpoint-every", "2", "--runs-dir", runs,
-            "--name",        name};
+    return {"train", "--task",      "dec-add", "--train-size",
+            "256",   "--val-size",  "0",       "--test-size",
+            "64",    "--hidden",    "32",      "--layers",
+            "1",     "--heads",     "2",       "--kv-heads",
+            "1",     "--head-dim",  "16",      "--intermediate",
+            "64",    "--epochs",    "2",       "--batch",
+            "64",    "--threads",   "2",       "--seed",
+            "5",     "--snapshots", "none",    "--checkpoint-every",
+            "2",     "--runs-dir",  runs,      "--name",
+            name};
 }
 
 // Every float32 tensor of a checkpoint (weights and AdamW's moments), by name.
@@ -71,7 +75,8 @@ class TestDistributed : public QObject {
 
   private Q_SLOTS:
     void initTestCase() {
-        if (!fone::distributed_available()) QSKIP("this build has no distributed training (c10d / Gloo headers)");
+        if (!fone::distributed_available())
+            QSKIP("this build has no distributed training (c10d / Gloo headers)");
     }
 
     // torchrun's variables, Slurm's, and what is not a rank.
@@ -82,8 +87,12 @@ class TestDistributed : public QObject {
                 return it == vars.end() ? nullptr : it->second.c_str();
             });
         };
-        const auto t = from({{"RANK", "3"}, {"WORLD_SIZE", "4"}, {"LOCAL_RANK", "1"}, {"LOCAL_WORLD_SIZE", "2"},
-                             {"MASTER_ADDR", "n1"}, {"MASTER_PORT", "1234"}});
+        const auto t = from({{"RANK", "3"},
+                             {"WORLD_SIZE", "4"},
+                             {"LOCAL_RANK", "1"},
+                             {"LOCAL_WORLD_SIZE", "2"},
+                             {"MASTER_ADDR", "n1"},
+                             {"MASTER_PORT", "1234"}});
         QVERIFY(t);
         QCOMPARE(t->rank, 3);
         QCOMPARE(t->world_size, 4);
@@ -92,9 +101,13 @@ class TestDistributed : public QObject {
         QCOMPARE(QString::fromStdString(t->master_addr), QString("n1"));
         QCOMPARE(t->master_port, 1234);
         QCOMPARE(QString::fromStdString(t->launcher), QString("torchrun"));
-        const auto s = from({{"SLURM_PROCID", "5"}, {"SLURM_NTASKS", "8"}, {"SLURM_LOCALID", "1"},
-                             {"SLURM_STEP_NUM_TASKS", "8"}, {"SLURM_NTASKS_PER_NODE", "4"},
-                             {"SLURM_JOB_NODELIST", "gpu[07-08,12],cpu1"}, {"SLURM_JOB_ID", "4321"}});
+        const auto s = from({{"SLURM_PROCID", "5"},
+                             {"SLURM_NTASKS", "8"},
+                             {"SLURM_LOCALID", "1"},
+                             {"SLURM_STEP_NUM_TASKS", "8"},
+                             {"SLURM_NTASKS_PER_NODE", "4"},
+                             {"SLURM_JOB_NODELIST", "gpu[07-08,12],cpu1"},
+                             {"SLURM_JOB_ID", "4321"}});
         QVERIFY(s);
         QCOMPARE(s->rank, 5);
         QCOMPARE(s->world_size, 8);
@@ -104,7 +117,7 @@ class TestDistributed : public QObject {
         QCOMPARE(s->master_port, 29500 + 321);
         QCOMPARE(QString::fromStdString(s->launcher), QString("slurm"));
         QVERIFY(!from({}));
-        QVERIFY(!from({{"WORLD_SIZE", "1"}, {"RANK", "0"}}));     // one process: not distributed
+        QVERIFY(!from({{"WORLD_SIZE", "1"}, {"RANK", "0"}}));  // one process: not distributed
         QVERIFY(!from({{"SLURM_NTASKS", "1"}, {"SLURM_PROCID", "0"}}));
         QVERIFY_EXCEPTION_THROWN(from({{"WORLD_SIZE", "2"}, {"RANK", "2"}}), std::invalid_argument);
         QVERIFY_EXCEPTION_THROWN(from({{"WORLD_SIZE", "two"}}), std::invalid_argument);
@@ -119,7 +132,8 @@ class TestDistributed : public QObject {
     void two_processes_train_the_weights_of_one() {
         const Result one = run_fone(train_args(runs(), "one"));
         QVERIFY2(one.code == 0, one.err.constData());
-        const Result two = run_fone(train_args(runs(), "two") << "--nproc" << "2");
+        const Result two = run_fone(train_args(runs(), "two") << "--nproc"
+                                                              << "2");
         QVERIFY2(two.code == 0, two.err.constData());
         const auto events = json_lines(two.out);
         QCOMPARE(events.first()["event"].toString(), QString("start"));
@@ -155,16 +169,17 @@ class TestDistributed : public QObject {
         QVERIFY(!full.isEmpty());
         for (const QString nproc : {"1", "2"}) {
             const QString name = "killed-" + nproc;
-            const Result killed = run_fone(train_args(runs(), name) << "--nproc" << "2", {}, 120000,
-                                           {"FONE_INJECT_RANK_FAULT=1:5:kill"});
+            const Result killed = run_fone(train_args(runs(), name) << "--nproc"
+                                                                    << "2",
+                                           {}, 120000, {"FONE_INJECT_RANK_FAULT=1:5:kill"});
             QVERIFY(killed.code != 0);
             const QString err = error_lines(killed.err);
             QVERIFY2(err.contains("rank 1 was killed by signal 9"), qPrintable(err));
             QVERIFY2(err.contains("rank 1 stopped answering"), qPrintable(err));
             QCOMPARE(read_json(runs() + "/" + name + "/status.json")["status"].toString(), QString("failed"));
             // The same threads per process as the ranks had (1): LibTorch's sums depend on the thread count.
-            const Result resumed = run_fone({"train", "--resume", name, "--runs-dir", runs(), "--nproc", nproc,
-                                             "--threads", nproc});
+            const Result resumed = run_fone(
+                {"train", "--resume", name, "--runs-dir", runs(), "--nproc", nproc, "--threads", nproc});
             QVERIFY2(resumed.code == 0, resumed.err.constData());
             QCOMPARE(read_json(runs() + "/" + name + "/summary.json")["step"].toInt(), 16);
             QCOMPARE(digest_of(runs() + "/" + name), full);
@@ -173,39 +188,49 @@ class TestDistributed : public QObject {
 
     // A rank that hangs past --dist-timeout, and one that fails: one line naming it, the run resumable.
     void hung_or_failing_rank_is_named() {
-        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_FAILURES")) QSKIP("CTest test_distributed_failures runs it");
+        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_FAILURES"))
+            QSKIP("CTest test_distributed_failures runs it");
         QElapsedTimer clock;
         clock.start();
-        const Result hung = run_fone(train_args(runs(), "hung") << "--nproc" << "2" << "--dist-timeout" << "3",
+        const Result hung = run_fone(train_args(runs(), "hung") << "--nproc"
+                                                                << "2"
+                                                                << "--dist-timeout"
+                                                                << "3",
                                      {}, 120000, {"FONE_INJECT_RANK_FAULT=1:3:hang"});
         QVERIFY(hung.code != 0);
         QVERIFY2(error_lines(hung.err).contains("rank 1 stopped answering (it died, or hung past the 3 s"),
                  hung.err.constData());
         QVERIFY2(clock.elapsed() < 60000, "the hung rank was not stopped");
-        const Result failing = run_fone(train_args(runs(), "failing") << "--nproc" << "2", {}, 120000,
-                                        {"FONE_INJECT_RANK_FAULT=1:3:error"});
+        const Result failing = run_fone(train_args(runs(), "failing") << "--nproc"
+                                                                      << "2",
+                                        {}, 120000, {"FONE_INJECT_RANK_FAULT=1:3:error"});
         QVERIFY(failing.code != 0);
-        QVERIFY2(error_lines(failing.err).contains("rank 1 failed: injected failure (as out of memory would be)"),
-                 failing.err.constData());
+        QVERIFY2(
+            error_lines(failing.err).contains("rank 1 failed: injected failure (as out of memory would be)"),
+            failing.err.constData());
         QCOMPARE(read_json(runs() + "/failing/status.json")["status"].toString(), QString("failed"));
     }
 
     // A second job on a run that is training is refused by the run lock, naming the holder.
     void second_job_is_refused_by_the_lock() {
-        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_FAILURES")) QSKIP("CTest test_distributed_failures runs it");
+        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_FAILURES"))
+            QSKIP("CTest test_distributed_failures runs it");
         QProcess first;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("FONE_INJECT_RANK_FAULT", "1:2:hang");  // holds the run (and its lock) for 10 s
         first.setProcessEnvironment(env);
-        first.start(FONE_BIN_DIR "/fone", train_args(runs(), "locked") << "--nproc" << "2" << "--dist-timeout"
-                                                                        << "10");
+        first.start(FONE_BIN_DIR "/fone", train_args(runs(), "locked") << "--nproc"
+                                                                       << "2"
+                                                                       << "--dist-timeout"
+                                                                       << "10");
         QVERIFY(first.waitForStarted());
         for (int i = 0; i < 200 && !QFile::exists(runs() + "/locked/checkpoint-last.safetensors"); ++i)
             QThread::msleep(100);
-        const Result second =
-            run_fone({"train", "--resume", "locked", "--runs-dir", runs(), "--nproc", "2", "--dist-timeout", "20"});
+        const Result second = run_fone(
+            {"train", "--resume", "locked", "--runs-dir", runs(), "--nproc", "2", "--dist-timeout", "20"});
         QCOMPARE(second.code, 1);
-        QVERIFY2(error_lines(second.err).contains("already being trained by process"), second.err.constData());
+        QVERIFY2(error_lines(second.err).contains("already being trained by process"),
+                 second.err.constData());
         first.terminate();  // the launcher forwards SIGTERM to its ranks
         QVERIFY(first.waitForFinished(60000));
     }

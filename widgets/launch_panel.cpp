@@ -207,8 +207,9 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
                  .arg(core_count()));
     processes_ = new QSpinBox;
     processes_->setRange(1, core_count());
-    processes_->setToolTip("Processes that train this one run together (data-parallel: fone train --nproc), "
-                           "each with its share of the threads. 1: one process.");
+    processes_->setToolTip(
+        "Processes that train this one run together (data-parallel: fone train --nproc), "
+        "each with its share of the threads. 1: one process.");
     form->addRow("Processes", processes_);
     add_edit(form, "target_acc", "Stop at exact match (%)",
              "Stop once the test exact match reaches this percentage, e.g. 99.");

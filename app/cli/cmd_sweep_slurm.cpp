@@ -132,7 +132,8 @@ std::string slurm_script(const std::string& sweep, const std::string& sweep_file
     s << "if [[ -d \"$dir\" ]]; then\n";
     s << "  exec \"${launch[@]}\" \"$FONE\" train --resume \"$dir\" \"${threads[@]}\"\n";
     s << "else\n";
-    s << "  exec \"${launch[@]}\" \"$FONE\" train \"${args[@]}\" \"${threads[@]}\" --runs-dir \"$RUNS_DIR\"\n";
+    s << "  exec \"${launch[@]}\" \"$FONE\" train \"${args[@]}\" \"${threads[@]}\" --runs-dir "
+         "\"$RUNS_DIR\"\n";
     s << "fi\n";
     return s.str();
 }

@@ -11,11 +11,11 @@
 
 #include "command_support.h"
 #include "fone/nn/device.h"
+#include "fone/platform/cpu.h"
 #include "fone/tasks/typed_sums.h"
+#include "fone/train/distributed.h"
 #include "fone/train/inference.h"
 #include "fone/train/training.h"
-#include "fone/platform/cpu.h"
-#include "fone/train/distributed.h"
 #include "json_io.h"
 #include "local_launch.h"
 
@@ -176,8 +176,9 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
                     "Train the run on N processes of this machine (data-parallel, each with its share of "
                     "--threads); under torchrun or srun the ranks come from their environment instead")
         ->check(CLI::Range(1, 1024));
-    cmd->add_option("--master-addr", o.master_addr,
-                    "Distributed: the host of rank 0's rendezvous (default: $MASTER_ADDR, Slurm's first node)");
+    cmd->add_option(
+        "--master-addr", o.master_addr,
+        "Distributed: the host of rank 0's rendezvous (default: $MASTER_ADDR, Slurm's first node)");
     cmd->add_option("--master-port", o.master_port,
                     "Distributed: the rendezvous port (default: $MASTER_PORT; --nproc: a free one)")
         ->check(CLI::Range(1, 65535));
@@ -189,7 +190,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
 
 // This process's rank from torchrun's or Slurm's environment, the options overriding the rendezvous.
 std::optional<DistributedSetup> distributed_setup(const TrainOptions& o) {
-    std::optional<DistributedSetup> d = distributed_from_environment([](const char* n) { return std::getenv(n); });
+    std::optional<DistributedSetup> d =
+        distributed_from_environment([](const char* n) { return std::getenv(n); });
     if (!d) return d;
     if (!distributed_available()) throw std::invalid_argument(distributed_unavailable_message());
     if (!o.master_addr.empty()) d->master_addr = o.master_addr;
@@ -202,8 +204,9 @@ std::optional<DistributedSetup> distributed_setup(const TrainOptions& o) {
 int launch_nproc(const TrainOptions& o) {
     if (!distributed_available()) throw std::invalid_argument(distributed_unavailable_message());
     if (distributed_from_environment([](const char* n) { return std::getenv(n); }))
-        throw std::invalid_argument("--nproc: this process is already one rank of a distributed launch "
-                                    "(WORLD_SIZE or SLURM_NTASKS says so); drop --nproc");
+        throw std::invalid_argument(
+            "--nproc: this process is already one rank of a distributed launch "
+            "(WORLD_SIZE or SLURM_NTASKS says so); drop --nproc");
     LocalLaunch launch;
     launch.nproc = o.nproc;
     const int total = o.given.value("threads", 0) > 0 ? o.given.value("threads", 0) : available_cores();

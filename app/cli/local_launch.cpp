@@ -28,7 +28,8 @@ extern "C" void remember_signal(int sig) {
 // A TCP port nobody listens on now (the kernel's choice), for rank 0's store.
 int free_port() {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) throw std::runtime_error("no socket for the rendezvous: " + std::string(std::strerror(errno)));
+    if (fd < 0)
+        throw std::runtime_error("no socket for the rendezvous: " + std::string(std::strerror(errno)));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -36,7 +37,8 @@ int free_port() {
     const bool ok = ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
                     ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0;
     ::close(fd);
-    if (!ok) throw std::runtime_error("no free port for the rendezvous: " + std::string(std::strerror(errno)));
+    if (!ok)
+        throw std::runtime_error("no free port for the rendezvous: " + std::string(std::strerror(errno)));
     return ntohs(addr.sin_port);
 }
 
@@ -46,7 +48,9 @@ bool is_option(const std::string& arg, const std::string& name) {
 
 pid_t start_rank(const LocalLaunch& launch, const std::vector<std::string>& command, int rank, int port) {
     const pid_t pid = ::fork();
-    if (pid < 0) throw std::runtime_error("could not start rank " + std::to_string(rank) + ": " + std::strerror(errno));
+    if (pid < 0)
+        throw std::runtime_error("could not start rank " + std::to_string(rank) + ": " +
+                                 std::strerror(errno));
     if (pid > 0) return pid;
     ::prctl(PR_SET_PDEATHSIG, SIGTERM);  // the launcher gone (kill -9): its ranks stop too
     ::setenv("RANK", std::to_string(rank).c_str(), 1);
@@ -126,8 +130,9 @@ int launch_local_ranks(const LocalLaunch& launch, const std::vector<std::string>
             if (exit_status(status) == 0 || first_failure) break;
             first_failure = exit_status(status);
             if (WIFSIGNALED(status))
-                std::fprintf(stderr, "fone train: rank %zu was killed by signal %d (%s); stopping the other ranks\n", r,
-                             WTERMSIG(status), strsignal(WTERMSIG(status)));
+                std::fprintf(stderr,
+                             "fone train: rank %zu was killed by signal %d (%s); stopping the other ranks\n",
+                             r, WTERMSIG(status), strsignal(WTERMSIG(status)));
             // The others' collectives fail within moments (a hung rank: never): then they are killed.
             kill_at = std::chrono::steady_clock::now() + std::chrono::seconds(5);
         }

@@ -27,7 +27,8 @@ std::pair<int64_t, int64_t> share_rows(int64_t n, int share, int shares) {
 }
 
 Batch rows_of(const Batch& b, int64_t lo, int64_t hi) {
-    return select_rows(b, torch::arange(lo, hi, torch::TensorOptions(torch::kInt64).device(b.in.tokens.device())));
+    return select_rows(
+        b, torch::arange(lo, hi, torch::TensorOptions(torch::kInt64).device(b.in.tokens.device())));
 }
 
 // This rank's shares: forward and backward of each, its loss weighted by its rows; the summed loss.
@@ -40,8 +41,8 @@ double local_shares(ParallelPlan& plan, const NumberScheme& scheme, FoneTransfor
         // The noise of a share depends on the share, not on which process computes it.
         torch::manual_seed(seed * 1000003ULL + static_cast<std::uint64_t>(step) + 1 +
                            0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(share));
-        const torch::Tensor loss =
-            scheme.loss(model, rows_of(b, lo, hi), true) * (static_cast<double>(hi - lo) / static_cast<double>(b.n));
+        const torch::Tensor loss = scheme.loss(model, rows_of(b, lo, hi), true) *
+                                   (static_cast<double>(hi - lo) / static_cast<double>(b.n));
         loss_sum += loss.item<double>();
         loss.backward();
     }
@@ -61,7 +62,8 @@ void injected_fault(int rank, int64_t step) {
     if (std::strcmp(what, "hang") == 0)
         while (true)
             ::pause();
-    if (std::strcmp(what, "error") == 0) throw std::runtime_error("injected failure (as out of memory would be)");
+    if (std::strcmp(what, "error") == 0)
+        throw std::runtime_error("injected failure (as out of memory would be)");
 }
 
 }  // namespace
@@ -195,8 +197,8 @@ json metrics_of(const std::vector<double>& v, json m, double seconds) {
 
 }  // namespace
 
-json split_evaluation(ParallelPlan& plan, const NumberScheme& scheme, FoneTransformer& model, const Batch& split,
-                      const torch::Device& device, bool text) {
+json split_evaluation(ParallelPlan& plan, const NumberScheme& scheme, FoneTransformer& model,
+                      const Batch& split, const torch::Device& device, bool text) {
     if (!plan.group || text || split.n < plan.world_size()) return scheme.evaluate(model, split, device);
     const auto t0 = Clock::now();
     const auto [lo, hi] = share_rows(split.n, plan.rank(), plan.world_size());
@@ -207,8 +209,9 @@ json split_evaluation(ParallelPlan& plan, const NumberScheme& scheme, FoneTransf
     const std::vector<double> counts = counts_of(mine, share);
     torch::Tensor summed = torch::tensor(counts, torch::kFloat64);
     plan.group->sum({summed});
-    return metrics_of(std::vector<double>(summed.data_ptr<double>(), summed.data_ptr<double>() + summed.numel()),
-                      mine, seconds_since(t0));
+    return metrics_of(
+        std::vector<double>(summed.data_ptr<double>(), summed.data_ptr<double>() + summed.numel()), mine,
+        seconds_since(t0));
 }
 
 double from_lead(Collective& group, double value) {

@@ -44,10 +44,10 @@ std::string model_folder(const std::string& run_dir, const ParallelPlan& plan, b
 void broadcast_weights(Collective& group, FoneTransformer& model);
 
 struct ShardedStep {
-    double loss = 0.0;                // the whole batch's loss, summed over the shares
-    bool stop = false;                // some rank was asked to stop (SIGTERM, SIGINT)
+    double loss = 0.0;                 // the whole batch's loss, summed over the shares
+    bool stop = false;                 // some rank was asked to stop (SIGTERM, SIGINT)
     std::vector<double> rank_seconds;  // each rank's forward and backward seconds of this step
-    double reduce_seconds = 0.0;      // this rank's all-reduce (waiting for the slowest rank included)
+    double reduce_seconds = 0.0;       // this rank's all-reduce (waiting for the slowest rank included)
 };
 
 // One step's gradient: this rank's shares of b (forward, backward, Abacus noise seeded by (seed, step,

@@ -48,12 +48,14 @@ using Group = c10::intrusive_ptr<c10d::ProcessGroup>;
 using std::chrono::milliseconds;
 
 // Consecutive tensors of one dtype, up to max_bytes each (a larger tensor is a bucket of its own).
-std::vector<std::vector<torch::Tensor>> buckets_of(const std::vector<torch::Tensor>& tensors, int64_t max_bytes) {
+std::vector<std::vector<torch::Tensor>> buckets_of(const std::vector<torch::Tensor>& tensors,
+                                                   int64_t max_bytes) {
     std::vector<std::vector<torch::Tensor>> buckets;
     int64_t bytes = 0;
     for (const torch::Tensor& t : tensors) {
         const int64_t size = t.numel() * static_cast<int64_t>(t.element_size());
-        if (buckets.empty() || bytes + size > max_bytes || buckets.back().front().scalar_type() != t.scalar_type()) {
+        if (buckets.empty() || bytes + size > max_bytes ||
+            buckets.back().front().scalar_type() != t.scalar_type()) {
             buckets.emplace_back();
             bytes = 0;
         }
@@ -78,7 +80,6 @@ void unflatten(const torch::Tensor& flat, const std::vector<torch::Tensor>& tens
         offset += t.numel();
     }
 }
-
 
 milliseconds timeout_of(const DistributedSetup& s) {
     return milliseconds(static_cast<int64_t>(s.timeout_seconds * 1000));
@@ -117,7 +118,8 @@ Group make_group(const DistributedSetup& s, const c10::intrusive_ptr<c10d::Store
 
 class C10dCollective final : public Collective {
   public:
-    explicit C10dCollective(const DistributedSetup& s, const torch::Device& device) : Collective(s), device_(device) {
+    explicit C10dCollective(const DistributedSetup& s, const torch::Device& device)
+        : Collective(s), device_(device) {
         c10d::TCPStoreOptions options;
         options.port = static_cast<std::uint16_t>(s.master_port);
         options.isServer = s.rank == 0;
@@ -132,7 +134,8 @@ class C10dCollective final : public Collective {
         } catch (const std::exception& e) {
             throw RankFailure("rank " + std::to_string(s.rank) + " could not meet the other " +
                               std::to_string(s.world_size - 1) + " rank(s) at " + s.master_addr + ":" +
-                              std::to_string(s.master_port) + " within " + std::to_string(int(s.timeout_seconds)) +
+                              std::to_string(s.master_port) + " within " +
+                              std::to_string(int(s.timeout_seconds)) +
                               " s (--dist-timeout): " + first_line(e.what()));
         }
     }
@@ -140,7 +143,8 @@ class C10dCollective final : public Collective {
     void broadcast(const std::vector<torch::Tensor>& tensors) override {
         c10d::BroadcastOptions options;
         options.rootRank = 0;
-        run_in_buckets(tensors, [&](std::vector<at::Tensor>& flat) { return group_->broadcast(flat, options); });
+        run_in_buckets(tensors,
+                       [&](std::vector<at::Tensor>& flat) { return group_->broadcast(flat, options); });
     }
 
     void sum(const std::vector<torch::Tensor>& tensors) override {
@@ -160,7 +164,8 @@ class C10dCollective final : public Collective {
         } catch (const RankFailure&) {
             throw;
         } catch (const std::exception& e) {
-            throw RankFailure("rank 0 did not start the run within the timeout (" + first_line(e.what()) + ")");
+            throw RankFailure("rank 0 did not start the run within the timeout (" + first_line(e.what()) +
+                              ")");
         }
     }
 
@@ -243,7 +248,8 @@ std::string C10dCollective::explain_failure(const std::string& what, int64_t) no
                 }
                 const std::vector<uint8_t> bytes = store_->get(key_of(k));
                 const std::string posted(bytes.begin(), bytes.end());
-                if (posted.rfind("cause:", 0) == 0) return "rank " + std::to_string(k) + " failed: " + posted.substr(6);
+                if (posted.rfind("cause:", 0) == 0)
+                    return "rank " + std::to_string(k) + " failed: " + posted.substr(6);
             }
             if (silent.empty() || std::chrono::steady_clock::now() >= deadline) break;
             std::this_thread::sleep_for(milliseconds(100));
@@ -256,7 +262,8 @@ std::string C10dCollective::explain_failure(const std::string& what, int64_t) no
     std::string ranks;
     for (int k : silent)
         ranks += (ranks.empty() ? "" : ", ") + std::to_string(k);
-    return "rank " + ranks + " stopped answering (it died, or hung past the " + timeout + " s --dist-timeout): " + why;
+    return "rank " + ranks + " stopped answering (it died, or hung past the " + timeout +
+           " s --dist-timeout): " + why;
 }
 
 }  // namespace

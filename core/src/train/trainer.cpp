@@ -106,10 +106,10 @@ class Trainer {
     std::string identity_;  // the run's (run_identity of its config.json), in every checkpoint
     const EventSink& sink_;
     ParallelPlan plan_;  // data-parallel training (data_parallel.h): only its lead (rank 0) writes the run
-    bool stop_agreed_ = false;  // some rank was asked to stop: every rank stops after the same step
+    bool stop_agreed_ = false;          // some rank was asked to stop: every rank stops after the same step
     std::vector<double> rank_seconds_;  // each rank's seconds of forward and backward since the last progress
     double reduce_seconds_ = 0.0;       // this rank's all-reduce seconds since the last progress
-    RunModel run_;  // run_.config: the run's settings, as opening the model settled them
+    RunModel run_;                      // run_.config: the run's settings, as opening the model settled them
     torch::Device device_{torch::kCPU};
     Batch train_;                 // the train split on the device
     json tokens_per_number_ = 1;  // the arithmetic tasks' largest operand; text: the mean per number
@@ -394,15 +394,15 @@ void Trainer::report_progress(const Step& step) {
     if (seconds_since(clock_.last_progress) < 0.5 && pos_.step != total_steps_) return;
     const double rate = clock_.examples_since_progress / std::max(clock_.seconds_since_progress, 1e-9);
     json event = {{"event", "progress"},
-          {"step", pos_.step},
-          {"total_steps", total_steps_},
-          {"epoch", epoch_float()},
-          {"loss", step.loss},
-          {"lr", step.lr},
-          {"examples_per_second", rate},
-          {"elapsed_seconds", elapsed()},
-          {"eta_seconds",
-           (total_steps_ - pos_.step) * static_cast<double>(cfg().batch) / std::max(rate, 1e-9)}};
+                  {"step", pos_.step},
+                  {"total_steps", total_steps_},
+                  {"epoch", epoch_float()},
+                  {"loss", step.loss},
+                  {"lr", step.lr},
+                  {"examples_per_second", rate},
+                  {"elapsed_seconds", elapsed()},
+                  {"eta_seconds",
+                   (total_steps_ - pos_.step) * static_cast<double>(cfg().batch) / std::max(rate, 1e-9)}};
     if (plan_.group) add_ranks_progress(event);
     emit(event, true);
     clock_.progress_reported();
@@ -549,13 +549,15 @@ TrainOutcome train_in(const TrainConfig& config, const std::string& dir, const E
     return t.run(resume_from);
 }
 
-// The device a run's config.json asks for ("auto" when it cannot be read: the restart then names the problem).
+// The device a run's config.json asks for ("auto" when it cannot be read: the restart then names the
+// problem).
 std::string run_device_setting(const std::string& run_dir) {
     std::string error;
     json record;
     (void)load_json((fs::path(run_dir) / kConfigFile).string(), record, error);
-    return record.is_object() && record.value("device", json()).is_string() ? record["device"].get<std::string>()
-                                                                            : "auto";
+    return record.is_object() && record.value("device", json()).is_string()
+               ? record["device"].get<std::string>()
+               : "auto";
 }
 
 // This process's place among the ranks (a group of one when dist is not active).
@@ -576,7 +578,8 @@ std::string lead_then_publish(ParallelPlan& plan, const std::string& key, F f) {
         if (plan.group) plan.group->publish(key, value);
         return value;
     } catch (const std::exception& e) {
-        if (plan.group) plan.group->publish(key, "!" + std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
+        if (plan.group)
+            plan.group->publish(key, "!" + std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
         throw;
     }
 }
@@ -712,15 +715,15 @@ TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int
     ParallelPlan plan = connect_ranks(c ? c->config.device : run_device_setting(run_dir), dist);
     RunLock lock;
     // Rank 0 decides where the run starts from ("checkpoint" or "config"); the others follow.
-    const std::string from = !plan.lead() ? plan.group->receive("resume_from")
-                                          : lead_then_publish(plan, "resume_from", [&] {
-                                                // One process trains a run: a second one is refused here,
-                                                // naming the first.
-                                                lock = RunLock::acquire(run_dir);
-                                                remove_stale_temporaries(run_dir);
-                                                c = resume_point(run_dir, true);
-                                                return std::string(c ? "checkpoint" : "config");
-                                            });
+    const std::string from =
+        !plan.lead() ? plan.group->receive("resume_from") : lead_then_publish(plan, "resume_from", [&] {
+            // One process trains a run: a second one is refused here,
+            // naming the first.
+            lock = RunLock::acquire(run_dir);
+            remove_stale_temporaries(run_dir);
+            c = resume_point(run_dir, true);
+            return std::string(c ? "checkpoint" : "config");
+        });
     plan.gradient_shards = read_gradient_shards(run_dir);
     if (from == "config") return restart_from_config(run_dir, sink, threads, std::move(plan));
     if (!c) c = open_run_checkpoint(run_dir, (fs::path(run_dir) / kLastCheckpoint).string());
