@@ -8,6 +8,8 @@
 #   2. measures the paper's level-4 recipe (--preset paper) on 720,000 examples: seconds per epoch (the
 #      paper's own: 3'18" on its GPU) over FONE_CUDA_EPOCHS epochs (default 2);
 #   3. runs `fone reproduce efficiency --preset full` on the GPU;
+#   (1b. with 2 GPUs or more: one run on 2 GPUs, `fone train --device cuda --nproc 2` over NCCL, beside the
+#      same run on 1 GPU; with fewer, the report says it was not run;)
 #   4. writes every figure with the GPU's name to $OUT/report.md (default build-torch2/check-cuda), for
 #      docs/gpu.md.
 # Exit status: 77 when no GPU is visible (after the build and the skipped tests); else 0 when every step
@@ -58,6 +60,36 @@ if [[ "$GPU" == "none visible" || "$VERSION" != *"CUDA available"* ]]; then
   exit 77
 fi
 RC=$(( TESTS_RC != 0 ))
+
+# ---- 1b. one run on 2 GPUs (issue 32: --nproc 2, NCCL) --------------------------------------------------------
+# The same 8-epoch run on 1 GPU and on 2 (1 rank per GPU, half the batch each): both finish; the 2-GPU run's
+# exact match is reported beside the 1-GPU one (NCCL sums in another order: equal within float rounding).
+NGPU="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')"
+if [ "${NGPU:-0}" -ge 2 ]; then
+  log "one run on 2 GPUs (--nproc 2, NCCL)"
+  RUNS2="$OUT/runs-2gpu"
+  rm -rf "$RUNS2"
+  small=(--task dec-add --train-size 51200 --test-size 2000 --epochs 8 --device cuda --seed 1 --runs-dir "$RUNS2")
+  CUDA_VISIBLE_DEVICES=0 "$FONE" train "${small[@]}" --name one-gpu >"$OUT/one-gpu.jsonl" || RC=1
+  "$FONE" train "${small[@]}" --nproc 2 --name two-gpus >"$OUT/two-gpus.jsonl" 2>"$OUT/two-gpus.err" || RC=1
+  python3 - "$OUT/one-gpu.jsonl" "$OUT/two-gpus.jsonl" >>"$REPORT" <<'PY'
+import json, sys
+def last(path, kind):
+    ev = [json.loads(l) for l in open(path) if l.strip().startswith("{")]
+    found = [e for e in ev if e.get("event") == kind]
+    return found[-1] if found else {}
+print("\n## One run on 2 GPUs (`fone train --device cuda --nproc 2`, NCCL)\n")
+print("| GPUs | status | test exact match | examples/s (last epoch) | weights digest |")
+print("|---|---|---|---|---|")
+for n, path in (("1", sys.argv[1]), ("2", sys.argv[2])):
+    end, ev = last(path, "end"), last(path, "eval")
+    print(f"| {n} | {end.get('status', 'no end event')} | {100 * ev.get('exact_match', 0):.2f}% | "
+          f"{ev.get('examples_per_second', 0):,.0f} | {end.get('weights_digest', '')} |")
+PY
+else
+  echo "- 2-GPU case (--nproc 2, NCCL): not run, ${NGPU:-0} GPU(s) visible" >>"$REPORT"
+  log "2-GPU case skipped: ${NGPU:-0} GPU(s) visible"
+fi
 
 # ---- 2. the paper's level-4 recipe on 720,000 examples -------------------------------------------------------
 if [ "$MEASURE" = 1 ]; then

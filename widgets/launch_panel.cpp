@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QStandardItemModel>
 #include <QThread>
 #include <QVBoxLayout>
@@ -204,6 +205,12 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     add_edit(form, "threads", "CPU threads",
              QStringLiteral("0: every core (this computer has %1). Use 1 when several runs train at once.")
                  .arg(core_count()));
+    processes_ = new QSpinBox;
+    processes_->setRange(1, core_count());
+    processes_->setToolTip(
+        "Processes that train this one run together (data-parallel: fone train --nproc), "
+        "each with its share of the threads. 1: one process.");
+    form->addRow("Processes", processes_);
     add_edit(form, "target_acc", "Stop at exact match (%)",
              "Stop once the test exact match reaches this percentage, e.g. 99.");
     add_edit(form, "name", "Run name", "Empty: made from task, method and time.");
@@ -495,7 +502,9 @@ void LaunchPanel::launch() {
     validate();
     if (!valid_ || !store_problem_.isEmpty()) return;
     const json s = settings();
-    Q_EMIT launchRequested(train_args(s), label_for(s));
+    QStringList args = train_args(s);
+    if (processes_->value() > 1) args << "--nproc" << QString::number(processes_->value());
+    Q_EMIT launchRequested(args, label_for(s));
 }
 
 QStringList LaunchPanel::train_args(const json& settings) {

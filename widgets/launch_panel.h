@@ -17,6 +17,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSpinBox;
 
 namespace fone {
 struct ResolvedSettings;  // fone/store/train_config.h
@@ -48,6 +49,9 @@ class LaunchPanel : public QWidget {
     QString resolved_text() const;
     QLineEdit* field(const QString& key) const { return edits_.value(key); }
     QComboBox* choice(const QString& key) const { return combos_.value(key); }
+    // Processes the run trains on (`fone train --nproc`, data-parallel; 1: one process). Not a setting of
+    // the run: it changes how it is computed, not what.
+    QSpinBox* processes() const { return processes_; }
     QStringList preset_titles() const;
     void apply_preset(const QString& title);
 
@@ -80,6 +84,7 @@ class LaunchPanel : public QWidget {
     QString store_problem_;
     QLabel* resolved_ = nullptr;
     QPushButton* launch_button_ = nullptr;
+    QSpinBox* processes_ = nullptr;
     bool valid_ = false;
     bool loading_ = false;
 };

@@ -433,6 +433,17 @@ void add_sweep_commands(CLI::App& app) {
         ->needs(slurm_opt)
         ->type_name("N")
         ->capture_default_str();
+    cmd->add_option("--slurm-ntasks", o->slurm_ntasks,
+                    "With --slurm: processes per cell (#SBATCH --ntasks; each cell one data-parallel run "
+                    "started with srun, each task --slurm-cpus threads)")
+        ->needs(slurm_opt)
+        ->type_name("N")
+        ->capture_default_str();
+    cmd->add_option("--slurm-gpus-per-task", o->slurm_gpus_per_task,
+                    "With --slurm: GPUs per task (#SBATCH --gpus-per-task; give -- --device cuda)")
+        ->needs(slurm_opt)
+        ->type_name("N")
+        ->capture_default_str();
     cmd->add_option("--slurm-time", o->slurm_time, "With --slurm: time limit per task, e.g. 2:00:00")
         ->needs(slurm_opt)
         ->type_name("TIME");

@@ -25,6 +25,8 @@ struct SweepOptions {
     // --slurm FILE: write a Slurm job-array script instead of running the cells here.
     std::string slurm, slurm_time, slurm_partition;
     int slurm_cpus = 1, slurm_gpus = 0;
+    // Each cell one run on several processes (srun; docs/cluster.md): tasks per cell, GPUs per task.
+    int slurm_ntasks = 1, slurm_gpus_per_task = 0;
     std::vector<std::string> slurm_options;
     CLI::Option *name_opt = nullptr, *parallel_opt = nullptr, *train_sizes_opt = nullptr,
                 *size_levels_opt = nullptr, *methods_opt = nullptr, *seeds_opt = nullptr;

@@ -45,6 +45,12 @@ void check_slurm_options(const SweepOptions& o) {
     if (o.slurm_gpus < 0 || o.slurm_gpus > 64)
         throw std::invalid_argument("--slurm-gpus: 0..64 GPUs per array task, not " +
                                     std::to_string(o.slurm_gpus));
+    if (o.slurm_ntasks < 1 || o.slurm_ntasks > 4096)
+        throw std::invalid_argument("--slurm-ntasks: 1..4096 processes per cell, not " +
+                                    std::to_string(o.slurm_ntasks));
+    if (o.slurm_gpus_per_task < 0 || o.slurm_gpus_per_task > 64)
+        throw std::invalid_argument("--slurm-gpus-per-task: 0..64 GPUs per task, not " +
+                                    std::to_string(o.slurm_gpus_per_task));
     const auto one_line = [](const std::string& flag, const std::string& v) {
         if (v.find_first_of("\n\r") != std::string::npos)
             throw std::invalid_argument(flag + ": one line, without line breaks");
@@ -82,6 +88,8 @@ std::string slurm_script(const std::string& sweep, const std::string& sweep_file
     s << "\n";
     s << "#SBATCH --cpus-per-task=" << o.slurm_cpus << "\n";
     if (o.slurm_gpus > 0) s << "#SBATCH --gres=gpu:" << o.slurm_gpus << "\n";
+    if (o.slurm_ntasks > 1) s << "#SBATCH --ntasks=" << o.slurm_ntasks << "\n";
+    if (o.slurm_gpus_per_task > 0) s << "#SBATCH --gpus-per-task=" << o.slurm_gpus_per_task << "\n";
     if (!o.slurm_time.empty()) s << "#SBATCH --time=" << o.slurm_time << "\n";
     if (!o.slurm_partition.empty()) s << "#SBATCH --partition=" << o.slurm_partition << "\n";
     s << "#SBATCH --requeue\n";
@@ -116,10 +124,16 @@ std::string slurm_script(const std::string& sweep, const std::string& sweep_file
     s << "fi\n";
     s << "echo \"fone sweep " << sweep
       << ": task $task, run $run on $(hostname), attempt ${SLURM_RESTART_COUNT:-0}\" >&2\n";
+    // Several tasks: srun starts one rank per task (fone reads SLURM_PROCID, SLURM_NTASKS and the node list);
+    // one rank that fails stops the others. srun of Slurm >= 22.05 does not pass the job's CPUs per task on.
+    s << "launch=()\n";
+    if (o.slurm_ntasks > 1)
+        s << "launch=(srun --kill-on-bad-exit=1 --cpus-per-task=\"${SLURM_CPUS_PER_TASK:-1}\")\n";
     s << "if [[ -d \"$dir\" ]]; then\n";
-    s << "  exec \"$FONE\" train --resume \"$dir\" \"${threads[@]}\"\n";
+    s << "  exec \"${launch[@]}\" \"$FONE\" train --resume \"$dir\" \"${threads[@]}\"\n";
     s << "else\n";
-    s << "  exec \"$FONE\" train \"${args[@]}\" \"${threads[@]}\" --runs-dir \"$RUNS_DIR\"\n";
+    s << "  exec \"${launch[@]}\" \"$FONE\" train \"${args[@]}\" \"${threads[@]}\" --runs-dir "
+         "\"$RUNS_DIR\"\n";
     s << "fi\n";
     return s.str();
 }

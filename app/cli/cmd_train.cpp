@@ -11,10 +11,13 @@
 
 #include "command_support.h"
 #include "fone/nn/device.h"
+#include "fone/platform/cpu.h"
 #include "fone/tasks/typed_sums.h"
+#include "fone/train/distributed.h"
 #include "fone/train/inference.h"
 #include "fone/train/training.h"
 #include "json_io.h"
+#include "local_launch.h"
 
 namespace fone::cli {
 namespace {
@@ -33,6 +36,10 @@ struct TrainOptions {
     std::map<std::string, std::string> flag_of;
     std::string config_file, resume, runs_dir, periods, weights;
     bool dry_run = false, as_json = false;
+    // Data-parallel launch options (not settings of the run: fone/train/distributed.h).
+    int nproc = 0, master_port = 0;
+    std::string master_addr;
+    double dist_timeout = 300;
     std::vector<std::function<void()>> collect;
 
     template <typename T>
@@ -168,6 +175,48 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     cmd->add_option("--config", o.config_file, "JSON file of settings (command-line options override it)");
     cmd->add_option("--resume", o.resume, "Continue a stopped or interrupted run (name or directory)");
     cmd->add_option("--runs-dir", o.runs_dir, "Run store (default: $FONE_RUNS_DIR or ~/.local/share/...)");
+    cmd->add_option("--nproc", o.nproc,
+                    "Train the run on N processes of this machine (data-parallel, each with its share of "
+                    "--threads); under torchrun or srun the ranks come from their environment instead")
+        ->check(CLI::Range(1, 1024));
+    cmd->add_option(
+        "--master-addr", o.master_addr,
+        "Distributed: the host of rank 0's rendezvous (default: $MASTER_ADDR, Slurm's first node)");
+    cmd->add_option("--master-port", o.master_port,
+                    "Distributed: the rendezvous port (default: $MASTER_PORT; --nproc: a free one)")
+        ->check(CLI::Range(1, 65535));
+    cmd->add_option("--dist-timeout", o.dist_timeout,
+                    "Distributed: seconds a rank waits for the others (rendezvous, each collective) before "
+                    "the run fails naming the rank (default 300)")
+        ->check(CLI::Range(1.0, 86400.0));
+}
+
+// This process's rank from torchrun's or Slurm's environment, the options overriding the rendezvous.
+std::optional<DistributedSetup> distributed_setup(const TrainOptions& o) {
+    std::optional<DistributedSetup> d =
+        distributed_from_environment([](const char* n) { return std::getenv(n); });
+    if (!d) return d;
+    if (!distributed_available()) throw std::invalid_argument(distributed_unavailable_message());
+    if (!o.master_addr.empty()) d->master_addr = o.master_addr;
+    if (o.master_port > 0) d->master_port = o.master_port;
+    d->timeout_seconds = o.dist_timeout;
+    return d;
+}
+
+// --nproc N: the ranks are this command started N times, each with its share of the threads.
+int launch_nproc(const TrainOptions& o) {
+    if (!distributed_available()) throw std::invalid_argument(distributed_unavailable_message());
+    if (distributed_from_environment([](const char* n) { return std::getenv(n); }))
+        throw std::invalid_argument(
+            "--nproc: this process is already one rank of a distributed launch "
+            "(WORLD_SIZE or SLURM_NTASKS says so); drop --nproc");
+    LocalLaunch launch;
+    launch.nproc = o.nproc;
+    const int total = o.given.value("threads", 0) > 0 ? o.given.value("threads", 0) : available_cores();
+    launch.threads_each = std::max(1, total / o.nproc);
+    launch.master_port = o.master_port;
+    launch.timeout_seconds = o.dist_timeout;
+    return launch_local_ranks(launch, rank_command_line(launch.threads_each));
 }
 
 std::string bar(double fraction, int width) {
@@ -243,6 +292,11 @@ int run_train(TrainOptions& o) {
         return 0;  // no store opened, no run directory made
     }
     if (o.as_json) throw std::invalid_argument("--json goes with --dry-run (a run writes JSON lines anyway)");
+    if (o.nproc > 1) return launch_nproc(o);
+    const std::optional<DistributedSetup> dist = distributed_setup(o);
+    // A rank's share of the cores when none was given (torchrun, srun without --threads).
+    if (dist && !o.given.contains("threads"))
+        o.given["threads"] = std::max(1, available_cores() / std::max(1, dist->local_world_size));
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
     // `fone train ... | head -1`: a reader that goes away must not kill the run. Writes to the closed pipe
@@ -265,11 +319,12 @@ int run_train(TrainOptions& o) {
                 "drop the other options (" +
                 (keys.empty() ? std::string("--config/--periods") : keys) + ")");
         }
-        out = train_resume(open_store(o.runs_dir, false).resolve(o.resume), sink, threads);
+        out = train_resume(open_store(o.runs_dir, false).resolve(o.resume), sink, threads,
+                           dist.value_or(DistributedSetup{}));
     } else {
         const TrainConfig config = resolve_options(o).config;
         RunStore store = open_store(o.runs_dir, true);
-        out = train_new(config, store, sink);
+        out = train_new(config, store, sink, dist.value_or(DistributedSetup{}));
     }
     return out.status == kStatusFailed ? 1 : 0;
 }

@@ -33,6 +33,10 @@ digest() { grep -o '"weights_digest": *"[^"]*"' "$1/summary.json" | sed 's/.*: *
 "$fone" sweep --name byhand --seeds 1,2 --runs-dir "$store" --slurm "$work/byhand.sh" -- "${tiny[@]}" >"$work/byhand.json"
 grep -q '"event":"slurm_script"' "$work/byhand.json"
 grep -q '^#SBATCH --array=0-1$' "$work/byhand.sh"
+# A cell of several tasks (one run on 2 processes): #SBATCH --ntasks and srun in the script.
+"$fone" sweep --name dp --seeds 4 --runs-dir "$store" --slurm "$work/dp.sh" --slurm-ntasks 2 -- "${tiny[@]}" >/dev/null
+grep -q '^#SBATCH --ntasks=2$' "$work/dp.sh"
+grep -q '^launch=(srun --kill-on-bad-exit=1' "$work/dp.sh"
 SLURM_ARRAY_TASK_ID=1 SLURM_CPUS_PER_TASK=1 bash "$work/byhand.sh" >"$work/byhand-1.out" 2>"$work/byhand-1.err"
 finished "$store/byhand-s2"
 # No oversubscription: a task trains on the CPUs Slurm gave it (--cpus-per-task), not on every core of the node.
@@ -75,6 +79,16 @@ finished "$store/real-s2"
 ls "$store/.real.logs/"slurm-*_0.out "$store/.real.logs/"slurm-*_1.out >/dev/null
 "$fone" runs list --runs-dir "$store" --status finished | grep -q real-s2
 log "2-cell job array under Slurm: both runs finished"
+
+# A 2-task cell: srun starts 2 ranks (SLURM_PROCID/SLURM_NTASKS, the rendezvous on the job's first node); the
+# run ends on the weights of the same run on `fone train --nproc 2` (2 gradient shares, 1 thread each).
+timeout 300 sbatch --wait "$work/dp.sh" >"$work/dp.sbatch" 2>&1 || { cat "$work/dp.sbatch" "$store/.dp.logs/"*; exit 1; }
+finished "$store/dp-s4" || { cat "$store/.dp.logs/"*; exit 1; }
+grep -Eq '"gradient_shards": *2' "$store/dp-s4/data-parallel.json"
+"$fone" train "${tiny[@]}" --seed 4 --nproc 2 --threads 2 --name dp-reference --runs-dir "$work/ref" >/dev/null
+ref="$(digest "$work/ref/dp-reference")"; got="$(digest "$store/dp-s4")"
+[[ -n "$ref" && "$ref" == "$got" ]] || { log "2-task cell: weights $got, --nproc 2: $ref"; exit 1; }
+log "2-task cell under Slurm (srun, 2 ranks): finished on the weights of --nproc 2 ($got)"
 
 # Requeue: the same longer cell as a reference trained straight through, then under Slurm with a requeue.
 "$fone" train "${longer[@]}" --seed 3 --threads 1 --name reference --runs-dir "$work/ref" >/dev/null

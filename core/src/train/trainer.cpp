@@ -22,6 +22,7 @@
 #include "nn/timing.h"
 #include "probes/grokking_probe.h"
 #include "probes/snapshot_writer.h"
+#include "train/data_parallel.h"
 #include "train/typed_eval.h"
 
 namespace fone {
@@ -93,8 +94,8 @@ struct TrainingClock {
 
 class Trainer {
   public:
-    Trainer(TrainConfig config, std::string run_dir, const EventSink& sink)
-        : dir_(std::move(run_dir)), sink_(sink) {
+    Trainer(TrainConfig config, std::string run_dir, const EventSink& sink, ParallelPlan plan)
+        : dir_(std::move(run_dir)), sink_(sink), plan_(std::move(plan)) {
         run_.config = std::move(config);
     }
 
@@ -104,7 +105,11 @@ class Trainer {
     std::string dir_;
     std::string identity_;  // the run's (run_identity of its config.json), in every checkpoint
     const EventSink& sink_;
-    RunModel run_;  // run_.config: the run's settings, as opening the model settled them
+    ParallelPlan plan_;  // data-parallel training (data_parallel.h): only its lead (rank 0) writes the run
+    bool stop_agreed_ = false;          // some rank was asked to stop: every rank stops after the same step
+    std::vector<double> rank_seconds_;  // each rank's seconds of forward and backward since the last progress
+    double reduce_seconds_ = 0.0;       // this rank's all-reduce seconds since the last progress
+    RunModel run_;                      // run_.config: the run's settings, as opening the model settled them
     torch::Device device_{torch::kCPU};
     Batch train_;                 // the train split on the device
     json tokens_per_number_ = 1;  // the arithmetic tasks' largest operand; text: the mean per number
@@ -118,6 +123,7 @@ class Trainer {
     double session_base_elapsed_ = 0.0;
     TrainingClock clock_;
     json last_eval_;
+    double counted_em_ = 0.0;  // the exact match the last evaluation counted (every rank: the lead's)
     TypedSuiteBatches typed_;  // addition and subtraction: the typed suite, scored at every evaluation
     std::unique_ptr<GrokkingProbe> grokking_;  // mod-add token runs: grokking's measures at every evaluation
 
@@ -134,6 +140,10 @@ class Trainer {
     json start_event(bool resumed);
     double lr_at(int64_t step) const;
     Step train_step();
+    bool stop_requested() const { return plan_.group ? stop_agreed_ : g_stop.load(); }
+    bool sharded_update(const Batch& b, Step& s);
+    void add_ranks_progress(json& event);
+    void evaluate_extras(json& e);
     void report_progress(const Step& step);
     bool evaluation_due(const Step& step) const;
     void evaluate();
@@ -154,7 +164,11 @@ class Trainer {
 TrainOutcome Trainer::run(Checkpoint* resume_from) {
     try {
         return train(resume_from);
+    } catch (const RankFailure& e) {
+        record_failure(e.what());  // a collective failed: the line names the rank behind it
+        throw;
     } catch (const std::exception& e) {
+        if (plan_.group) plan_.group->post_failure(e.what());  // the others' collectives name this rank
         // A full disk, a device error: status.json says "failed" at this step, then the error goes up as one
         // line (every checkpoint written before is whole: they are replaced only by complete files).
         std::string what = e.what();
@@ -166,6 +180,7 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
 // The failure in status.json, if that can still be written (on a full disk it may not: the run then reads
 // as interrupted, its lock being free, and resumes all the same).
 void Trainer::record_failure(const std::string& message) noexcept {
+    if (!plan_.lead()) return;
     try {
         write_status(dir_, kStatusFailed, message + " (at step " + std::to_string(pos_.step) + ")",
                      {{"step", pos_.step}, {"epoch", pos_.epoch}});
@@ -178,7 +193,7 @@ TrainOutcome Trainer::train(Checkpoint* resume_from) {
     open(resume_from);
     announce(resume_from != nullptr);
     while (pos_.epoch < cfg().epochs) {
-        if (g_stop) {
+        if (stop_requested()) {
             checkpoint(kLastCheckpoint);
             return finish(kStatusStopped, "stopped on request at step " + std::to_string(pos_.step));
         }
@@ -202,10 +217,11 @@ TrainOutcome Trainer::train(Checkpoint* resume_from) {
 // The run's model (a checkpoint's weights and optimiser state when resuming), its data, its optimiser.
 void Trainer::open(Checkpoint* resume_from) {
     set_threads(cfg().threads);
-    device_ = torch::Device(resolve_device(cfg().device));
+    device_ = rank_device(cfg().device, plan_);
     identity_ = run_identity_of(dir_);
     torch::manual_seed(cfg().seed);
-    run_ = open_run_model(cfg(), dir_, RunData::batches, resume_from);
+    run_ = open_run_model(cfg(), model_folder(dir_, plan_, cfg().is_text() && !resume_from), RunData::batches,
+                          resume_from);
     if (run_.text) {
         const TokenCounts counts = count_tokens(run_.text->tokenizer(), run_.text_splits.test);
         tokens_per_number_ = counts.tokens_per_number();
@@ -232,6 +248,7 @@ void Trainer::open(Checkpoint* resume_from) {
         pos_ = resume_from->pos;
         session_base_elapsed_ = pos_.elapsed_seconds;
     }
+    if (plan_.group) broadcast_weights(*plan_.group, run_.model);
     train_ = to_device(run_.train, device_);
     const int64_t batch = static_cast<int64_t>(cfg().batch);
     steps_per_epoch_ = (train_.n + batch - 1) / batch;
@@ -241,6 +258,7 @@ void Trainer::open(Checkpoint* resume_from) {
 
 // status.json says "running", metrics.jsonl records a resume, the start event goes out.
 void Trainer::announce(bool resumed) {
+    if (!plan_.lead()) return;
     write_status(dir_, kStatusRunning, resumed ? "resumed" : "",
                  {{"step", pos_.step}, {"epoch", pos_.epoch}});
     if (resumed) {
@@ -283,6 +301,10 @@ json Trainer::start_event(bool resumed) {
         {"threads", torch::get_num_threads()},
         {"config", cfg().to_json()}};
     if (run_.text) start["text"] = text_info_;
+    if (plan_.active())
+        start["data_parallel"] = {{"processes", plan_.world_size()},
+                                  {"gradient_shards", plan_.gradient_shards},
+                                  {"launcher", plan_.group ? plan_.group->setup().launcher : ""}};
     return start;
 }
 
@@ -313,13 +335,17 @@ Step Trainer::train_step() {
     for (auto& group : opt_->param_groups())
         static_cast<torch::optim::AdamWOptions&>(group.options()).lr(s.lr);
     opt_->zero_grad();
-    // Training noise (Abacus offsets) from a generator seeded by (seed, step): resumable exactly.
-    torch::manual_seed(cfg().seed * 1000003ULL + static_cast<std::uint64_t>(pos_.step) + 1);
-    const torch::Tensor loss = run_.scheme->loss(run_.model, b, true);
-    s.loss = loss.item<double>();
-    if (pos_.step == nan_step_) s.loss = std::nan("");
-    if (!std::isfinite(s.loss)) return s;
-    loss.backward();
+    if (plan_.active()) {
+        if (!sharded_update(b, s)) return s;
+    } else {
+        // Training noise (Abacus offsets) from a generator seeded by (seed, step): resumable exactly.
+        torch::manual_seed(cfg().seed * 1000003ULL + static_cast<std::uint64_t>(pos_.step) + 1);
+        const torch::Tensor loss = run_.scheme->loss(run_.model, b, true);
+        s.loss = loss.item<double>();
+        if (pos_.step == nan_step_) s.loss = std::nan("");
+        if (!std::isfinite(s.loss)) return s;
+        loss.backward();
+    }
     if (cfg().clip > 0) torch::nn::utils::clip_grad_norm_(run_.model->parameters(), cfg().clip);
     opt_->step();
 
@@ -336,21 +362,49 @@ Step Trainer::train_step() {
     return s;
 }
 
+// The data-parallel step (data_parallel.h): this rank's shares, the gradients summed over the ranks; false
+// when the summed loss is not finite (the run fails at this step, before any update).
+bool Trainer::sharded_update(const Batch& b, Step& s) {
+    const ShardedStep r = sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step, g_stop);
+    s.loss = r.loss;
+    stop_agreed_ = r.stop;
+    reduce_seconds_ += r.reduce_seconds;
+    rank_seconds_.resize(r.rank_seconds.size(), 0.0);
+    for (std::size_t k = 0; k < r.rank_seconds.size(); ++k)
+        rank_seconds_[k] += r.rank_seconds[k];
+    if (pos_.step == nan_step_) s.loss = std::nan("");
+    return std::isfinite(s.loss);
+}
+
+// Every rank's progress in the lead's event: its forward and backward seconds since the last event, and this
+// rank's all-reduce seconds (waiting for the slowest rank included).
+void Trainer::add_ranks_progress(json& event) {
+    json ranks = json::array();
+    for (std::size_t k = 0; k < rank_seconds_.size(); ++k)
+        ranks.push_back({{"rank", k}, {"compute_seconds", rank_seconds_[k]}});
+    event["ranks"] = ranks;
+    event["allreduce_seconds"] = reduce_seconds_;
+    event["step_seconds"] = clock_.seconds_since_progress;
+    rank_seconds_.assign(rank_seconds_.size(), 0.0);
+    reduce_seconds_ = 0.0;
+}
+
 // A progress event every half second, and at the last step.
 void Trainer::report_progress(const Step& step) {
     if (seconds_since(clock_.last_progress) < 0.5 && pos_.step != total_steps_) return;
     const double rate = clock_.examples_since_progress / std::max(clock_.seconds_since_progress, 1e-9);
-    emit({{"event", "progress"},
-          {"step", pos_.step},
-          {"total_steps", total_steps_},
-          {"epoch", epoch_float()},
-          {"loss", step.loss},
-          {"lr", step.lr},
-          {"examples_per_second", rate},
-          {"elapsed_seconds", elapsed()},
-          {"eta_seconds",
-           (total_steps_ - pos_.step) * static_cast<double>(cfg().batch) / std::max(rate, 1e-9)}},
-         true);
+    json event = {{"event", "progress"},
+                  {"step", pos_.step},
+                  {"total_steps", total_steps_},
+                  {"epoch", epoch_float()},
+                  {"loss", step.loss},
+                  {"lr", step.lr},
+                  {"examples_per_second", rate},
+                  {"elapsed_seconds", elapsed()},
+                  {"eta_seconds",
+                   (total_steps_ - pos_.step) * static_cast<double>(cfg().batch) / std::max(rate, 1e-9)}};
+    if (plan_.group) add_ranks_progress(event);
+    emit(event, true);
     clock_.progress_reported();
 }
 
@@ -370,8 +424,10 @@ void Trainer::evaluate() {
     last_eval_ =
         eval_event(per_example * n, clock_.epoch_cpu_seconds / done * n, 1.0 / std::max(per_example, 1e-12));
     emit(last_eval_, true);
-    const double em = counted_exact_match();
-    write_snapshot(run_, device_, dir_, {pos_.step, epoch_float(), em});
+    // The lead's decision (its typed suite and extras are its own): every rank stops at the same step.
+    counted_em_ = plan_.group ? from_lead(*plan_.group, counted_exact_match()) : counted_exact_match();
+    const double em = counted_em_;
+    if (plan_.lead()) write_snapshot(run_, device_, dir_, {pos_.step, epoch_float(), em});
     if (em >= pos_.best_exact_match) {
         pos_.best_exact_match = em;
         checkpoint(kBestCheckpoint);
@@ -379,7 +435,7 @@ void Trainer::evaluate() {
 }
 
 json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second) {
-    json e = run_.scheme->evaluate(run_.model, run_.test, device_);
+    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_, run_.text != nullptr);
     e["event"] = "eval";
     e["method"] = cfg().method;
     e["tokens_per_number"] = tokens_per_number_;
@@ -389,11 +445,7 @@ json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double 
     e["epoch_seconds"] = epoch_seconds;
     e["epoch_cpu_seconds"] = epoch_cpu_seconds;
     e["examples_per_second"] = train_examples_per_second;
-    if (run_.val.n > 0)
-        e["val_exact_match"] = run_.scheme->evaluate(run_.model, run_.val, device_)["exact_match"];
-    if (!typed_.shapes.empty()) e["typed"] = typed_exact_match(*run_.scheme, run_.model, typed_, device_);
-    if (run_.model->slots > 0) e["temperature"] = run_.model->temperature();
-    if (grokking_) e["grokking"] = grokking_->measure(run_.model, device_);
+    if (plan_.lead()) evaluate_extras(e);
     e["elapsed_seconds"] = elapsed();
     return e;
 }
@@ -409,8 +461,17 @@ double Trainer::counted_exact_match() const {
     return em;
 }
 
+// The validation split, the typed suite, the temperature, grokking's measures: the lead's alone.
+void Trainer::evaluate_extras(json& e) {
+    if (run_.val.n > 0)
+        e["val_exact_match"] = run_.scheme->evaluate(run_.model, run_.val, device_)["exact_match"];
+    if (!typed_.shapes.empty()) e["typed"] = typed_exact_match(*run_.scheme, run_.model, typed_, device_);
+    if (run_.model->slots > 0) e["temperature"] = run_.model->temperature();
+    if (grokking_) e["grokking"] = grokking_->measure(run_.model, device_);
+}
+
 bool Trainer::reached_target() const {
-    return cfg().target_acc > 0 && counted_exact_match() >= cfg().target_acc;
+    return cfg().target_acc > 0 && counted_em_ >= cfg().target_acc;
 }
 
 bool Trainer::checkpoint_due(const Step& step) const {
@@ -418,11 +479,13 @@ bool Trainer::checkpoint_due(const Step& step) const {
 }
 
 void Trainer::save_progress() {
+    if (!plan_.lead()) return;
     checkpoint(kLastCheckpoint);
     write_status(dir_, kStatusRunning, "", {{"step", pos_.step}, {"epoch", pos_.epoch}});
 }
 
 void Trainer::checkpoint(const char* file) {
+    if (!plan_.lead()) return;
     Position p = pos_;
     p.elapsed_seconds = elapsed();
     save_checkpoint(path(file), run_.model, opt_.get(), cfg(), p, identity_);
@@ -453,6 +516,7 @@ TrainOutcome Trainer::finish(const std::string& status, const std::string& messa
     const ParamCount params = param_count(run_.model);
     summary["params"] = params.total;
     summary["params_without_embedding"] = params.without_embedding();
+    if (!plan_.lead()) return {status, dir_, message};
     if (status != kStatusFailed || fs::exists(path(kLastCheckpoint)))
         write_json_atomic(path(kSummaryFile), summary);
     write_status(dir_, status, message, {{"step", pos_.step}, {"epoch", pos_.epoch}});
@@ -471,6 +535,7 @@ TrainOutcome Trainer::finish(const std::string& status, const std::string& messa
 }
 
 void Trainer::emit(json event, bool to_metrics) {
+    if (!plan_.lead()) return;
     if (to_metrics) append_jsonl(path(kMetricsFile), event);
     if (sink_) sink_(event);
 }
@@ -478,9 +543,45 @@ void Trainer::emit(json event, bool to_metrics) {
 // Trains a run in dir (whose lock the caller holds); an error on the way is recorded in its status.json
 // before it goes on.
 TrainOutcome train_in(const TrainConfig& config, const std::string& dir, const EventSink& sink,
-                      Checkpoint* resume_from) {
-    Trainer t(config, dir, sink);
+                      Checkpoint* resume_from, ParallelPlan plan = {}) {
+    static const EventSink quiet;  // ranks other than 0 hand out no events
+    Trainer t(config, dir, plan.lead() ? sink : quiet, std::move(plan));
     return t.run(resume_from);
+}
+
+// The device a run's config.json asks for ("auto" when it cannot be read: the restart then names the
+// problem).
+std::string run_device_setting(const std::string& run_dir) {
+    std::string error;
+    json record;
+    (void)load_json((fs::path(run_dir) / kConfigFile).string(), record, error);
+    return record.is_object() && record.value("device", json()).is_string()
+               ? record["device"].get<std::string>()
+               : "auto";
+}
+
+// This process's place among the ranks (a group of one when dist is not active).
+ParallelPlan connect_ranks(const std::string& device, const DistributedSetup& dist) {
+    ParallelPlan plan;
+    if (!dist.active()) return plan;
+    if (!distributed_available()) throw RunError(distributed_unavailable_message());
+    plan.group = Collective::connect(dist, rank_device(device, dist));
+    return plan;
+}
+
+// Rank 0's part of starting: f makes or opens the run and returns the text the others receive under `key`
+// (the run's folder, where it starts from); its failure is theirs too, named.
+template <class F>
+std::string lead_then_publish(ParallelPlan& plan, const std::string& key, F f) {
+    try {
+        std::string value = f();
+        if (plan.group) plan.group->publish(key, value);
+        return value;
+    } catch (const std::exception& e) {
+        if (plan.group)
+            plan.group->publish(key, "!" + std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
+        throw;
+    }
 }
 
 // The data file as an absolute path with its content digest: the run reads this file, and notices when it
@@ -553,7 +654,8 @@ std::optional<Checkpoint> resume_point(const std::string& run_dir, bool holding_
 
 // A run killed before its first checkpoint, started again in the same directory from its config.json
 // (same seed: the same weights an uninterrupted run reaches).
-TrainOutcome restart_from_config(const std::string& run_dir, const EventSink& sink, int threads) {
+TrainOutcome restart_from_config(const std::string& run_dir, const EventSink& sink, int threads,
+                                 ParallelPlan plan) {
     json record = read_json_file((fs::path(run_dir) / kConfigFile).string());
     if (record.is_object()) record.erase("versions");
     TrainConfig config;
@@ -565,12 +667,12 @@ TrainOutcome restart_from_config(const std::string& run_dir, const EventSink& si
     }
     if (threads >= 0) config.threads = threads;
     const std::string metrics = (fs::path(run_dir) / kMetricsFile).string();
-    if (fs::exists(metrics)) {
+    if (plan.lead() && fs::exists(metrics)) {
         json record = {{"event", "resume"}, {"step", 0}, {"restart", "no checkpoint yet"}};
         if (const std::size_t cut = repair_jsonl_tail(metrics); cut > 0) record["repaired_tail_bytes"] = cut;
         append_jsonl(metrics, record);
     }
-    return train_in(config, run_dir, sink, nullptr);
+    return train_in(config, run_dir, sink, nullptr, std::move(plan));
 }
 
 }  // namespace
@@ -579,30 +681,54 @@ void request_stop() {
     g_stop = true;
 }
 
-TrainOutcome train_new(const TrainConfig& wanted, RunStore& store, const EventSink& sink) {
+TrainOutcome train_new(const TrainConfig& wanted, RunStore& store, const EventSink& sink,
+                       const DistributedSetup& dist) {
     TrainConfig config = with_settled_data(wanted);
     // --init-from: config.json records the pretrained folder's shape, the one the run trains.
     if (!config.init_from.empty()) pretrained::adopt_pretrained_shape(config);
-    check_trainable(config);
-    json record = config.to_json();
-    record["versions"] = {
-        {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
-    const std::string dir = store.create_run(config.name, record);
-    const RunLock lock = RunLock::acquire(dir);  // held until the run ends (or the process does)
-    return train_in(config, dir, sink, nullptr);
+    check_trainable(config);  // on every rank: bad input stops them all alike, before they meet
+    ParallelPlan plan = connect_ranks(config.device, dist);
+    plan.gradient_shards = plan.world_size();
+    if (!plan.lead()) {
+        const std::string made_by_lead = plan.group->receive("run_dir");
+        return train_in(config, made_by_lead, sink, nullptr, std::move(plan));
+    }
+    RunLock lock;  // held until the run ends (or the process does)
+    const std::string dir = lead_then_publish(plan, "run_dir", [&] {
+        json record = config.to_json();
+        record["versions"] = {
+            {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
+        const std::string made = store.create_run(config.name, record);
+        lock = RunLock::acquire(made);
+        if (plan.gradient_shards > 1) write_gradient_shards(made, plan.gradient_shards);
+        return made;
+    });
+    return train_in(config, dir, sink, nullptr, std::move(plan));
 }
 
-TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads) {
+TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads,
+                          const DistributedSetup& dist) {
     // Refusals that need no lock (a finished run, a damaged or older checkpoint) come first: a refused
     // command writes nothing, not even the lock file.
-    (void)resume_point(run_dir, false);
-    // One process trains a run: a second one is refused here, naming the first.
-    const RunLock lock = RunLock::acquire(run_dir);
-    remove_stale_temporaries(run_dir);
-    std::optional<Checkpoint> c = resume_point(run_dir, true);
-    if (!c) return restart_from_config(run_dir, sink, threads);
+    std::optional<Checkpoint> c = resume_point(run_dir, false);
+    // A run without a checkpoint restarts from its config.json: its device is read there by every rank.
+    ParallelPlan plan = connect_ranks(c ? c->config.device : run_device_setting(run_dir), dist);
+    RunLock lock;
+    // Rank 0 decides where the run starts from ("checkpoint" or "config"); the others follow.
+    const std::string from =
+        !plan.lead() ? plan.group->receive("resume_from") : lead_then_publish(plan, "resume_from", [&] {
+            // One process trains a run: a second one is refused here,
+            // naming the first.
+            lock = RunLock::acquire(run_dir);
+            remove_stale_temporaries(run_dir);
+            c = resume_point(run_dir, true);
+            return std::string(c ? "checkpoint" : "config");
+        });
+    plan.gradient_shards = read_gradient_shards(run_dir);
+    if (from == "config") return restart_from_config(run_dir, sink, threads, std::move(plan));
+    if (!c) c = open_run_checkpoint(run_dir, (fs::path(run_dir) / kLastCheckpoint).string());
     if (threads >= 0) c->config.threads = threads;
-    return train_in(c->config, run_dir, sink, &*c);
+    return train_in(c->config, run_dir, sink, &*c, std::move(plan));
 }
 
 }  // namespace fone

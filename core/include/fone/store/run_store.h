@@ -51,6 +51,10 @@ inline constexpr const char* kLegacyBestCheckpoint = "checkpoint-best.pt";
 inline constexpr const char* kLockFile = "train.lock";
 // A text run's SentencePiece model, trained on its train split when the run starts.
 inline constexpr const char* kTokenizerFile = "tokenizer.model";
+// A run trained on several processes (docs/cluster.md): {"gradient_shards": N}, the number of disjoint
+// shares each batch's gradient is summed from. A resume keeps it, on any number of processes, so that it
+// computes the same sums (absent: 1, the whole batch at once).
+inline constexpr const char* kDataParallelFile = "data-parallel.json";
 
 struct MetricsFile {
     std::vector<nlohmann::json> records;

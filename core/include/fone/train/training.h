@@ -24,6 +24,7 @@
 
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
+#include "fone/train/distributed.h"
 #include "fone/train/events.h"
 
 namespace fone {
@@ -36,13 +37,19 @@ struct TrainOutcome {
 
 // Creates a run in the store and trains it to the end, a stop request, or a failure (NaN/Inf loss).
 // Throws RunError / std::invalid_argument before the run starts (bad config, no CUDA).
-TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink);
+// With dist.active(), this process is one rank of a data-parallel run (fone/train/distributed.h): rank 0
+// makes the run and holds its lock, the others train the folder it names and write nothing; only rank 0's
+// sink gets events. Throws RunError when this build has no distributed training.
+TrainOutcome train_new(const TrainConfig& config, RunStore& store, const EventSink& sink,
+                       const DistributedSetup& dist = {});
 // Continues a run from its last checkpoint; with the same seed and device, the final weights are the
 // ones an uninterrupted run reaches. A run killed before its first checkpoint starts again from its
 // config.json in the same directory (it had nothing to lose).
 // threads >= 0 overrides the run's thread count (the only setting a resume may change: it does not
 // change what is computed, only how fast).
-TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads = -1);
+// A data-parallel resume (dist.active()) may use another number of processes than the run started with.
+TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int threads = -1,
+                          const DistributedSetup& dist = {});
 
 // Asks the training loop to checkpoint and stop at the next step. Async-signal-safe.
 void request_stop();
