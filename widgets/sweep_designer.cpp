@@ -146,8 +146,17 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
         update_summary();
     });
     // A run that finishes is one more speed to estimate from.
+    // (and a finished run found by the scan for new folders, a row inserted, not changed). The summary
+    // says it at once: "no time estimate yet" must not outlive the first finished run.
     connect(catalog_, &RunCatalog::rowChanged, this, [this](int row) {
-        if (catalog_->at(row).status == "finished") speeds_stale_ = true;
+        if (catalog_->at(row).status != "finished") return;
+        speeds_stale_ = true;
+        update_summary();
+    });
+    connect(catalog_, &RunCatalog::rowsInserted, this, [this](int first, int last) {
+        for (int row = first; row <= last; ++row)
+            if (catalog_->at(row).status == "finished") speeds_stale_ = true;
+        if (speeds_stale_) update_summary();
     });
     connect(parallel_, &QSpinBox::valueChanged, this, [this](int n) {
         update_summary();

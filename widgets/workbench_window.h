@@ -98,6 +98,8 @@ class WorkbenchWindow : public QMainWindow {
     void fit_to_screen();
 
   public Q_SLOTS:
+    void remove_selected();  // out of the list, files kept
+    void delete_selected();  // after a yes: the folders of the selected runs that are not training
     void stop_selected();
     void resume_selected();
     void rerun_selected();
