@@ -20,6 +20,8 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <QMap>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -138,6 +140,24 @@ QString plot_data_csv(QCustomPlot* plot, const QString& x_name, const QString& y
     return out;
 }
 
+namespace {
+void keep_legible(QCustomPlot* plot) {
+    // Rows of panels share the plot's height: each row's shortfall counts once.
+    QMap<int, int> shortfall_by_row;
+    for (QCPAxisRect* rect : plot->axisRects())
+        if (rect->visible() && rect->rect().height() < kMinPlotRectHeight)
+            shortfall_by_row[rect->rect().top()] = std::max(shortfall_by_row.value(rect->rect().top()),
+                                                            kMinPlotRectHeight - rect->rect().height());
+    int more = 0;
+    for (int s : shortfall_by_row)
+        more += s;
+    if (more <= 0 || plot->height() <= 0) return;
+    constexpr int kTallest = 4000;  // a figure never asks for more than this, whatever it draws
+    const int wanted = std::min(kTallest, plot->height() + more + 2);
+    if (wanted > plot->minimumHeight()) plot->setMinimumHeight(wanted);
+}
+}  // namespace
+
 PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot), controls_(new QHBoxLayout) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -146,6 +166,9 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot),
     plot_->setNoAntialiasingOnDrag(true);
     // The legibility rule's height: a short dock scrolls rather than squeeze the figure unreadable.
     plot_->setMinimumSize(kMinPlotRectWidth + 60, kMinPlotWidgetHeight);
+    // The legibility rule kept: a plot whose data rectangles came out lower than kMinPlotRectHeight
+    // (stacked panels, a tall legend, a title) asks for that much more height, so its view scrolls instead.
+    connect(plot_, &QCustomPlot::afterReplot, this, [this] { keep_legible(plot_); });
     throttle_.setInterval(100);
     throttle_.setSingleShot(true);
     connect(&throttle_, &QTimer::timeout, this, [this] {

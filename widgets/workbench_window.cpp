@@ -84,22 +84,7 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
 
     launch_ = new LaunchPanel;
     sweep_ = new SweepDesigner(launch_, catalog_);
-    // The Launch form says how long the run will take before it is launched: the sweep designer's estimate
-    // (finished runs of the store of the same shape, else scaled from other shapes), renewed as runs finish.
-    const auto estimator = [this](const nlohmann::json& settings) {
-        const CellEstimate e = sweep_->estimate(settings);
-        if (e.basis == CellEstimate::Basis::none)
-            return QStringLiteral("Time: no estimate yet (no finished run in the store to go by)");
-        return QStringLiteral("Time: about %1 of training (%2)")
-            .arg(format_seconds(e.seconds), e.basis == CellEstimate::Basis::measured
-                                                ? "from finished runs of this model shape"
-                                                : "scaled from finished runs of other shapes");
-    };
-    launch_->set_estimator(estimator);
-    connect(catalog_, &RunCatalog::loaded, this, [this, estimator] { launch_->set_estimator(estimator); });
-    connect(catalog_, &RunCatalog::rowChanged, this, [this, estimator](int row) {
-        if (catalog_->at(row).status == "finished") launch_->set_estimator(estimator);
-    });
+    connect_launch_estimate();
     curves_ = new CurveView(catalog_);
     data_size_ = new ScalingView(catalog_, ScalingMode::data_size);
     model_size_ = new ScalingView(catalog_, ScalingMode::model_size);
@@ -168,6 +153,25 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     check_store();
     check_cuda();
     update_status();
+}
+
+void WorkbenchWindow::connect_launch_estimate() {
+    // The Launch form says how long the run will take before it is launched: the sweep designer's estimate
+    // (finished runs of the store of the same shape, else scaled from other shapes), renewed as runs finish.
+    const auto estimator = [this](const nlohmann::json& settings) {
+        const CellEstimate e = sweep_->estimate(settings);
+        if (e.basis == CellEstimate::Basis::none)
+            return QStringLiteral("Time: no estimate yet (no finished run in the store to go by)");
+        return QStringLiteral("Time: about %1 of training (%2)")
+            .arg(format_seconds(e.seconds), e.basis == CellEstimate::Basis::measured
+                                                ? "from finished runs of this model shape"
+                                                : "scaled from finished runs of other shapes");
+    };
+    launch_->set_estimator(estimator);
+    connect(catalog_, &RunCatalog::loaded, this, [this, estimator] { launch_->set_estimator(estimator); });
+    connect(catalog_, &RunCatalog::rowChanged, this, [this, estimator](int row) {
+        if (catalog_->at(row).status == "finished") launch_->set_estimator(estimator);
+    });
 }
 
 void WorkbenchWindow::check_store() {

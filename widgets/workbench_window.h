@@ -116,6 +116,7 @@ class WorkbenchWindow : public QMainWindow {
     QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget,
                           Qt::DockWidgetArea area);
     QWidget* make_runs_view();
+    void connect_launch_estimate();
     void make_menus();
     void connect_jobs();
     void on_selection_changed();

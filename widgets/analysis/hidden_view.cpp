@@ -249,6 +249,13 @@ void HiddenView::set_program(const QString& fone) {
 
 void HiddenView::predict() {
     debounce_->stop();
+    // A new question replaces the one still being answered, refused or not: the old answer must not land
+    // under the new question (a refusal, then the previous sum's answer a second later).
+    if (call_->running()) {
+        call_->cancel();
+        cancel_button_->setEnabled(false);
+        set_busy(false);
+    }
     if (runs_->run_dir().isEmpty()) {
         show_error(
             "Choose a trained run first (train one in the Launch panel, or open a run directory with …).");
