@@ -17,6 +17,7 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <QTextDocument>
 #include <QToolTip>
 #include <QVBoxLayout>
 
@@ -329,6 +330,12 @@ int text_pixels(const QFont& font) {
     return QFontInfo(font).pixelSize();
 }
 
+QString plain_label_text(const QLabel* label) {
+    QTextDocument doc;
+    doc.setHtml(label->text());
+    return Qt::mightBeRichText(label->text()) ? doc.toPlainText() : label->text();
+}
+
 QString widget_name(const QWidget* w) {
     return w->objectName().isEmpty() ? QString::fromLatin1(w->metaObject()->className()) : w->objectName();
 }
@@ -368,6 +375,20 @@ QStringList legibility_problems(QWidget* root) {
     if (!root || !root->isVisible()) return out;
     QList<QWidget*> widgets = root->findChildren<QWidget*>();
     widgets.prepend(root);
+    // Text drawn over a figure (a squeezed layout puts a label on top of a plot): the two boxes overlap.
+    auto box = [root](QWidget* w) { return QRect(w->mapTo(root, QPoint(0, 0)), w->size()); };
+    QList<QCustomPlot*> plots;
+    for (QWidget* w : widgets)
+        if (auto* plot = qobject_cast<QCustomPlot*>(w); plot && plot->isVisible()) plots << plot;
+    for (QWidget* w : widgets) {
+        auto* label = qobject_cast<QLabel*>(w);
+        if (!label || !label->isVisible() || label->text().isEmpty() || label->visibleRegion().isEmpty())
+            continue;
+        for (QCustomPlot* plot : plots)
+            if (!plot->isAncestorOf(label) && box(label).intersects(box(plot)))
+                out << QStringLiteral("label '%1' overlaps %2")
+                           .arg(plain_label_text(label).left(30), widget_name(plot));
+    }
     for (QWidget* w : widgets) {
         if (!w->isVisible() || w->visibleRegion().isEmpty()) continue;  // behind a tab, scrolled away
         if (auto* plot = qobject_cast<QCustomPlot*>(w)) {

@@ -37,8 +37,12 @@ constexpr std::size_t kSliceCells = 250;  // cells queued per turn of the event 
 std::optional<TrainConfig> resolved(const json& settings) {
     try {
         std::vector<json> layers;
-        if (settings.contains("preset"))
-            layers.push_back(preset_settings(settings["preset"].get<std::string>()));
+        // A run's config.json says "preset": "" when it had none (every run `fone train` makes): that is no
+        // preset, not an unknown one (which dropped every finished run from the estimates).
+        const std::string preset = settings.value("preset", nlohmann::json()).is_string()
+                                       ? settings["preset"].get<std::string>()
+                                       : std::string();
+        if (!preset.empty()) layers.push_back(preset_settings(preset));
         layers.push_back(settings);
         return resolve_train_config(layers);
     } catch (const std::exception&) {

@@ -46,6 +46,27 @@ const char* const kLiveIntro =
     "computer: one reads numbers as FoNE tokens, the other digit by digit, as most language models do. "
     "Watch how many of {test_size} problems they have never seen each one gets exactly right.";
 
+// The height a column of the welcome page needs at its width: wrapped labels at their height for that
+// width, everything else at its minimum.
+int column_height(QWidget* column) {
+    QLayout* layout = column->layout();
+    if (!layout) return column->minimumSizeHint().height();
+    const QMargins m = layout->contentsMargins();
+    int h = m.top() + m.bottom();
+    int items = 0;
+    for (int i = 0; i < layout->count(); ++i) {
+        QLayoutItem* item = layout->itemAt(i);
+        QWidget* w = item->widget();
+        if (w && !w->isVisibleTo(column)) continue;
+        const int width = column->width() - m.left() - m.right();
+        h += w && w->hasHeightForWidth() ? w->heightForWidth(width)
+             : w                         ? std::max(w->minimumSizeHint().height(), w->minimumHeight())
+                                         : item->minimumSize().height();
+        ++items;
+    }
+    return h + std::max(0, items - 1) * layout->spacing();
+}
+
 QString percent(double f) {
     return f < 0 ? QStringLiteral("–") : QString::number(100.0 * f, 'f', 1) + "%";
 }
@@ -170,6 +191,12 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     // its width, which adds up preferred heights): what it needs is its minimum, the rest is a bonus.
     split->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
     split->setMinimumHeight(split->minimumSizeHint().height());
+    // Wrapped texts need more height as a column narrows, and a figure may ask for more (the legibility
+    // rule): the least height is worked out again at each resize, so nothing is drawn over the live plot.
+    for (QWidget* column : {left, right})
+        on_resize(column, [split, left, right] {
+            split->setMinimumHeight(std::max(column_height(left), column_height(right)));
+        });
 
     program_ = program;
     connect(train_button_, &QPushButton::clicked, this, &WelcomeView::train_live);
