@@ -709,6 +709,7 @@ class TestWorkbench : public QObject {
         write_finished_run(elsewhere.path(), "done", 800, 1, 0.5);
         json config = fone::read_json_file((elsewhere.path() + "/done/config.json").toStdString());
         config["preset"] = "";
+        config["versions"] = {{"fone", "0.1"}, {"libtorch", "1.13"}};
         write_json(elsewhere.path() + "/done/config.json", config);
         QVERIFY(QDir().rename(elsewhere.path() + "/done", dir.path() + "/done"));
         QTRY_VERIFY2_WITH_TIMEOUT(sweep.summary_text().contains("about "), qPrintable(sweep.summary_text()),

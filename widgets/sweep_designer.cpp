@@ -43,7 +43,10 @@ std::optional<TrainConfig> resolved(const json& settings) {
                                        ? settings["preset"].get<std::string>()
                                        : std::string();
         if (!preset.empty()) layers.push_back(preset_settings(preset));
-        layers.push_back(settings);
+        // and its "versions" (which build trained it) is a record, not a setting, as `--config` reads it
+        json run_settings = settings;
+        if (run_settings.is_object()) run_settings.erase("versions");
+        layers.push_back(run_settings);
         return resolve_train_config(layers);
     } catch (const std::exception&) {
         return std::nullopt;
