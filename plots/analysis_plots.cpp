@@ -350,7 +350,7 @@ void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const 
     // The values over narrow bars in smaller type: neighbours' labels never run together.
     const double slot = (plot.width() - 80.0) / static_cast<double>(std::max<std::size_t>(1, labels.size()));
     QFont value_font = font(8, true);
-    while (value_font.pointSizeF() > 6.0 && style::text_width(value_font, "88.8%") > slot - 4)
+    while (value_font.pointSizeF() > 7.5 && style::text_width(value_font, "88.8%") > slot - 4)
         value_font.setPointSizeF(value_font.pointSizeF() - 0.5);
     for (std::size_t i = 0; i < labels.size(); ++i) {
         const double x = static_cast<double>(i);

@@ -118,10 +118,10 @@ void add_ring(QCustomPlot& plot, double cx, double cy) {
     ring->setPen(QPen(style::ink().faint, 1.2));
 }
 
-// The font made smaller (down to 6 points) until `text` is at most `pixels` wide: names of neighbouring
-// circles never run into each other.
+// The font made smaller (down to 7.5 points, the legibility rule's 10 px) until `text` is at most `pixels`
+// wide: names of neighbouring circles never run into each other.
 QFont fitted(QFont f, const QString& text, double pixels) {
-    while (text_width(f, text) > pixels && f.pointSizeF() > 6.0)
+    while (text_width(f, text) > pixels && f.pointSizeF() > 7.5)
         f.setPointSizeF(f.pointSizeF() - 0.5);
     return f;
 }
@@ -411,7 +411,7 @@ QCPItemLine* draw_hidden_slot(QCustomPlot& plot, analysis::HiddenSlot pair,
     const int base = circles.base;
     const double baseline = y - u.len(line_height(label_font) + 4) - kBarsHigh, slot = kBarsWide / base;
     // Narrow bars: only the digits that matter are named (ten labels would run together).
-    const bool every_label = slot * u.r >= text_width(font(7), "0") + 2;
+    const bool every_label = slot * u.r >= text_width(font(7.5), "0") + 2;
     for (int j = 0; j < base; ++j) {
         const double p = j < static_cast<int>(pair.probabilities.size())
                              ? pair.probabilities[static_cast<std::size_t>(j)]
@@ -424,7 +424,7 @@ QCPItemLine* draw_hidden_slot(QCustomPlot& plot, analysis::HiddenSlot pair,
         bar->setPen(Qt::NoPen);
         if (every_label || j == 0 || j == pair.predicted || j == pair.truth)
             add_text(plot, x, baseline - u.len(1), QString::number(j), Qt::AlignTop | Qt::AlignHCenter,
-                     font(7), paper.muted);
+                     font(7.5), paper.muted);
     }
     return hand;
 }
@@ -451,7 +451,7 @@ struct HiddenCellTexts {
 };
 
 HiddenCellTexts hidden_cell_texts() {
-    const QFont label_font = font(8), caption_font = font(8, true), bar_font = font(7);
+    const QFont label_font = font(8), caption_font = font(8, true), bar_font = font(7.5);
     return {text_width(label_font, "0") + 4.0, 4 + line_height(font(10, true)) + line_height(font(8)) + 2.0,
             double(line_height(label_font)), 2.0 + line_height(caption_font) + line_height(label_font),
             4 + 1.0 + line_height(bar_font)};

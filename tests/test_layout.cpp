@@ -19,6 +19,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStatusBar>
+#include <QTableView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextBrowser>
@@ -33,6 +34,7 @@
 #include "presenter_view.h"
 #include "run_catalog.h"
 #include "run_picker.h"
+#include "run_table_model.h"
 #include "spectrum_view.h"
 #include "workbench_window.h"
 
@@ -70,7 +72,9 @@ QString view_overflow(WorkbenchWindow& w, const QString& name) {
     // A view of wrapped text needs its height at the width it has.
     if (view->hasHeightForWidth())
         need.setHeight(std::max(need.height(), view->heightForWidth(have.width())));
-    if (need.width() > have.width() || need.height() > have.height())
+    // Width only: a figure that needs more height than its dock has scrolls (the legibility rule, which
+    // every_view_is_legible checks) rather than shrink unreadable; nothing needs sideways scrolling.
+    if (need.width() > have.width())
         return QStringLiteral("%1 needs %2x%3, has %4x%5")
             .arg(name)
             .arg(need.width())
@@ -118,6 +122,15 @@ class TestLayout : public QObject {
         QVERIFY(launch && launch->isVisible());
         QVERIFY(inside_window(launch, &w));
         QVERIFY(inside_window(w.statusBar(), &w));
+        // The runs table shows what a run reached (exact match) without scrolling sideways.
+        w.raise_view("runs");
+        QTest::qWait(50);
+        QTableView* table = w.run_table();
+        const int right = table->columnViewportPosition(RunTableModel::kExactMatch) +
+                          table->columnWidth(RunTableModel::kExactMatch);
+        QVERIFY2(right <= table->viewport()->width(),
+                 qPrintable(
+                     QString("exact match ends at %1 of %2 px").arg(right).arg(table->viewport()->width())));
         // Every view, brought to the front of its dock, fits the room it gets: nothing clipped, no scrolling.
         QStringList overflows;
         for (const QString& name : w.view_names()) {
@@ -126,6 +139,33 @@ class TestLayout : public QObject {
             if (const QString o = view_overflow(w, name); !o.isEmpty()) overflows << o;
         }
         QVERIFY2(overflows.isEmpty(), qPrintable(overflows.join("; ")));
+    }
+
+    // The legibility rule (docs/workbench.md) measured on the drawn widgets of every view in front of its
+    // dock: no text below kMinTextPixels, no plot rectangle below kMinPlotRectHeight x kMinPlotRectWidth.
+    // Run at 1280x720, at 1920x1080 (test_layout_1920x1080) and at 2x (test_layout_hidpi).
+    void every_view_is_legible() {
+        QTemporaryDir dir;
+        WorkbenchWindow w(options_for(dir.path()));
+        w.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&w));
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(w.catalog()->is_loaded() || loaded.wait(10000));
+        QStringList problems;
+        int plots = 0;
+        for (const QString& name : w.view_names()) {
+            w.raise_view(name);
+            QTest::qWait(80);
+            for (QCustomPlot* p : w.view(name)->findChildren<QCustomPlot*>()) {
+                if (!p->isVisible()) continue;
+                p->replot();  // the axis rectangles are laid out at a replot
+                ++plots;
+            }
+            for (const QString& p : legibility_problems(w.view(name)))
+                problems << name + ": " + p;
+        }
+        QVERIFY(plots >= 5);  // it measured the figures, not only the texts
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join("\n")));
     }
 
     void saved_geometry_from_a_larger_screen_is_not_restored() {

@@ -242,6 +242,16 @@ class TestWorkbench : public QObject {
         panel.load_settings({{"task", "int-add"}, {"train_size", 1234}, {"size_level", 2}});
         QCOMPARE(panel.field("train_size")->text(), QString("1234"));
         QCOMPARE(panel.settings()["size_level"].get<int>(), 2);
+        // Numbers as the window writes them: "6,400" is 6400; a comma anywhere else is not a number.
+        panel.field("train_size")->setText("6,400");
+        QVERIFY2(panel.is_valid(), qPrintable(panel.problems_text()));
+        QCOMPARE(panel.settings()["train_size"].get<long long>(), 6400LL);
+        QCOMPARE(LaunchPanel::plain_number("51,200"), QString("51200"));
+        QCOMPARE(LaunchPanel::plain_number("1,234,567.5"), QString("1234567.5"));
+        QCOMPARE(LaunchPanel::plain_number("64,00"), QString("64,00"));
+        panel.field("train_size")->setText("64,00");
+        QVERIFY(!panel.is_valid());
+        panel.field("train_size")->setText("1234");
     }
 
     void launch_from_panel_finishes_in_table_and_curves() {
@@ -448,8 +458,12 @@ class TestWorkbench : public QObject {
         const QStringList csv = w.selected_rows_text(false).trimmed().split('\n');
         QCOMPARE(csv.size(), 2);
         // CSV for spreadsheets: numbers as numbers, the units in the header; Markdown as the table reads.
-        QVERIFY2(csv[0].startsWith("Run,Status,Progress (%),Task,Method"), qPrintable(csv[0]));
-        QVERIFY2(csv[1].startsWith("done,finished,100,dec-add,fone"), qPrintable(csv[1]));
+        // (in the table's order: what a run reached right after how far it is)
+        QVERIFY2(
+            csv[0].startsWith("Run,Status,Progress (%),Exact match (%),Best exact match (%),Task,Method"),
+            qPrintable(csv[0]));
+        QVERIFY2(csv[1].startsWith("done,finished,100,") && csv[1].contains(",dec-add,fone,"),
+                 qPrintable(csv[1]));
         const RunEntry& done = w.catalog()->at(w.catalog()->row_of("done"));
         QVERIFY2(csv[1].contains("," + QString::number(done.params, 'g', 12) + ","), qPrintable(csv[1]));
         QVERIFY(!csv[1].contains('%'));
@@ -523,6 +537,45 @@ class TestWorkbench : public QObject {
         QCOMPARE(requested.count(), 0);
         for (QPushButton* b : w.launch_panel()->findChildren<QPushButton*>())
             if (b->text() == "Launch run") QVERIFY(!b->isEnabled());
+    }
+
+    void a_run_can_be_removed_and_deleted() {
+        QTemporaryDir dir;
+        write_finished_run(dir.path(), "a", 800, 1, 0.5);
+        write_finished_run(dir.path(), "b", 800, 2, 0.5);
+        WorkbenchWindow w(options_for(dir.path()));
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        QCOMPARE(table_status(w, "a"), QString("finished"));
+        QVERIFY(w.status_text().contains("2 runs"));
+        // The Launch form says how long a run will take before it is launched (from these finished runs).
+        QTRY_VERIFY2(w.launch_panel()->resolved_text().contains("Time: about"),
+                     qPrintable(w.launch_panel()->resolved_text()));
+        // Out of the list: its files stay, and the scan for new runs does not bring it back.
+        w.select_runs({"a"});
+        w.remove_selected();
+        QTRY_COMPARE(table_status(w, "a"), QString());
+        QVERIFY(QFile::exists(dir.path() + "/a/config.json"));
+        QTest::qWait(2500);
+        QCOMPARE(table_status(w, "a"), QString());
+        QTRY_VERIFY2(w.status_text().contains("1 runs"), qPrintable(w.status_text()));
+        // Deleted after a yes only.
+        w.select_runs({"b"});
+        set_confirm_answer([](const QString&, const QString&) { return false; });
+        w.delete_selected();
+        QVERIFY(QFile::exists(dir.path() + "/b/config.json"));
+        QCOMPARE(table_status(w, "b"), QString("finished"));
+        QString asked;
+        set_confirm_answer([&asked](const QString&, const QString& text) {
+            asked = text;
+            return true;
+        });
+        w.delete_selected();
+        set_confirm_answer({});
+        QVERIFY2(asked.contains("cannot be undone"), qPrintable(asked));
+        QVERIFY(!QFileInfo::exists(dir.path() + "/b"));
+        QTRY_COMPARE(table_status(w, "b"), QString());
+        QVERIFY(QFile::exists(dir.path() + "/a/config.json"));  // the other run untouched
     }
 
     void a_broken_run_shows_no_progress() {
@@ -632,6 +685,35 @@ class TestWorkbench : public QObject {
         QCOMPARE(bigger.basis, CellEstimate::Basis::scaled);
         QVERIFY(bigger.seconds > same.seconds);  // a larger model trains more slowly
         QVERIFY2(sweep.summary_text().contains("scaled"), qPrintable(sweep.summary_text()));
+    }
+
+    void a_run_finished_elsewhere_gives_an_estimate_at_once() {
+        // The store was empty when the designer summed up; a finished run then turns up (a `fone sweep` in a
+        // terminal): the designer's line changes by itself, with no field touched.
+        QTemporaryDir dir;
+        LaunchPanel panel;
+        RunCatalog catalog;
+        QSignalSpy loaded(&catalog, &RunCatalog::loaded);
+        catalog.open(dir.path());
+        QVERIFY(loaded.wait(10000));
+        SweepDesigner sweep(&panel, &catalog);
+        sweep.field("from")->setText("800");
+        sweep.field("to")->setText("800");
+        sweep.field("seeds")->setText("1");
+        sweep.set_level_checked(0, false);
+        sweep.set_level_checked(1, true);
+        sweep.update_summary();
+        QVERIFY2(sweep.summary_text().contains("no finished run"), qPrintable(sweep.summary_text()));
+        // Made elsewhere and moved in whole, its config as `fone train` writes it ("preset": "" for none).
+        QTemporaryDir elsewhere;
+        write_finished_run(elsewhere.path(), "done", 800, 1, 0.5);
+        json config = fone::read_json_file((elsewhere.path() + "/done/config.json").toStdString());
+        config["preset"] = "";
+        config["versions"] = {{"fone", "0.1"}, {"libtorch", "1.13"}};
+        write_json(elsewhere.path() + "/done/config.json", config);
+        QVERIFY(QDir().rename(elsewhere.path() + "/done", dir.path() + "/done"));
+        QTRY_VERIFY2_WITH_TIMEOUT(sweep.summary_text().contains("about "), qPrintable(sweep.summary_text()),
+                                  5000);
     }
 
     void closing_while_training_asks_first() {
@@ -759,6 +841,17 @@ class TestWorkbench : public QObject {
         const QImage png(dir.path() + "/curves.png");
         QVERIFY(std::abs(double(png.width()) / png.height() - double(plot->width()) / plot->height()) < 0.01);
         QVERIFY(w.data_size_view()->export_to(dir.path() + "/size.csv", &error));
+        // A chosen figure size, whatever the dock's shape: a 960 x 480 report figure from a dock made wide
+        // and short, its plot laid out at that size (a data rectangle most of the figure, the y title
+        // inside).
+        w.curves()->resize(1800, 290);
+        QTest::qWait(50);
+        const QSize report = figure_sizes().at(1).size;
+        QCOMPARE(report, QSize(960, 480));
+        QVERIFY2(w.curves()->export_to(dir.path() + "/report.png", &error, report), qPrintable(error));
+        const QImage figure(dir.path() + "/report.png");
+        QCOMPARE(figure.size(), report);
+        QVERIFY(plot->axisRect()->rect().height() < 480);  // the dock keeps its own layout afterwards
         QVERIFY(!QDir(dir.path())
                      .entryList(QDir::Hidden | QDir::Files)
                      .join(' ')

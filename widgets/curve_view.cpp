@@ -130,7 +130,7 @@ CurveView::CurveView(RunCatalog* catalog, QWidget* parent) : PlotPanel(parent), 
     p->legend->setBorderPen(Qt::NoPen);
     p->legend->setMargins(QMargins(4, 0, 4, 2));
     QFont legend_font = p->legend->font();
-    legend_font.setPointSizeF(std::max(7.0, legend_font.pointSizeF() - 1));
+    legend_font.setPointSizeF(std::max(7.5, legend_font.pointSizeF() - 1));
     p->legend->setFont(legend_font);
     tracer_ = new QCPItemTracer(p);
     tracer_->setStyle(QCPItemTracer::tsCrosshair);

@@ -281,6 +281,12 @@ void LaunchPanel::update_model_fields() {
     }
 }
 
+QString LaunchPanel::plain_number(const QString& text) {
+    // "6,400" as the window itself writes numbers (format_count): commas between groups of three digits.
+    static const QRegularExpression grouped(R"(^[+-]?\d{1,3}(,\d{3})+(\.\d*)?$)");
+    return grouped.match(text).hasMatch() ? QString(text).remove(',') : text;
+}
+
 json LaunchPanel::settings() const {
     json s = json::object();
     for (auto it = combos_.begin(); it != combos_.end(); ++it) {
@@ -293,7 +299,7 @@ json LaunchPanel::settings() const {
                 for (const char* key : kModelKeys) {
                     // Whole numbers of any size go through: the config says which are out of range.
                     bool ok = false;
-                    const qlonglong v = edits_[key]->text().trimmed().toLongLong(&ok);
+                    const qlonglong v = plain_number(edits_[key]->text().trimmed()).toLongLong(&ok);
                     if (ok) model[key] = v;
                 }
                 s["model"] = model;
@@ -303,13 +309,13 @@ json LaunchPanel::settings() const {
         }
     }
     for (auto it = edits_.begin(); it != edits_.end(); ++it) {
-        const QString key = it.key(), text = it.value()->text().trimmed();
+        const QString key = it.key(), text = plain_number(it.value()->text().trimmed());
         if (text.isEmpty() ||
             std::find(std::begin(kModelKeys), std::end(kModelKeys), key) != std::end(kModelKeys))
             continue;
         bool ok = false;
         if (key == "name") {
-            s["name"] = text.toStdString();
+            s["name"] = it.value()->text().trimmed().toStdString();  // a name is not a number
         } else if (std::find(std::begin(kIntKeys), std::end(kIntKeys), key) != std::end(kIntKeys)) {
             const qlonglong v = text.toLongLong(&ok);
             if (ok) {
@@ -332,7 +338,7 @@ void LaunchPanel::validate() {
     QMap<QString, QString> errors;
     // Text that is not a number never reaches the config: say so at the field.
     for (auto it = edits_.begin(); it != edits_.end(); ++it) {
-        const QString key = it.key(), text = it.value()->text().trimmed();
+        const QString key = it.key(), text = plain_number(it.value()->text().trimmed());
         if (text.isEmpty() || key == "name" || !it.value()->isEnabled()) continue;
         bool ok = false;
         const bool integer =
@@ -369,7 +375,9 @@ void LaunchPanel::validate() {
     }
     if (errors.isEmpty() && problem.isEmpty()) {
         const QString sources = sources_line(*r);
-        resolved_->setText(will_train_text(r->config) + (sources.isEmpty() ? QString() : "\n" + sources));
+        const QString duration = estimator_ ? estimator_(settings()) : QString();
+        resolved_->setText(will_train_text(r->config) + (duration.isEmpty() ? QString() : "\n" + duration) +
+                           (sources.isEmpty() ? QString() : "\n" + sources));
         resolved_->setToolTip(sources_tooltip(*r));
     } else {
         if (errors.isEmpty()) file_problems(problem, errors, general);

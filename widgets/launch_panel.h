@@ -7,6 +7,8 @@
 // "Stop at exact match" is a percentage like every accuracy the window shows.
 #pragma once
 
+#include <functional>
+
 #include <QMap>
 #include <QWidget>
 
@@ -37,6 +39,9 @@ class LaunchPanel : public QWidget {
     void load_settings(const nlohmann::json& config);
     // `fone train` options for a settings object ("model" keys become --hidden etc.).
     static QStringList train_args(const nlohmann::json& settings);
+    // A number typed with thousands separators as the window writes them ("6,400") without them; any
+    // other text unchanged (validation then names what is wrong with it).
+    static QString plain_number(const QString& text);
     // "dec-add fone 51,200 level 3 seed 1": a short label for the queue and the table.
     static QString label_for(const nlohmann::json& settings);
     bool is_valid() const { return valid_; }
@@ -47,6 +52,13 @@ class LaunchPanel : public QWidget {
     // What is wrong, one "Field: why" per line ("" when the settings are valid), and the "Will train" line.
     QString problems_text() const;
     QString resolved_text() const;
+    // How long a run of these settings will take, in words ("about 4:10 of training, …"; "" when unknown),
+    // shown under "Will train" before launching. The window gives the sweep designer's estimate (the store's
+    // finished runs of the same shape).
+    void set_estimator(std::function<QString(const nlohmann::json& settings)> estimator) {
+        estimator_ = std::move(estimator);
+        validate();
+    }
     QLineEdit* field(const QString& key) const { return edits_.value(key); }
     QComboBox* choice(const QString& key) const { return combos_.value(key); }
     // Processes the run trains on (`fone train --nproc`, data-parallel; 1: one process). Not a setting of
@@ -83,6 +95,7 @@ class LaunchPanel : public QWidget {
     QLabel* problems_ = nullptr;
     QString store_problem_;
     QLabel* resolved_ = nullptr;
+    std::function<QString(const nlohmann::json&)> estimator_;
     QPushButton* launch_button_ = nullptr;
     QSpinBox* processes_ = nullptr;
     bool valid_ = false;

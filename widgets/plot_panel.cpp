@@ -1,19 +1,28 @@
 #include "plot_panel.h"
 
 #include <qcustomplot.h>
+#include <QAbstractButton>
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontInfo>
 #include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSvgGenerator>
+#include <QTextDocument>
 #include <QToolTip>
 #include <QVBoxLayout>
 
+#include <QMap>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -53,17 +62,30 @@ bool save_text(const QString& path, const QString& text, QString* error) {
     return true;
 }
 
-bool save_plot(QCustomPlot* plot, const QString& path, QString* error) {
+const QVector<FigureSize>& figure_sizes() {
+    static const QVector<FigureSize> sizes{{"As on screen", {}},
+                                           {"Report figure, 960 × 480 (fone reproduce)", {960, 480}},
+                                           {"Analysis figure, 1200 × 750 (fone analyse)", {1200, 750}},
+                                           {"Square, 900 × 900", {900, 900}},
+                                           {"Slide, 1600 × 900", {1600, 900}}};
+    return sizes;
+}
+
+bool save_plot(QCustomPlot* plot, const QString& path, QString* error, QSize figure) {
     const QString suffix = QFileInfo(path).suffix().toLower();
     const QString tmp = temp_path_for(path);
     plot->deselectAll();
-    // The picture on screen: its size (so circles stay round and texts where they are), more pixels.
+    // The picture on screen: its size (so circles stay round and texts where they are), more pixels. A
+    // chosen figure size: laid out at that size (QCustomPlot places axes, ticks and legend anew), so a
+    // figure from a wide, short dock is not a wide, short figure.
     const bool sized =
         plot->width() >= 50 && plot->height() >= 50 && plot->testAttribute(Qt::WA_WState_Visible);
-    const int width = sized ? plot->width() : kExportWidth, height = sized ? plot->height() : kExportHeight;
+    const bool chosen = figure.width() >= 50 && figure.height() >= 50;
+    const int width = chosen ? figure.width() : sized ? plot->width() : kExportWidth;
+    const int height = chosen ? figure.height() : sized ? plot->height() : kExportHeight;
     bool ok = false;
     if (suffix == "png") {
-        ok = plot->savePng(tmp, width, height, std::max(2.0, kMinPngWidth / width));
+        ok = plot->savePng(tmp, width, height, chosen ? 1.0 : std::max(2.0, kMinPngWidth / width));
     } else if (suffix == "pdf") {
         ok = plot->savePdf(tmp, width, height, QCP::epNoCosmetic);
     } else if (suffix == "svg") {
@@ -119,13 +141,35 @@ QString plot_data_csv(QCustomPlot* plot, const QString& x_name, const QString& y
     return out;
 }
 
+namespace {
+void keep_legible(QCustomPlot* plot) {
+    // Rows of panels share the plot's height: each row's shortfall counts once.
+    QMap<int, int> shortfall_by_row;
+    for (QCPAxisRect* rect : plot->axisRects())
+        if (rect->visible() && rect->rect().height() < kMinPlotRectHeight)
+            shortfall_by_row[rect->rect().top()] = std::max(shortfall_by_row.value(rect->rect().top()),
+                                                            kMinPlotRectHeight - rect->rect().height());
+    int more = 0;
+    for (int s : shortfall_by_row)
+        more += s;
+    if (more <= 0 || plot->height() <= 0) return;
+    constexpr int kTallest = 4000;  // a figure never asks for more than this, whatever it draws
+    const int wanted = std::min(kTallest, plot->height() + more + 2);
+    if (wanted > plot->minimumHeight()) plot->setMinimumHeight(wanted);
+}
+}  // namespace
+
 PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot), controls_(new QHBoxLayout) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls_);
     layout->addWidget(plot_, 1);
     plot_->setNoAntialiasingOnDrag(true);
-    plot_->setMinimumSize(200, 110);  // a short dock on a 1280 x 720 screen
+    // The legibility rule's height: a short dock scrolls rather than squeeze the figure unreadable.
+    plot_->setMinimumSize(kMinPlotRectWidth + 60, kMinPlotWidgetHeight);
+    // The legibility rule kept: a plot whose data rectangles came out lower than kMinPlotRectHeight
+    // (stacked panels, a tall legend, a title) asks for that much more height, so its view scrolls instead.
+    connect(plot_, &QCustomPlot::afterReplot, this, [this] { keep_legible(plot_); });
     throttle_.setInterval(100);
     throttle_.setSingleShot(true);
     connect(&throttle_, &QTimer::timeout, this, [this] {
@@ -226,15 +270,19 @@ QString PlotPanel::data_csv() const {
     return plot_data_csv(plot_, x_name_, y_name_);
 }
 
-bool PlotPanel::export_to(const QString& path, QString* error) {
+bool PlotPanel::export_to(const QString& path, QString* error, QSize figure) {
     if (QFileInfo(path).suffix().toLower() == "csv") return save_text(path, data_csv(), error);
-    if (!redraw_ || theme_.name != "dark") return save_plot(plot_, path, error);
+    if (!redraw_ || theme_.name != "dark") {
+        const bool ok = save_plot(plot_, path, error, figure);
+        if (figure.isValid()) plot_->replot();  // back to the dock's layout
+        return ok;
+    }
     // A figure on a dark page is exported on white: drawn again for the file, at the same zoom.
     const QCPRange x = plot_->xAxis->range(), y = plot_->yAxis->range();
     redraw_figure(false);
     plot_->xAxis->setRange(x);
     plot_->yAxis->setRange(y);
-    const bool ok = save_plot(plot_, path, error);
+    const bool ok = save_plot(plot_, path, error, figure);
     redraw_figure(true);
     plot_->xAxis->setRange(x);
     plot_->yAxis->setRange(y);
@@ -258,8 +306,100 @@ void PlotPanel::export_dialog() {
     if (typed.isEmpty()) return;
     const QString path = export_path(typed, filter);
     folder = QFileInfo(path).absolutePath();
+    // A picture's size: the dock's shape, or a figure size of its own (asked once the file is named).
+    static int last_size = 0;
+    QSize figure;
+    if (QFileInfo(path).suffix().toLower() != "csv") {
+        QStringList names;
+        for (const FigureSize& f : figure_sizes())
+            names << f.name;
+        bool ok = false;
+        const QString picked =
+            QInputDialog::getItem(this, "Export", "Figure size:", names, last_size, false, &ok);
+        if (!ok) return;
+        last_size = static_cast<int>(names.indexOf(picked));
+        figure = figure_sizes().value(last_size).size;
+    }
     QString error;
-    if (!export_to(path, &error)) QMessageBox::warning(this, "Export", error);
+    if (!export_to(path, &error, figure)) QMessageBox::warning(this, "Export", error);
+}
+
+namespace {
+
+int text_pixels(const QFont& font) {
+    return QFontInfo(font).pixelSize();
+}
+
+QString plain_label_text(const QLabel* label) {
+    QTextDocument doc;
+    doc.setHtml(label->text());
+    return Qt::mightBeRichText(label->text()) ? doc.toPlainText() : label->text();
+}
+
+QString widget_name(const QWidget* w) {
+    return w->objectName().isEmpty() ? QString::fromLatin1(w->metaObject()->className()) : w->objectName();
+}
+
+void plot_problems(QCustomPlot* plot, QStringList& out) {
+    const QString name = widget_name(plot);
+    auto font_check = [&](const QFont& font, const QString& what) {
+        if (text_pixels(font) < kMinTextPixels)
+            out << QStringLiteral("%1: %2 text %3 px").arg(name, what).arg(text_pixels(font));
+    };
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        if (!rect->visible()) continue;
+        const QRect r = rect->rect();
+        if (r.height() < kMinPlotRectHeight || r.width() < kMinPlotRectWidth)
+            out << QStringLiteral("%1: plot rectangle %2x%3 px").arg(name).arg(r.width()).arg(r.height());
+        for (QCPAxis* axis : rect->axes()) {
+            if (!axis->visible()) continue;
+            if (axis->tickLabels()) font_check(axis->tickLabelFont(), "tick");
+            if (!axis->label().isEmpty()) font_check(axis->labelFont(), "axis title");
+        }
+    }
+    if (plot->legend && plot->legend->visible() && plot->legend->itemCount() > 0)
+        font_check(plot->legend->font(), "legend");
+    for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot->item(i)); text && text->visible())
+            font_check(text->font(), "label '" + text->text().left(20) + "'");
+    for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+        if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i));
+            title && title->visible())
+            font_check(title->font(), "title");
+}
+
+}  // namespace
+
+QStringList legibility_problems(QWidget* root) {
+    QStringList out;
+    if (!root || !root->isVisible()) return out;
+    QList<QWidget*> widgets = root->findChildren<QWidget*>();
+    widgets.prepend(root);
+    // Text drawn over a figure (a squeezed layout puts a label on top of a plot): the two boxes overlap.
+    auto box = [root](QWidget* w) { return QRect(w->mapTo(root, QPoint(0, 0)), w->size()); };
+    QList<QCustomPlot*> plots;
+    for (QWidget* w : widgets)
+        if (auto* plot = qobject_cast<QCustomPlot*>(w); plot && plot->isVisible()) plots << plot;
+    for (QWidget* w : widgets) {
+        auto* label = qobject_cast<QLabel*>(w);
+        if (!label || !label->isVisible() || label->text().isEmpty() || label->visibleRegion().isEmpty())
+            continue;
+        for (QCustomPlot* plot : plots)
+            if (!plot->isAncestorOf(label) && box(label).intersects(box(plot)))
+                out << QStringLiteral("label '%1' overlaps %2")
+                           .arg(plain_label_text(label).left(30), widget_name(plot));
+    }
+    for (QWidget* w : widgets) {
+        if (!w->isVisible() || w->visibleRegion().isEmpty()) continue;  // behind a tab, scrolled away
+        if (auto* plot = qobject_cast<QCustomPlot*>(w)) {
+            plot_problems(plot, out);
+        } else if (qobject_cast<QLabel*>(w) || qobject_cast<QAbstractButton*>(w) ||
+                   qobject_cast<QLineEdit*>(w) || qobject_cast<QComboBox*>(w)) {
+            if (text_pixels(w->font()) < kMinTextPixels)
+                out << QStringLiteral("%1: text %2 px").arg(widget_name(w)).arg(text_pixels(w->font()));
+        }
+    }
+    return out;
 }
 
 }  // namespace fone::gui

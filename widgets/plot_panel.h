@@ -6,7 +6,10 @@
 #pragma once
 
 #include <QElapsedTimer>
+#include <QSize>
+#include <QStringList>
 #include <QTimer>
+#include <QVector>
 #include <QWidget>
 #include <functional>
 
@@ -19,9 +22,34 @@ class QPushButton;
 
 namespace fone::gui {
 
+// The legibility rule (docs/workbench.md, "Legible at 1280 x 720"): every text the window draws is at least
+// kMinTextPixels pixels high (logical pixels: twice as many device pixels at 2x), and every plot's data
+// rectangle at least kMinPlotRectHeight x kMinPlotRectWidth. A figure that cannot have that in the room its
+// dock gives it takes more (its view scrolls) rather than shrink below it.
+inline constexpr int kMinTextPixels = 10;
+inline constexpr int kMinPlotRectHeight = 120;
+inline constexpr int kMinPlotRectWidth = 160;
+// A plot widget this high leaves its data rectangle kMinPlotRectHeight after the axes' ticks and titles.
+inline constexpr int kMinPlotWidgetHeight = 200;
+
+// What breaks the rule among the visible widgets under root, one line each ("" parts: none): texts below
+// kMinTextPixels (labels, buttons, fields, the plots' ticks, titles, legends and text items) and plot
+// rectangles below the minimum.
+QStringList legibility_problems(QWidget* root);
+
 // Writes the plot by the file's suffix: .png, .svg, .pdf, at the plot's size on screen (PNG at a scale of 2,
 // more for a small plot, so that it is at least 1600 pixels wide). False with *error set on failure.
-bool save_plot(QCustomPlot* plot, const QString& path, QString* error);
+// figure: the picture's size in pixels, laid out afresh at that size whatever the dock's shape (a PNG of
+// exactly that many pixels); empty: the plot as on screen (a PNG at twice its size at least).
+bool save_plot(QCustomPlot* plot, const QString& path, QString* error, QSize figure = {});
+
+// The figure sizes Export… offers: as on screen, then fixed ones (the reproduction report's 960 x 480, the
+// `fone analyse` PNGs' 1200 x 750, a square, a 16:9 slide).
+struct FigureSize {
+    QString name;
+    QSize size;  // empty: as on screen
+};
+const QVector<FigureSize>& figure_sizes();
 // The file name an export offers: the plot's title in lower case with dashes ("spectrum-of-the-fone-
 // encoder"), "plot" when it has none; no folder, no suffix.
 QString export_base_name(QCustomPlot* plot);
@@ -61,7 +89,7 @@ class PlotPanel : public QWidget {
     // The plotted data as CSV; the default writes every graph as series,x,y.
     virtual QString data_csv() const;
     // Exports by suffix: .csv is the data, .png/.svg/.pdf the figure.
-    bool export_to(const QString& path, QString* error);
+    bool export_to(const QString& path, QString* error, QSize figure = {});
     // An "Export…" button at the end of the controls' row that opens export_dialog() (the window's export
     // shortcut finds a view's button by this text).
     QPushButton* add_export_button();

@@ -64,6 +64,13 @@ void fill_from_info(RunEntry& e, const RunInfo& info) {
     e.epoch = number_or(info.last_status, "epoch", 0);
 }
 
+// status.json's time and size, taken before it is read: a write after the stamp is read at the next poll.
+void stamp_status_file(RunEntry& e) {
+    const QFileInfo status(e.dir + "/" + fone::kStatusFile);
+    e.status_time = status.exists() ? status.lastModified() : QDateTime();
+    e.status_size = status.exists() ? status.size() : -1;
+}
+
 std::vector<RunEntry> read_store(const QString& root) {
     std::vector<RunEntry> out;
     try {
@@ -73,6 +80,10 @@ std::vector<RunEntry> read_store(const QString& root) {
             e.name = QString::fromStdString(info.name);
             e.dir = QString::fromStdString(info.dir);
             fill_from_info(e, info);
+            // The store read status.json before this stamp: a run that may still change is reread at the
+            // first poll (a stamp taken after a write in between would hide that write).
+            stamp_status_file(e);
+            if (e.status == kStatusRunning || e.status == kStatusInterrupted) e.status_time = QDateTime();
             fill_from_config(e);
             if (e.status == kStatusRunning) read_new_metrics(e);  // its progress and ETA, here in the worker
             out.push_back(std::move(e));
@@ -94,6 +105,15 @@ QThreadPool* series_pool() {
 }
 
 }  // namespace
+
+QString store_write_problem(const QString& root) {
+    const QString probe = root + "/.fone-workbench-write-test";
+    QFile file(probe);
+    if (!file.open(QIODevice::WriteOnly)) return "read-only: " + file.errorString();
+    file.close();
+    file.remove();
+    return {};
+}
 
 double json_number(const json& j, const char* key, double fallback) {
     if (!j.is_object()) return fallback;
@@ -136,6 +156,7 @@ RunEntry read_run_entry(const QString& dir) {
     RunEntry e;
     e.dir = dir;
     e.name = QFileInfo(dir).fileName();
+    stamp_status_file(e);
     try {
         RunStore store(QFileInfo(dir).absolutePath().toStdString(), false);
         fill_from_info(e, store.info(dir.toStdString()));
@@ -248,6 +269,7 @@ RunCatalog::~RunCatalog() {
 void RunCatalog::open(const QString& root) {
     root_ = QDir(root).absolutePath();
     QDir().mkpath(root_);
+    write_problem_ = store_write_problem(root_);
     loaded_ = false;
     watcher_.setFuture(QtConcurrent::run(read_store, root_));
 }
@@ -321,17 +343,23 @@ void RunCatalog::on_series_read(int row, RunEntry snapshot) {
     Q_EMIT rowChanged(row);
 }
 
+bool RunCatalog::status_file_changed(const RunEntry& e) const {
+    const QFileInfo status(e.dir + "/" + fone::kStatusFile);
+    const bool exists = status.exists();
+    return (exists ? status.lastModified() : QDateTime()) != e.status_time ||
+           (exists ? status.size() : -1) != e.status_size;
+}
+
 void RunCatalog::refresh_row(int row) {
     RunEntry& e = runs_[static_cast<std::size_t>(row)];
-    if (e.dir.isEmpty()) return;
-    // The run's files are reread only when status.json changed or its process is gone (a stat and a
-    // kill(pid, 0), not three JSON files, per running run and poll).
-    const QDateTime status_time = QFileInfo(e.dir + "/" + fone::kStatusFile).lastModified();
+    if (e.dir.isEmpty() || e.status == kRetired) return;
+    // The run's files are reread only when status.json changed or its process is gone (a stat, and for a
+    // running run a look at its lock, not three JSON files, per run and poll).
     // The run's lock says whether its process lives (the same rule as the store's: a pid may be reused).
     const bool gone = e.status == "running" && e.host == QString::fromStdString(host_name()) &&
                       !run_process_alive(e.dir.toStdString(), e.pid);
     bool changed_status = false;
-    if (status_time != e.status_time || gone) {
+    if (status_file_changed(e) || gone) {
         const int job = e.job_id;
         RunEntry fresh = read_run_entry(e.dir);
         changed_status = fresh.status != e.status;
@@ -341,20 +369,25 @@ void RunCatalog::refresh_row(int row) {
         e.config = fresh.config;
         e.pid = fresh.pid;
         e.host = fresh.host;
-        e.status_time = status_time;
+        e.status_time = fresh.status_time;
+        e.status_size = fresh.status_size;
         e.job_id = job;
+        if (e.status != "running") e.eta_seconds = -1;
         fill_from_config(e);
     }
-    const int records = read_new_metrics(e);
+    // Metrics grow while a run trains; its last lines may land just before its status turns.
+    const int records = e.status == "running" || changed_status ? read_new_metrics(e) : 0;
     if (records > 0 && e.series_loaded) Q_EMIT seriesChanged(row);
     if (records > 0 || changed_status) Q_EMIT rowChanged(row);
 }
 
 void RunCatalog::poll() {
+    // Every run, not only the running ones: a stat of status.json each (2,000 runs: a few ms).
     for (int r = 0; r < size(); ++r)
-        if (at(r).status == "running") refresh_row(r);
+        refresh_row(r);
     if (--scan_countdown_ <= 0) {
         scan_countdown_ = kScanEveryPolls;
+        retire_deleted_runs();
         scan_for_new_runs();
     }
 }
@@ -366,6 +399,52 @@ void RunCatalog::scan_for_new_runs() {
         if (!QFileInfo::exists(root_ + "/" + name + "/" + fone::kConfigFile)) continue;
         insert_entry(read_run_entry(root_ + "/" + name));
     }
+}
+
+void RunCatalog::retire_deleted_runs() {
+    for (int r = 0; r < size(); ++r) {
+        RunEntry& e = runs_[static_cast<std::size_t>(r)];
+        if (e.dir.isEmpty() || e.status == kRetired || QFileInfo::exists(e.dir)) continue;
+        // Its folder is gone (deleted here or elsewhere): its row goes, and a new run of that name is new.
+        row_by_name_.remove(e.name);
+        e.status = kRetired;
+        e.job_id = 0;
+        Q_EMIT rowChanged(r);
+    }
+}
+
+void RunCatalog::remove_row(int row) {
+    if (row < 0 || row >= size()) return;
+    RunEntry& e = runs_[static_cast<std::size_t>(row)];
+    if (e.status == kRetired || (e.is_active() && e.job_id == 0 && !e.dir.isEmpty())) return;
+    e.status = kRetired;  // its name stays known, so the scan does not bring the run back
+    e.job_id = 0;
+    Q_EMIT rowChanged(row);
+}
+
+QString RunCatalog::delete_run(int row) {
+    if (row < 0 || row >= size()) return QStringLiteral("no such row");
+    RunEntry& e = runs_[static_cast<std::size_t>(row)];
+    if (e.is_active()) return e.display_name() + " is training: stop it first";
+    if (!e.dir.isEmpty()) {
+        // Only a folder of this store, never a path a file could point elsewhere.
+        const QFileInfo dir(e.dir);
+        if (dir.isSymLink() || QDir(dir.absolutePath()).canonicalPath() != QDir(root_).canonicalPath())
+            return e.dir + " is not a folder of the open store";
+        if (!QDir(e.dir).removeRecursively()) return "could not delete every file of " + e.dir;
+        row_by_name_.remove(e.name);
+    }
+    e.status = kRetired;
+    e.job_id = 0;
+    Q_EMIT rowChanged(row);
+    return {};
+}
+
+int RunCatalog::store_run_count() const {
+    int n = 0;
+    for (const RunEntry& e : runs_)
+        n += !e.dir.isEmpty() && e.status != kRetired;
+    return n;
 }
 
 int RunCatalog::add_job(int job_id, const QString& label) {

@@ -43,9 +43,10 @@ struct RunEntry {
     QString message;
     QString host;
     int pid = 0;
-    QDateTime status_time;  // status.json's modification time when last read
-    int job_id = 0;         // the workbench job training it (0: none)
-    QString label;          // for a job without a run yet: what it will train
+    QDateTime status_time;    // status.json's modification time when last read (invalid: none)
+    qint64 status_size = -1;  // and its size: two writes in one millisecond still differ in size
+    int job_id = 0;           // the workbench job training it (0: none)
+    QString label;            // for a job without a run yet: what it will train
 
     nlohmann::json config;        // config.json
     nlohmann::json summary;       // summary.json ({} until it ends)
@@ -108,8 +109,19 @@ class RunCatalog : public QObject {
     // Starts reading the metric series of a run in a worker thread if it is not loaded yet; seriesChanged
     // follows when it is there (later points come by polling).
     void ensure_series(int row);
-    // Rereads status and new metrics of active runs and looks for new run directories; called by the timer.
+    // Follows the files of every run: a run whose status.json changed (any run, not only running ones: a
+    // run seen before its trainer wrote its first status reads "interrupted" until then), new metrics of
+    // running runs, new run directories, and deleted ones (their rows are retired). Called by the timer.
     void poll();
+    // Why the store cannot be written to ("read-only: …"), else "". Known once open() is called.
+    const QString& write_problem() const { return write_problem_; }
+    // Takes a row out of the list (retired: row numbers never shift). A run's folder stays on disk and is
+    // not picked up again by the scan while this catalog lives.
+    void remove_row(int row);
+    // Deletes a run's folder and retires its row; "" on success, else why not (a training run is refused).
+    QString delete_run(int row);
+    // Runs of the store shown in the table (retired rows and launches that never made a run left out).
+    int store_run_count() const;
     void set_poll_interval_ms(int ms) { timer_.setInterval(ms); }
 
     // Jobs of the workbench (JobRunner): queued before their run exists, bound to it once it does.
@@ -132,10 +144,13 @@ class RunCatalog : public QObject {
     void on_loaded();
     void on_series_read(int row, RunEntry snapshot);
     void refresh_row(int row);
+    bool status_file_changed(const RunEntry& e) const;
     void scan_for_new_runs();
+    void retire_deleted_runs();
     void insert_entry(RunEntry entry);
 
     QString root_;
+    QString write_problem_;
     std::vector<RunEntry> runs_;
     QHash<QString, int> row_by_name_;
     bool loaded_ = false;
@@ -149,6 +164,9 @@ class RunCatalog : public QObject {
 // an exception out of a Qt slot ends the program).
 double json_number(const nlohmann::json& j, const char* key, double fallback);
 std::string json_string(const nlohmann::json& j, const char* key, const std::string& fallback = {});
+
+// A store the window cannot write to: why ("read-only: …"), else "".
+QString store_write_problem(const QString& root);
 
 // Readable numbers for tables and labels.
 QString format_count(double n);    // 51200 -> "51,200", 4720000 -> "4.72M"

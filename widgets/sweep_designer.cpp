@@ -37,9 +37,16 @@ constexpr std::size_t kSliceCells = 250;  // cells queued per turn of the event 
 std::optional<TrainConfig> resolved(const json& settings) {
     try {
         std::vector<json> layers;
-        if (settings.contains("preset"))
-            layers.push_back(preset_settings(settings["preset"].get<std::string>()));
-        layers.push_back(settings);
+        // A run's config.json says "preset": "" when it had none (every run `fone train` makes): that is no
+        // preset, not an unknown one (which dropped every finished run from the estimates).
+        const std::string preset = settings.value("preset", nlohmann::json()).is_string()
+                                       ? settings["preset"].get<std::string>()
+                                       : std::string();
+        if (!preset.empty()) layers.push_back(preset_settings(preset));
+        // and its "versions" (which build trained it) is a record, not a setting, as `--config` reads it
+        json run_settings = settings;
+        if (run_settings.is_object()) run_settings.erase("versions");
+        layers.push_back(run_settings);
         return resolve_train_config(layers);
     } catch (const std::exception&) {
         return std::nullopt;
@@ -146,8 +153,17 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
         update_summary();
     });
     // A run that finishes is one more speed to estimate from.
+    // (and a finished run found by the scan for new folders, a row inserted, not changed). The summary
+    // says it at once: "no time estimate yet" must not outlive the first finished run.
     connect(catalog_, &RunCatalog::rowChanged, this, [this](int row) {
-        if (catalog_->at(row).status == "finished") speeds_stale_ = true;
+        if (catalog_->at(row).status != "finished") return;
+        speeds_stale_ = true;
+        update_summary();
+    });
+    connect(catalog_, &RunCatalog::rowsInserted, this, [this](int first, int last) {
+        for (int row = first; row <= last; ++row)
+            if (catalog_->at(row).status == "finished") speeds_stale_ = true;
+        if (speeds_stale_) update_summary();
     });
     connect(parallel_, &QSpinBox::valueChanged, this, [this](int n) {
         update_summary();

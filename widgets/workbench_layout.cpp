@@ -10,6 +10,7 @@
 #include <QTableView>
 #include <algorithm>
 
+#include "curve_view.h"
 #include "launch_panel.h"
 #include "run_catalog.h"
 #include "sweep_designer.h"
@@ -44,7 +45,10 @@ void WorkbenchWindow::size_docks() {
     // thirds of the height. resizeDocks takes the dock in front of each tab group.
     const int left = std::clamp(width() * 27 / 100, 300, 420);
     resizeDocks({docks_["launch"], front_dock_}, {left, width() - left}, Qt::Horizontal);
-    const int plots = std::max(230, height() * 32 / 100);
+    // The training plots get at least what the legibility rule needs (the curves' minimum: controls and a
+    // plot of kMinPlotWidgetHeight, plus the dock's title bar), else a third of the height.
+    constexpr int kDockTitle = 28;
+    const int plots = std::max(curves_->minimumSizeHint().height() + kDockTitle, height() * 32 / 100);
     resizeDocks({front_dock_, docks_["curves"]}, {height() - plots, plots}, Qt::Vertical);
 }
 

@@ -62,15 +62,6 @@ QScrollArea* scrolling(QWidget* view) {
     return area;
 }
 
-// A store the window cannot write to: why, else "".
-QString store_write_problem(const QString& root) {
-    const QString probe = root + "/.fone-workbench-write-test";
-    QFile file(probe);
-    if (!file.open(QIODevice::WriteOnly)) return "read-only: " + file.errorString();
-    file.close();
-    file.remove();
-    return {};
-}
 }  // namespace
 
 WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* parent)
@@ -93,6 +84,7 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
 
     launch_ = new LaunchPanel;
     sweep_ = new SweepDesigner(launch_, catalog_);
+    connect_launch_estimate();
     curves_ = new CurveView(catalog_);
     data_size_ = new ScalingView(catalog_, ScalingMode::data_size);
     model_size_ = new ScalingView(catalog_, ScalingMode::model_size);
@@ -163,8 +155,27 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     update_status();
 }
 
+void WorkbenchWindow::connect_launch_estimate() {
+    // The Launch form says how long the run will take before it is launched: the sweep designer's estimate
+    // (finished runs of the store of the same shape, else scaled from other shapes), renewed as runs finish.
+    const auto estimator = [this](const nlohmann::json& settings) {
+        const CellEstimate e = sweep_->estimate(settings);
+        if (e.basis == CellEstimate::Basis::none)
+            return QStringLiteral("Time: no estimate yet (no finished run in the store to go by)");
+        return QStringLiteral("Time: about %1 of training (%2)")
+            .arg(format_seconds(e.seconds), e.basis == CellEstimate::Basis::measured
+                                                ? "from finished runs of this model shape"
+                                                : "scaled from finished runs of other shapes");
+    };
+    launch_->set_estimator(estimator);
+    connect(catalog_, &RunCatalog::loaded, this, [this, estimator] { launch_->set_estimator(estimator); });
+    connect(catalog_, &RunCatalog::rowChanged, this, [this, estimator](int row) {
+        if (catalog_->at(row).status == "finished") launch_->set_estimator(estimator);
+    });
+}
+
 void WorkbenchWindow::check_store() {
-    store_problem_ = store_write_problem(catalog_->root());
+    store_problem_ = catalog_->write_problem();
     const bool ok = store_problem_.isEmpty();
     store_label_->setVisible(!ok);
     store_label_->setText("Run store " + store_problem_ + " — runs can be looked at, not launched");
@@ -240,6 +251,13 @@ QWidget* WorkbenchWindow::make_runs_view() {
         table_->setColumnWidth(c, widths[c]);
     for (int c : {RunTableModel::kLr, RunTableModel::kBatch, RunTableModel::kEpochs})
         table_->setColumnHidden(c, true);
+    // What a run reached comes right after how far it is: at 1280 px the exact-match column is on screen
+    // without scrolling sideways (a saved column order, restored later, wins).
+    for (int c : {RunTableModel::kExactMatch, RunTableModel::kBestExactMatch})
+        table_->horizontalHeader()->moveSection(
+            table_->horizontalHeader()->visualIndex(c),
+            table_->horizontalHeader()->visualIndex(RunTableModel::kProgress) +
+                (c == RunTableModel::kExactMatch ? 1 : 2));
     auto* delegate = new RunStatusDelegate(table_);
     table_->setItemDelegate(delegate);
     connect(delegate, &RunStatusDelegate::resumeClicked, this, &WorkbenchWindow::resume_row);
@@ -267,7 +285,14 @@ QWidget* WorkbenchWindow::make_runs_view() {
     copy_md->setShortcutContext(Qt::WidgetShortcut);
     connect(copy_md, &QAction::triggered, this,
             [this] { QApplication::clipboard()->setText(selected_rows_text(true)); });
-    table_->addActions({copy_csv, copy_md});
+    // A row can leave the list (a failed launch, a run not wanted here) or go with its folder, after a yes.
+    auto* remove = new QAction("Remove from list", table_);
+    connect(remove, &QAction::triggered, this, &WorkbenchWindow::remove_selected);
+    auto* erase = new QAction("Delete run folder…", table_);
+    erase->setShortcut(QKeySequence::Delete);
+    erase->setShortcutContext(Qt::WidgetShortcut);
+    connect(erase, &QAction::triggered, this, &WorkbenchWindow::delete_selected);
+    table_->addActions({copy_csv, copy_md, remove, erase});
     table_->setContextMenuPolicy(Qt::ActionsContextMenu);
     connect(rerun, &QPushButton::clicked, this, &WorkbenchWindow::rerun_selected);
     connect(stop, &QPushButton::clicked, this, &WorkbenchWindow::stop_selected);
@@ -428,19 +453,30 @@ void WorkbenchWindow::update_scaling_runs() {
 }
 
 QString WorkbenchWindow::status_text() const {
-    int running = 0, interrupted = 0, failed = 0;
+    // Runs are the store's runs (folders), counted as their files say; launches that never made a run
+    // are counted apart, and rows taken out of the list not at all.
+    int running = 0, interrupted = 0, failed = 0, failed_launches = 0;
     for (int r = 0; r < catalog_->size(); ++r) {
-        const QString& s = catalog_->at(r).status;
-        running += s == "running" || s == "starting";
-        interrupted += s == "interrupted";
-        failed += s == "failed";
+        const RunEntry& e = catalog_->at(r);
+        if (e.status == kRetired) continue;
+        if (e.dir.isEmpty()) {
+            running += e.status == "starting";
+            failed_launches += e.status == "failed";
+            continue;
+        }
+        running += e.status == "running";
+        interrupted += e.status == "interrupted";
+        failed += e.status == "failed";
     }
     QString text = QStringLiteral("%1 running · %2 queued · %3 runs")
                        .arg(running)
                        .arg(jobs_->queued_count())
-                       .arg(catalog_->size());
+                       .arg(catalog_->store_run_count());
     if (interrupted) text += QStringLiteral(" · %1 interrupted").arg(interrupted);
     if (failed) text += QStringLiteral(" · %1 failed").arg(failed);
+    if (failed_launches)
+        text +=
+            QStringLiteral(" · %1 launch%2 failed").arg(failed_launches).arg(failed_launches > 1 ? "es" : "");
     text += catalog_->is_loaded() ? " · " + catalog_->root() : " · reading " + catalog_->root() + "…";
     return text;
 }
@@ -505,6 +541,40 @@ void WorkbenchWindow::stop_row(int row) {
 void WorkbenchWindow::resume_row(int row) {
     if (row < 0 || row >= catalog_->size() || !catalog_->at(row).can_resume()) return;
     jobs_->enqueue_resume(catalog_->at(row).dir);
+}
+
+void WorkbenchWindow::remove_selected() {
+    for (int row : selected_rows())
+        catalog_->remove_row(row);
+}
+
+void WorkbenchWindow::delete_selected() {
+    QStringList names, refused;
+    QList<int> rows;
+    for (int row : selected_rows()) {
+        const RunEntry& e = catalog_->at(row);
+        if (e.is_active()) {
+            refused << e.display_name();
+        } else {
+            rows << row;
+            names << e.display_name();
+        }
+    }
+    if (!refused.isEmpty())
+        statusBar()->showMessage("Not deleted, still training (stop first): " + refused.join(", "), 10000);
+    if (rows.isEmpty()) return;
+    const QString what = rows.size() == 1 ? names.first() : QString("%1 runs").arg(rows.size());
+    if (!confirm(this, "Delete runs",
+                 "Delete " + what +
+                     " with every file of its folder (checkpoints, metrics)? This cannot be "
+                     "undone.\n\n" +
+                     names.mid(0, 12).join("\n"),
+                 "Delete", "Keep"))
+        return;
+    QStringList problems;
+    for (int row : rows)
+        if (QString why = catalog_->delete_run(row); !why.isEmpty()) problems << why;
+    if (!problems.isEmpty()) statusBar()->showMessage("Not deleted: " + problems.join("; "), 15000);
 }
 
 void WorkbenchWindow::stop_selected() {

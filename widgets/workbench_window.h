@@ -98,6 +98,8 @@ class WorkbenchWindow : public QMainWindow {
     void fit_to_screen();
 
   public Q_SLOTS:
+    void remove_selected();  // out of the list, files kept
+    void delete_selected();  // after a yes: the folders of the selected runs that are not training
     void stop_selected();
     void resume_selected();
     void rerun_selected();
@@ -114,6 +116,7 @@ class WorkbenchWindow : public QMainWindow {
     QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget,
                           Qt::DockWidgetArea area);
     QWidget* make_runs_view();
+    void connect_launch_estimate();
     void make_menus();
     void connect_jobs();
     void on_selection_changed();

@@ -5,7 +5,10 @@
 // and a cancel flag).
 #pragma once
 
+#include <QDateTime>
 #include <QString>
+#include <QStringList>
+#include <QVector>
 #include <QWidget>
 #include <functional>
 #include <vector>
@@ -13,10 +16,26 @@
 #include "fone/numbers/fourier.h"
 
 class QLabel;
+class QTimer;
 
 namespace fone::gui {
 
 class PlotPanel;
+
+// The model a run's analyses read (checkpoint-best, else checkpoint-last, as `fone` opens it) and the step it
+// was saved at; `changed` is the newest modification time of the two files, which moves whenever the run
+// saves a checkpoint. step -1: no readable checkpoint.
+struct CheckpointStamp {
+    QString file;  // the file's name ("checkpoint-best.safetensors"); "" when none
+    qint64 step = -1;
+    QDateTime changed;
+    bool operator==(const CheckpointStamp& o) const {
+        return file == o.file && step == o.step && changed == o.changed;
+    }
+};
+CheckpointStamp checkpoint_stamp(const QString& run_dir);
+// "step 400 (best checkpoint)" / "step 400 (last checkpoint)" / "no checkpoint".
+QString checkpoint_words(const CheckpointStamp& stamp);
 
 // 10 to a power as people write it: "10³", "10⁻²", "1" for 10⁰.
 QString power_of_ten(int exponent);
@@ -48,6 +67,10 @@ class AnalysisView : public QWidget {
     bool busy() const { return busy_; }
     // The message shown in the view's status line (errors in red); "" when none.
     QString status_text() const;
+    // Which checkpoint the result shown came from ("From RUN at step 400 (best checkpoint)"), and when
+    // the run has trained on since, that the result is out of date; "" when no run's result is shown.
+    QString provenance_text() const { return provenance_; }
+    bool out_of_date() const { return out_of_date_; }
 
   Q_SIGNALS:
     void busyChanged(bool busy);
@@ -62,11 +85,27 @@ class AnalysisView : public QWidget {
     QLabel* status_label();
     void show_error(const QString& message);
     void show_info(const QString& message);
+    // The runs whose checkpoints the result being computed reads: call it when the work starts. The result
+    // names their checkpoint; when a run saves a newer one, the view refreshes itself if the run has stopped
+    // training, and says it is out of date while it trains (a refresh per evaluation would keep a LibTorch
+    // child busy all the time).
+    void follow_runs(const QStringList& run_dirs);
+    void follow_run(const QString& run_dir) { follow_runs({run_dir}); }
 
   private:
+    void check_followed_runs();
+    void update_status_label();
+
     bool busy_ = false;
     bool stale_ = false;
     QLabel* status_ = nullptr;
+    QString message_;
+    bool message_is_error_ = false;
+    QStringList followed_;
+    QVector<CheckpointStamp> stamps_;
+    QString provenance_;
+    bool out_of_date_ = false;
+    QTimer* follow_timer_ = nullptr;
 };
 
 }  // namespace fone::gui

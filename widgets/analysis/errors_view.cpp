@@ -214,6 +214,7 @@ void ErrorsView::evaluate() {
     evaluate_button_->setEnabled(false);
     cancel_button_->setEnabled(true);
     // One thread: the window and other children keep the rest of the machine.
+    follow_run(runs_->run_dir());
     call_->start({"eval", "--run", runs_->run_dir(), "--mispredictions", QString::number(count_->value()),
                   "--threads", "1"});
 }

@@ -82,7 +82,6 @@ QWidget* HelixView::build_plots() {
         p->layout()->setContentsMargins(0, 0, 0, 0);
         p->controls()->addStretch(1);
         p->add_export_button()->setToolTip("Save this plot (PNG, SVG, PDF)");
-        p->plot()->setMinimumSize(160, 40);  // see the splitter's size policy below
     }
     r2_panel_->plot()->setToolTip(
         "Per layer: the share of the variance of the numbers' representations that a helix explains (a "
@@ -119,11 +118,12 @@ QWidget* HelixView::build_plots() {
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(top);
     split->addWidget(bottom);
-    // The plots take the room the view has (stretch 1), not what their legends and titles would like once
-    // drawn: without this the view's height at the dock's width grows after the analysis and no longer fits
-    // a 1280x720 dock (test_layout). The explicit minimum keeps two rows of 40-pixel plots reachable.
-    split->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
-    split->setMinimumHeight(2 * (40 + 34));
+    // Two rows of plots need two legible plots' height (the legibility rule, PlotPanel's minimum, which
+    // grows when a drawing needs more): on a short screen the view scrolls rather than squeeze them to
+    // 40 pixels under the summary's text.
+    split->setChildrenCollapsible(false);
+    for (QSplitter* s : {top, bottom})
+        s->setChildrenCollapsible(false);
     return split;
 }
 

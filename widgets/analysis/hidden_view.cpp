@@ -249,6 +249,13 @@ void HiddenView::set_program(const QString& fone) {
 
 void HiddenView::predict() {
     debounce_->stop();
+    // A new question replaces the one still being answered, refused or not: the old answer must not land
+    // under the new question (a refusal, then the previous sum's answer a second later).
+    if (call_->running()) {
+        call_->cancel();
+        cancel_button_->setEnabled(false);
+        set_busy(false);
+    }
     if (runs_->run_dir().isEmpty()) {
         show_error(
             "Choose a trained run first (train one in the Launch panel, or open a run directory with …).");
@@ -260,22 +267,24 @@ void HiddenView::predict() {
                      (default_prompt_.isEmpty() ? QString("12.5+3.25=") : default_prompt_));
         return;
     }
-    // An arithmetic model writes what follows '=': without it, it would answer something else.
-    if (!example_prompt(runs_->config()).isEmpty() && !prompt.endsWith('=')) {
-        clear_answer("End the question with '=', e.g. " + prompt +
-                     "=  (the model writes the answer after it)");
-        return;
-    }
-    // A sum outside what the model learned gets a sentence instead of a confident wrong answer.
+    // A sum outside what the model learned gets a sentence instead of a confident wrong answer (first: a
+    // question it cannot read must not be offered back with an '=' added).
     if (const QString refused = check_ ? check_(prompt) : QString(); !refused.isEmpty()) {
         clear_answer(refused);
         show_info(refused);
         Q_EMIT predictionFailed(refused);
         return;
     }
+    // An arithmetic model writes what follows '=': without it, it would answer something else.
+    if (!example_prompt(runs_->config()).isEmpty() && !prompt.endsWith('=')) {
+        clear_answer("End the question with '=', e.g. " + prompt +
+                     "=  (the model writes the answer after it)");
+        return;
+    }
     show_info("Asking the model…");
     set_busy(true);
     cancel_button_->setEnabled(true);
+    follow_run(runs_->run_dir());
     call_->start({"predict", "--run", runs_->run_dir(), prompt_->text().trimmed()});
 }
 

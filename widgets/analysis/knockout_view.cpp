@@ -168,6 +168,7 @@ void KnockoutView::compute() {
     show_info("Knocking out every period at every layer…");
     set_busy(true);
     cancel_button_->setEnabled(true);
+    follow_run(runs_->run_dir());
     map_call_->start({"analyse", "knockout", "--run", runs_->run_dir(), "--examples",
                       QString::number(examples_->value()), "--scale", QString::number(scale_->value()),
                       "--out", out_->path(), "--no-png", "--threads", "1"});

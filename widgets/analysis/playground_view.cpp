@@ -584,6 +584,7 @@ void PlaygroundView::ask() {
     asking_ = true;
     set_busy(training_ || asking_);
     ask_button_->setEnabled(false);
+    follow_run(runs_->run_dir());
     call_->start({"predict", "--run", runs_->run_dir(), prompt});
 }
 

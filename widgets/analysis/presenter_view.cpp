@@ -7,6 +7,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QStackedWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "hidden_view.h"
@@ -127,7 +128,7 @@ QWidget* PresenterView::make_clocks_page(RunCatalog* catalog, const QString& pro
     clocks_->set_program(program);
     clocks_->set_controls_visible(false);
     const QString demo = demo_model_dir();
-    if (!demo.isEmpty()) clocks_->set_run(demo);
+    if (!demo.isEmpty() && clocks_->set_run(demo)) use_demo_rules(clocks_);  // Welcome's rules and words
     clocks_->set_prompt(prompt_->text());
     layout->addWidget(clocks_, 1);
     return page;
@@ -193,6 +194,12 @@ void PresenterView::set_step(int step) {
     else
         setFocus();
     update_steps();
+}
+
+void PresenterView::showEvent(QShowEvent* event) {
+    AnalysisView::showEvent(event);
+    // Typing goes into the prompt from the first key (a full-screen window takes the focus only once shown).
+    if (step_ == 1) QTimer::singleShot(0, prompt_, [this] { prompt_->setFocus(Qt::OtherFocusReason); });
 }
 
 QString PresenterView::prompt() const {

@@ -111,6 +111,7 @@ void ReplayView::open_runs() {
     const qlonglong was = step();
     runs_.clear();
     QStringList problems;
+    follow_runs({first_->run_dir(), second_->run_dir()});
     for (const QString& dir : {first_->run_dir(), second_->run_dir()}) {
         if (dir.isEmpty() || (!runs_.empty() && runs_.front().dir == dir.toStdString())) continue;
         try {

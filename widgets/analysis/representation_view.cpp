@@ -138,6 +138,7 @@ void RepresentationView::compute() {
     set_busy(true);
     set_running(true);
     show_info(source_->limit_note());
+    follow_run(source_name() == "run" ? s.run_dir : QString());
     loader_->load(s);
 }
 

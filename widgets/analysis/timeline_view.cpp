@@ -137,6 +137,7 @@ void TimelineView::compute() {
     show_info("Reading the run's snapshots…");
     set_busy(true);
     cancel_button_->setEnabled(true);
+    follow_run(runs_->run_dir());
     call_->start({"analyse", "timeline", "--run", runs_->run_dir(), "--out", out_->path(), "--no-png"});
 }
 

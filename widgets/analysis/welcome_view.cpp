@@ -46,6 +46,27 @@ const char* const kLiveIntro =
     "computer: one reads numbers as FoNE tokens, the other digit by digit, as most language models do. "
     "Watch how many of {test_size} problems they have never seen each one gets exactly right.";
 
+// The height a column of the welcome page needs at its width: wrapped labels at their height for that
+// width, everything else at its minimum.
+int column_height(QWidget* column) {
+    QLayout* layout = column->layout();
+    if (!layout) return column->minimumSizeHint().height();
+    const QMargins m = layout->contentsMargins();
+    int h = m.top() + m.bottom();
+    int items = 0;
+    for (int i = 0; i < layout->count(); ++i) {
+        QLayoutItem* item = layout->itemAt(i);
+        QWidget* w = item->widget();
+        if (w && !w->isVisibleTo(column)) continue;
+        const int width = column->width() - m.left() - m.right();
+        h += w && w->hasHeightForWidth() ? w->heightForWidth(width)
+             : w                         ? std::max(w->minimumSizeHint().height(), w->minimumHeight())
+                                         : item->minimumSize().height();
+        ++items;
+    }
+    return h + std::max(0, items - 1) * layout->spacing();
+}
+
 QString percent(double f) {
     return f < 0 ? QStringLiteral("–") : QString::number(100.0 * f, 'f', 1) + "%";
 }
@@ -170,32 +191,43 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     // its width, which adds up preferred heights): what it needs is its minimum, the rest is a bonus.
     split->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Ignored);
     split->setMinimumHeight(split->minimumSizeHint().height());
+    // Wrapped texts need more height as a column narrows, and a figure may ask for more (the legibility
+    // rule): the least height is worked out again at each resize, so nothing is drawn over the live plot.
+    for (QWidget* column : {left, right})
+        on_resize(column, [split, left, right] {
+            split->setMinimumHeight(std::max(column_height(left), column_height(right)));
+        });
 
     program_ = program;
     connect(train_button_, &QPushButton::clicked, this, &WelcomeView::train_live);
     connect(stop_button_, &QPushButton::clicked, this, &WelcomeView::stop_live);
+    if (catalog_) connect(catalog_, &RunCatalog::loaded, this, &WelcomeView::update_train_button);
     // Busy while the demo model answers or the live runs train (a screenshot waits for both).
     connect(demo_, &AnalysisView::busyChanged, this, [this] { set_busy(demo_->busy() || live_running()); });
     redraw();
     update_summary();
 }
 
+QString use_demo_rules(HiddenView* view) {
+    const std::string task = view->runs()->config().value("task", std::string());
+    const auto tasks = task_names();
+    if (std::find(tasks.begin(), tasks.end(), task) == tasks.end() || !has_typed_sums(task_from_name(task)))
+        return {};
+    const TaskKind kind = task_from_name(task);
+    const bool adds = kind != TaskKind::sub;
+    view->set_prompt_check([kind](const QString& prompt) {
+        return QString::fromStdString(outside_task_range(kind, prompt.toStdString()));
+    });
+    return QString("<b>What it knows:</b> this model %1 %2. Try %3.")
+        .arg(adds ? "adds" : "subtracts", QString::fromStdString(task_range_text(kind)),
+             adds ? "500+500=, 0.5+0.25= or 999.999+0.001=" : "1000-1=");
+}
+
 // What the demo model has learned, in plain words; the clocks refuse other sums with a friendly sentence.
 QLabel* WelcomeView::range_label() {
     auto* label = new QLabel;
     label->setWordWrap(true);
-    const std::string task = demo_->runs()->config().value("task", std::string());
-    const auto tasks = task_names();
-    if (std::find(tasks.begin(), tasks.end(), task) == tasks.end() || !has_typed_sums(task_from_name(task)))
-        return label;
-    const TaskKind kind = task_from_name(task);
-    const bool adds = kind != TaskKind::sub;
-    label->setText(QString("<b>What it knows:</b> this model %1 %2. Try %3.")
-                       .arg(adds ? "adds" : "subtracts", QString::fromStdString(task_range_text(kind)),
-                            adds ? "500+500=, 0.5+0.25= or 999.999+0.001=" : "1000-1="));
-    demo_->set_prompt_check([kind](const QString& prompt) {
-        return QString::fromStdString(outside_task_range(kind, prompt.toStdString()));
-    });
+    label->setText(use_demo_rules(demo_));
     return label;
 }
 
@@ -220,10 +252,27 @@ bool WelcomeView::live_running() const {
     return (fone_.job && !fone_.ended) || (digit_.job && !digit_.ended);
 }
 
+QString WelcomeView::race_refusal() const {
+    if (!catalog_ || catalog_->root().isEmpty()) return QStringLiteral("No run store is open.");
+    if (!catalog_->write_problem().isEmpty())
+        return QStringLiteral(
+                   "The race cannot train here: the run store %1 cannot be written to. Open a writable "
+                   "one (fone-workbench --runs-dir FOLDER) to train it live.")
+            .arg(catalog_->root());
+    return {};
+}
+
+void WelcomeView::update_train_button() {
+    const QString why = race_refusal();
+    if (live_running()) return;
+    train_button_->setEnabled(why.isEmpty());
+    if (!why.isEmpty()) show_info(why);
+}
+
 void WelcomeView::train_live() {
     if (live_running()) return;
-    if (!catalog_ || catalog_->root().isEmpty()) {
-        show_error("No run store is open.");
+    if (const QString why = race_refusal(); !why.isEmpty()) {
+        show_error(why);
         return;
     }
     // The live runs go to the store the window has open now (it is opened after the views are made).
@@ -321,7 +370,7 @@ void WelcomeView::on_finished(int job, const QString& status, const QString& mes
     live->status = status;
     if (status == "failed") show_error(live->label + " failed: " + message);
     if (!live_running()) {
-        train_button_->setEnabled(true);
+        train_button_->setEnabled(race_refusal().isEmpty());
         stop_button_->setEnabled(false);
         set_busy(demo_->busy());
         if (fone_.status != "failed" && digit_.status != "failed") show_info({});

@@ -33,6 +33,10 @@ QStringList live_run_args(const QString& method, const QString& name);
 // text with {train_size} and {test_size} filled from the race's recipe ("51,200"), for the sentences that
 // describe the race (Welcome's and Presenter's).
 QString race_sentence(const char* text);
+// The demo's one set of rules, for Welcome and Presenter alike: a sum outside what the view's model learned
+// (its task's typed range) is refused with the same sentence, before any `fone` child. Returns "What it
+// knows" in words ("" when the model's task has no such range).
+QString use_demo_rules(HiddenView* view);
 
 class WelcomeView : public AnalysisView {
     Q_OBJECT
@@ -55,6 +59,8 @@ class WelcomeView : public AnalysisView {
     void stop_live();
     void set_live(bool on) { on ? train_live() : stop_live(); }
     bool live_running() const;
+    // Why the race cannot start in the open store (a read-only one), as a sentence; "" when it can.
+    QString race_refusal() const;
     QStringList live_runs() const { return {fone_.name, digit_.name}; }
     // The store the live runs went to ("" before the first).
     QString live_store() const;
@@ -88,6 +94,7 @@ class WelcomeView : public AnalysisView {
     void on_finished(int job, const QString& status, const QString& message);
     void redraw();
     void update_summary();
+    void update_train_button();  // enabled only where the race can start, with the reason when not
     QLabel* range_label();
 
     RunCatalog* catalog_;
