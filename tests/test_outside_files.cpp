@@ -70,6 +70,7 @@ std::string open_problem(const std::string& dir) {
 
 std::string copy_of(const std::string& name, const std::string& into) {
     const fs::path to = fs::path(into) / name;
+    fs::create_directories(into);
     fs::copy(kGolden + name, to, fs::copy_options::recursive);
     return to.string();
 }

@@ -53,15 +53,26 @@ LegacyMeta read_legacy_meta(torch::serialize::InputArchive& archive, const std::
     return m;
 }
 
-// One .pt file of run_dir rewritten as `to`; its entry of the report.
+// The identity of a run's settings as this build reads them: config.json and a .pt's stored config go
+// through the same TrainConfig, so fields added since (and their defaults) never make them differ.
+std::string settings_identity(const TrainConfig& c) {
+    return run_identity(c.to_json());
+}
+
+// One .pt file of run_dir rewritten as `to`; its entry of the report. A .pt whose stored settings are not
+// those of the run's config.json came from another run: it is refused, never stamped with this run's
+// identity (which would make eval accept a swapped checkpoint).
 json convert_one(const std::string& run_dir, const std::string& from, const std::string& to,
-                 const std::string& identity) {
+                 const std::string& identity, const std::string& settings) {
     if (const std::string why = detail::zip_problem(from); !why.empty())
         throw RunError(from + ": corrupt or truncated checkpoint (" + why + ")");
     try {
         torch::serialize::InputArchive archive;
         archive.load_from(from);
         LegacyMeta m = read_legacy_meta(archive, from);
+        if (settings_identity(m.config) != settings)
+            throw RunError(from + ": belongs to another run (its stored settings are not those of " +
+                           (fs::path(run_dir) / kConfigFile).string() + "): not converted");
         RunModel r = open_trained_model_shape(m.config, run_dir);
         r.model->load(archive);
         std::unique_ptr<torch::optim::AdamW> opt;  // none in an exported model
@@ -91,6 +102,14 @@ json convert_one(const std::string& run_dir, const std::string& from, const std:
 json convert_legacy_checkpoints(const std::string& run_dir) {
     const fs::path dir(run_dir);
     const std::string identity = run_identity_of(run_dir);
+    json record = read_json_file((dir / kConfigFile).string());
+    if (record.is_object()) record.erase("versions");
+    std::string settings;
+    try {
+        settings = settings_identity(TrainConfig::from_json(record));
+    } catch (const std::invalid_argument& e) {
+        throw RunError((dir / kConfigFile).string() + ": " + e.what());
+    }
     json report = {{"run", run_dir}, {"converted", json::array()}, {"skipped", json::array()}};
     bool any = false;
     for (const auto& [legacy, current] : {std::pair{kLegacyLastCheckpoint, kLastCheckpoint},
@@ -103,7 +122,7 @@ json convert_legacy_checkpoints(const std::string& run_dir) {
             report["skipped"].push_back({{"from", from.string()}, {"why", to.string() + " exists"}});
             continue;
         }
-        report["converted"].push_back(convert_one(run_dir, from.string(), to.string(), identity));
+        report["converted"].push_back(convert_one(run_dir, from.string(), to.string(), identity, settings));
     }
     if (!any)
         throw RunError(run_dir + " has no checkpoint of an older fone (" + kLegacyLastCheckpoint + ", " +
