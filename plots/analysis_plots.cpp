@@ -4,14 +4,15 @@
 
 #include <qcustomplot.h>
 #include <QApplication>
+#include <QBuffer>
 #include <QDir>
 #include <QLocale>
-#include <QSaveFile>
 #include <QTemporaryDir>
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "fone/io/json_files.h"
 #include "plot_style.h"
 
 namespace fone::plots {
@@ -422,11 +423,16 @@ QPixmap render_plot(int width, int height, const std::function<void(QCustomPlot&
 void write_png(const std::string& path, int width, int height,
                const std::function<void(QCustomPlot&)>& draw) {
     const QPixmap pixmap = render_plot(width, height, draw);
-    QSaveFile file(q(path));
-    if (pixmap.isNull() || !file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit())
-        throw std::runtime_error(
-            "cannot write " + path +
-            (file.errorString().isEmpty() ? "" : ": " + file.errorString().toStdString()));
+    if (pixmap.isNull()) throw std::runtime_error("cannot write " + path + ": the plot could not be drawn");
+    save_png(path, pixmap.toImage());
+}
+
+void save_png(const std::string& path, const QImage& image) {
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    if (image.isNull() || !buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG"))
+        throw std::runtime_error("cannot write " + path + ": the PNG could not be encoded");
+    write_file_atomic(path, std::string(bytes.constData(), static_cast<std::size_t>(bytes.size())));
 }
 
 }  // namespace fone::plots

@@ -19,6 +19,7 @@ class QCPItemLine;
 class QCPItemText;
 class QCPLayer;
 class QCPLayerable;
+class QImage;
 class QPixmap;
 
 namespace fone::plots {
@@ -133,6 +134,9 @@ void draw_message(QCustomPlot& plot, const std::string& message);
 // no display), draws into a fresh width x height plot and writes a PNG atomically (temporary file, then
 // rename). Throws std::runtime_error naming the path when it cannot be written.
 void write_png(const std::string& path, int width, int height, const std::function<void(QCustomPlot&)>& draw);
+// An image as a PNG file, through the one atomic writer (fone/io/json_files.h: a symbolic link or special
+// file at path is refused, never written through; QSaveFile would follow the link).
+void save_png(const std::string& path, const QImage& image);
 // The same drawing as a pixmap (for frames put together from several plots); creates the QApplication too.
 QPixmap render_plot(int width, int height, const std::function<void(QCustomPlot&)>& draw);
 void ensure_application();

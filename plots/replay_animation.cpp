@@ -1,8 +1,12 @@
 // Animated GIF through giflib (replay_animation.h).
 #include "replay_animation.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <stdexcept>
+
+#include "fone/io/file_write.h"
 
 #ifdef FONE_WITH_GIF
 #include <gif_lib.h>
@@ -75,10 +79,17 @@ void write_gif(const std::vector<QImage>& frames, const std::string& path, int d
     for (const QImage& f : frames)
         if (f.size() != frames.front().size())
             throw std::runtime_error("cannot write " + path + ": the frames differ in size");
-    const std::string tmp = path + ".tmp";
+    // The temporary is made by the one writer's rules (fone/io/file_write.h): a link or special file at
+    // path, or planted under the temporary's name, is refused or removed, never written through.
+    std::string tmp;
+    const int fd = create_temp_beside(path, &tmp);
     int error = 0;
-    GifFileType* gif = EGifOpenFileName(tmp.c_str(), false, &error);
-    if (!gif) gif_failed(path, error);
+    GifFileType* gif = EGifOpenFileHandle(fd, &error);  // giflib closes fd
+    if (!gif) {
+        ::close(fd);
+        std::filesystem::remove(tmp);
+        gif_failed(path, error);
+    }
     try {
         EGifSetGifVersion(gif, true);
         if (EGifPutScreenDesc(gif, frames.front().width(), frames.front().height(), 8, 0, nullptr) ==

@@ -3,7 +3,6 @@
 
 #include <qcustomplot.h>
 #include <QPainter>
-#include <QSaveFile>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -20,10 +19,6 @@ namespace {
 // The panels' shares of the width: curves, spectrum, PCA, clocks (three or more circles), probes.
 constexpr double kShares[] = {0.16, 0.2, 0.2, 0.26, 0.18};
 constexpr int kTitleBand = 34;
-
-QString q(const std::string& s) {
-    return QString::fromStdString(s);
-}
 
 // Exact match and digit accuracy over the evaluated steps, the replayed step as a vertical line.
 void draw_curves(QCustomPlot& plot, const fa::ReplayRun& run, std::int64_t step) {
@@ -157,10 +152,7 @@ std::vector<std::string> write_replay_frames(const std::vector<fa::ReplayRun>& r
         char name[32];
         std::snprintf(name, sizeof name, "frame-%08lld.png", static_cast<long long>(step));
         const std::string path = (std::filesystem::path(dir) / name).string();
-        QSaveFile file(q(path));
-        if (!file.open(QIODevice::WriteOnly) ||
-            !draw_replay_frame(runs, step, cache, style).save(&file, "PNG") || !file.commit())
-            throw std::runtime_error("cannot write " + path + ": " + file.errorString().toStdString());
+        save_png(path, draw_replay_frame(runs, step, cache, style));
         paths.push_back(path);
     }
     return paths;

@@ -2,7 +2,7 @@
 # Builds libFuzzer targets (tests/fuzz/) in their own clang tree and runs each for a while.
 #   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
 #     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_experiment, fuzz_safetensors,
-#     fuzz_checkpoint; all: the six, N s each.
+#     fuzz_model_files, fuzz_checkpoint; all: the seven, N s each.
 #     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's core libraries,
 #     and its seed checkpoint is a tiny run trained by that fone).
 # Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
@@ -16,7 +16,7 @@ build_dir=build-fuzz
 target=fuzz_numbers
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fone="$repo/build/bin/fone"
-usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
+usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) seconds="${2:?--seconds needs a value}"; shift 2 ;;
@@ -32,8 +32,8 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 case "$target" in
-    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_checkpoint) targets=("$target") ;;
-    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_checkpoint) ;;
+    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_checkpoint) targets=("$target") ;;
+    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_model_files fuzz_checkpoint) ;;
     *) echo "fuzz.sh: unknown --target '$target'" >&2; usage; exit 2 ;;
 esac
 
@@ -109,6 +109,24 @@ make_seeds() {
             seed "$corpus/resume" $'{"event":"progress","step":3}\n{"event":"resume","step":2}\n{"event":"progress","step":3}\n{"event":"eval","step":4,"exact_match":1'
             seed "$corpus/odd" $'\n  \n[1,2]\n{"event":5}\n{"event":"eval","split":7,"exact_match":"x"}\n"text"\n'
             seed "$corpus/blank" $'\r\n\t\n' ;;
+        fuzz_model_files)
+            # Mode byte, then the file: the tiny models' own files, and structures a byte fuzzer never
+            # reaches from 4 KB (deep nesting, 100,000 entries, a 200 KB line, huge shapes).
+            local golden="$repo/tests/golden/pretrained" deep entries
+            deep="$(head -c 100000 /dev/zero | tr '\0' '[')"
+            { printf '\x00'; cat "$golden/llama/config.json"; } >"$corpus/config_llama"
+            { printf '\x00'; cat "$golden/gpt2-fp16/config.json"; } >"$corpus/config_gpt2"
+            { printf '\x00{"model_type":"llama","hidden_size":4,"num_attention_heads":8,"num_hidden_layers":1,"intermediate_size":8,"vocab_size":10,"x":%s}' "$deep"; } >"$corpus/config_deep"
+            { printf '\x01'; cat "$golden/gpt2-fp16/tokenizer.json"; } >"$corpus/tokenizer_gpt2"
+            { printf '\x01'; cat "$golden/qwen2/tokenizer.json"; } >"$corpus/tokenizer_qwen2"
+            { printf '\x01{"normalizer":%s}' "$deep"; } >"$corpus/tokenizer_deep"
+            { printf '\x01{"model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":[]},"pre_tokenizer":{"type":"Sequence","pretokenizers":[{"type":"Split","pattern":{"Regex":"(a|a)+b"},"behavior":"Isolated"},{"type":"ByteLevel","use_regex":false}]}}'; } >"$corpus/tokenizer_regex"
+            { printf '\x02'; cat "$golden/llama-bf16-sharded/model.safetensors.index.json"; } >"$corpus/index"
+            entries="$(seq 1 100000 | sed 's/.*/"w&":"model-00001-of-00004.safetensors"/' | paste -sd, -)"
+            { printf '\x02{"weight_map":{%s}}' "$entries"; } >"$corpus/index_many"
+            { printf '\x03%s' "$deep"; } >"$corpus/json_deep"
+            { printf '\x03["'; head -c 200000 /dev/zero | tr '\0' 'a'; printf '"]'; } >"$corpus/json_long_line"
+            { printf '\x03{"shape":[%s]}' "$(seq -s, 1000000000000 1 1000000000100)"; } >"$corpus/json_huge_shape" ;;
         fuzz_safetensors)
             cp "$repo/tests/golden/safetensors/reference.safetensors" "$corpus/reference"
             printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' >"$corpus/empty" ;;
@@ -138,6 +156,8 @@ run_one() {
     make_seeds "$name" "$corpus"
     local max_len=4096 rss=2048
     if [[ "$name" == fuzz_metrics || "$name" == fuzz_experiment ]]; then max_len=16384; fi
+    # The model files' seeds are structures of up to ~2 MB (100,000 index entries): inputs may be that long.
+    if [[ "$name" == fuzz_model_files ]]; then max_len=2500000; fi
     if [[ "$name" == fuzz_checkpoint ]]; then
         # A tiny trained run's checkpoint: the seed of the flips and structured modes, and (raw mode) a file.
         local store="$dir/seed-store"
@@ -164,7 +184,7 @@ run_one() {
     # per leak, 19 in 13,000 inputs); that is not ours to fix, so the leak check is off for it (RSS is limited).
     local asan="${ASAN_OPTIONS:-}"
     [[ "$name" == fuzz_checkpoint ]] && asan="detect_leaks=0${asan:+:$asan}"
-    ASAN_OPTIONS="$asan" FONE_FUZZ_CHECKPOINT="$env_seed" "$dir/bin/$name" -max_total_time="$seconds" -timeout=5 \
+    ASAN_OPTIONS="$asan" FONE_FUZZ_CHECKPOINT="$env_seed" FONE_FUZZ_MODEL_DIR="$repo/tests/golden/pretrained/llama-bf16-sharded" "$dir/bin/$name" -max_total_time="$seconds" -timeout=5 \
         -rss_limit_mb="$rss" -max_len="$max_len" -print_final_stats=1 "${extra[@]}" \
         -artifact_prefix="$dir/crashes/$name-" "$corpus" >"$log" 2>&1 || status=$?
     if [[ $status -ne 0 ]]; then

@@ -250,27 +250,31 @@ class TestSafetensors : public QObject {
                  0);
     }
 
-    // A full disk (a small tmpfs needs root; /dev/full works for anyone): the write fails with ENOSPC, the
-    // message says so, and an existing file at the destination is untouched.
-    void fullDiskKeepsTheOldFile() {
-        if (::access("/dev/full", W_OK) != 0) QSKIP("no /dev/full");
+    // A link planted under the temporary's name (this test used one to /dev/full to fake a full disk; the
+    // full disk itself is tests/reliability/test_safe_runs's tmpfs): the writer removes the name and
+    // creates its own file (O_EXCL|O_NOFOLLOW), never writing through the link (issue 33). A link in the
+    // destination's place is refused, its target untouched.
+    void plantedLinksAreNotWrittenThrough() {
         QTemporaryDir tmp;
         const std::string path = tmp.path().toStdString() + "/w.safetensors";
+        const std::string victim = tmp.path().toStdString() + "/victim";
+        spit(victim, "keep");
         const float v[2] = {1, 2};
-        st::write(path, {{"a", st::Dtype::F32, {2}, v, 8}});
-        const std::string before = slurp(path);
-        // Make the temporary file the writer will open a link to /dev/full: every write fails with ENOSPC.
         const std::string tmp_name = path + ".tmp-" + std::to_string(::getpid());
-        fs::create_symlink("/dev/full", tmp_name);
-        try {
-            st::write(path, {{"a", st::Dtype::F32, {2}, v, 8}});
-            QFAIL("a write to a full disk succeeded");
-        } catch (const st::Error& e) {
-            const std::string msg = e.what();
-            QVERIFY2(msg.find("No space left on device") != std::string::npos, msg.c_str());
-        }
-        QCOMPARE(slurp(path), before);
+        fs::create_symlink(victim, tmp_name);
+        st::write(path, {{"a", st::Dtype::F32, {2}, v, 8}});
+        QCOMPARE(slurp(victim), std::string("keep"));
         QVERIFY(!fs::exists(fs::symlink_status(tmp_name)));
+        QCOMPARE(st::File::open(path).tensors().size(), std::size_t(1));
+        const std::string linked = tmp.path().toStdString() + "/linked.safetensors";
+        fs::create_symlink(victim, linked);
+        try {
+            st::write(linked, {{"a", st::Dtype::F32, {2}, v, 8}});
+            QFAIL("a write through a link succeeded");
+        } catch (const st::Error& e) {
+            QVERIFY2(std::string(e.what()).find("symbolic link") != std::string::npos, e.what());
+        }
+        QCOMPARE(slurp(victim), std::string("keep"));
     }
 };
 

@@ -2,6 +2,9 @@
 // `fone eval/predict --run DIR` and the workbench open (how the bundled demo model is made).
 // fone runs convert RUN --trust: an older build's .pt checkpoints rewritten as safetensors (it needs
 // LibTorch, so it is registered here, under the `runs` group of cmd_runs.cpp).
+#include <unistd.h>
+
+#include <cstdio>
 #include <iostream>
 
 #include "command_support.h"
@@ -30,7 +33,30 @@ void add_convert_command(CLI::App& app) {
         run_command("runs convert", [&] {
             const CLI::Option* dir = runs->get_option("--runs-dir");
             const RunStore store = open_store(dir->count() ? dir->as<std::string>() : "", false);
-            print_json_line(std::cout, convert_legacy_checkpoints(store.resolve(*run)));
+            const std::string run_dir = store.resolve(*run);
+            std::cerr << "fone runs convert: opening " << run_dir
+                      << "'s .pt files with LibTorch's archive reader (the legacy format, which can run code "
+                         "stored in it: --trust given)"
+                      << std::endl;
+            // Whatever the archive's code prints goes to stderr: stdout holds the JSON report alone.
+            std::cout.flush();
+            std::fflush(stdout);
+            const int saved = ::dup(STDOUT_FILENO);
+            ::dup2(STDERR_FILENO, STDOUT_FILENO);
+            nlohmann::json report;
+            try {
+                report = convert_legacy_checkpoints(run_dir);
+            } catch (...) {
+                std::fflush(stdout);
+                ::dup2(saved, STDOUT_FILENO);
+                ::close(saved);
+                throw;
+            }
+            std::cout.flush();
+            std::fflush(stdout);
+            ::dup2(saved, STDOUT_FILENO);
+            ::close(saved);
+            print_json_line(std::cout, report);
         });
     });
 }

@@ -21,6 +21,7 @@
 #include <sstream>
 
 #include "cmd_sweep.h"
+#include "fone/io/file_write.h"
 
 namespace fone::cli {
 namespace {
@@ -337,8 +338,8 @@ class Sweep {
             header += " " + args[k];
         header += "\n";
 
-        const int log_fd = ::open(c.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (log_fd < 0) throw RunError(c.log_path + ": " + std::strerror(errno));
+        // A link or special file in the log's place is refused (FileError), never appended through.
+        const int log_fd = open_for_writing(c.log_path, WriteOpen::append);
         const ssize_t written = ::write(log_fd, header.data(), header.size());
         (void)written;
         struct stat st {};

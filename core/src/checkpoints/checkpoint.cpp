@@ -1,11 +1,14 @@
 #include "fone/checkpoints/checkpoint.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 
 #include "checkpoints/checkpoint_file.h"
 #include "checkpoints/run_model.h"
+#include "fone/io/json_files.h"
 #include "fone/store/run_store.h"
 
 namespace fone {
@@ -35,7 +38,8 @@ void export_model(const std::string& run_dir, const std::string& out_dir) {
     Checkpoint c = open_run_checkpoint(run_dir, model_checkpoint(run_dir));
     RunModel r = open_run_model(c.config, run_dir, RunData::none, &c);
     const std::string tmp = out_dir + ".tmp-" + std::to_string(::getpid());
-    fs::create_directories(tmp);
+    // A folder of its own, made here: an existing name (a link planted there) is never written into.
+    if (::mkdir(tmp.c_str(), 0755) != 0) throw write_error(tmp, "create", errno);
     try {
         // config.json first: the copy's identity is the run's, so the copied checkpoint belongs to it.
         for (const char* f : {kConfigFile, kSummaryFile, kTokenizerFile})

@@ -6,7 +6,9 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <set>
 
+#include "fone/io/json_bounded.h"
 #include "fone/io/shown_text.h"
 #include "fone/store/run_store.h"
 
@@ -103,8 +105,9 @@ json times_json(const Position& p) {
 
 // A JSON object of metadata (nlohmann writes doubles so that they read back to the same bits).
 json meta_object(const Checkpoint& c, const char* key) {
-    const json j = json::parse(c.file->meta(key), nullptr, false);
-    if (!j.is_object()) corrupt(c.path, std::string("metadata '") + key + "' is not a JSON object");
+    json j;  // depth limited: the metadata is text from a file
+    if (!parse_json_bounded(c.file->meta(key), c.path, j, nullptr) || !j.is_object())
+        corrupt(c.path, std::string("metadata '") + key + "' is not a JSON object");
     return j;
 }
 
@@ -127,8 +130,9 @@ void read_meta(Checkpoint& c) {
     if (c.file->meta("format") != kFormat)
         throw RunError(c.path + ": checkpoint format '" + shown_text(c.file->meta("format")) +
                        "' is not the one this build reads (" + kFormat + ")");
-    const json config = json::parse(c.file->meta("config"), nullptr, false);
-    if (!config.is_object()) corrupt(c.path, "its config is not a JSON object");
+    json config;
+    if (!parse_json_bounded(c.file->meta("config"), c.path, config, nullptr) || !config.is_object())
+        corrupt(c.path, "its config is not a JSON object");
     try {
         c.config = TrainConfig::from_json(config);
         // A config that no run could have been trained with (heads 0, hidden 1e9) is damage, not a model.
@@ -246,18 +250,25 @@ void load_weights(const Checkpoint& c, FoneTransformer& model) {
     std::vector<const st::TensorInfo*> found;
     for (const auto& [name, t] : tensors)
         found.push_back(&expect_tensor(c, name, t.scalar_type(), t.sizes().vec()));
-    // Nothing in the file that the model does not have (beyond the optimiser's state).
+    // Nothing in the file that the model does not have (beyond the optimiser's state); a set, so that a
+    // file of a million tensors costs n log n, not n times the model's.
+    std::set<std::string_view> model_names;
+    for (const auto& item : tensors)
+        model_names.insert(item.first);
     for (const st::TensorInfo& t : c.file->tensors()) {
         if (t.name.rfind(kOptimizerPrefix, 0) == 0) continue;
-        bool known = false;
-        for (const auto& item : tensors)
-            known = known || item.first == t.name;
-        if (!known)
+        if (!model_names.count(t.name))
             throw RunError(c.path + ": the weights do not match the model of its config (it has a tensor '" +
                            shown_text(t.name) + "' the model has not)");
     }
-    for (std::size_t i = 0; i < tensors.size(); ++i)
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
         copy_into(c, *found[i], tensors[i].second);
+        // NaN or infinity in a weight (a diverged run, a damaged or crafted file) gives plausible-looking
+        // numbers downstream: eval, predict, patch, knockout and export refuse it here, naming the tensor.
+        if (!torch::isfinite(tensors[i].second).all().item<bool>())
+            throw RunError(c.path + ": the weight '" + shown_text(tensors[i].first) +
+                           "' holds NaN or infinite values (a diverged or damaged model is not loaded)");
+    }
 }
 
 void load_optimizer(const Checkpoint& c, FoneTransformer& model, torch::optim::AdamW& opt) {

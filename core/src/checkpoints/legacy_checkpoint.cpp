@@ -9,6 +9,7 @@
 #include "checkpoints/checkpoint_file.h"
 #include "checkpoints/run_model.h"
 #include "fone/checkpoints/checkpoint.h"
+#include "fone/io/shown_text.h"
 #include "fone/io/zip_integrity.h"
 #include "fone/store/run_store.h"
 
@@ -53,15 +54,41 @@ LegacyMeta read_legacy_meta(torch::serialize::InputArchive& archive, const std::
     return m;
 }
 
-// One .pt file of run_dir rewritten as `to`; its entry of the report.
+// The first setting (of those that make the model and its data: not the name, threads or device) in
+// which a .pt's stored config and the run's config.json differ, as "\"seed\": 3 in the file, 4 in
+// config.json"; "" when none. Both go through this build's TrainConfig, so fields added since (and their
+// defaults) never differ.
+// config.json's model.vocab_size 0 means "the scheme's" (the trained model's records the number).
+std::string settings_difference(const json& stored, const json& run_settings,
+                                const std::string& prefix = "") {
+    for (auto it = stored.begin(); it != stored.end(); ++it) {
+        const std::string& key = it.key();
+        if (prefix.empty() && (key == "name" || key == "threads" || key == "device")) continue;
+        const json b = run_settings.contains(key) ? run_settings[key] : json();
+        if (prefix == "model." && key == "vocab_size" && b == json(0)) continue;
+        if (b.is_object() && it->is_object()) {
+            if (std::string d = settings_difference(*it, b, prefix + key + "."); !d.empty()) return d;
+        } else if (b != it.value()) {
+            return "\"" + prefix + key + "\": " + shown_text(it.value().dump(), 60) + " in the file, " +
+                   shown_text(b.dump(), 60) + " in config.json";
+        }
+    }
+    return "";
+}
+
+// One .pt file of run_dir rewritten as `to`; its entry of the report. A .pt whose stored settings are not
+// those of the run's config.json came from another run: it is refused, never stamped with this run's
+// identity (which would make eval accept a swapped checkpoint).
 json convert_one(const std::string& run_dir, const std::string& from, const std::string& to,
-                 const std::string& identity) {
+                 const std::string& identity, const json& settings) {
     if (const std::string why = detail::zip_problem(from); !why.empty())
         throw RunError(from + ": corrupt or truncated checkpoint (" + why + ")");
     try {
         torch::serialize::InputArchive archive;
         archive.load_from(from);
         LegacyMeta m = read_legacy_meta(archive, from);
+        if (const std::string diff = settings_difference(m.config.to_json(), settings); !diff.empty())
+            throw RunError(from + ": belongs to another run (" + diff + "): not converted");
         RunModel r = open_trained_model_shape(m.config, run_dir);
         r.model->load(archive);
         std::unique_ptr<torch::optim::AdamW> opt;  // none in an exported model
@@ -91,6 +118,14 @@ json convert_one(const std::string& run_dir, const std::string& from, const std:
 json convert_legacy_checkpoints(const std::string& run_dir) {
     const fs::path dir(run_dir);
     const std::string identity = run_identity_of(run_dir);
+    json record = read_json_file((dir / kConfigFile).string());
+    if (record.is_object()) record.erase("versions");
+    json settings;
+    try {
+        settings = TrainConfig::from_json(record).to_json();
+    } catch (const std::invalid_argument& e) {
+        throw RunError((dir / kConfigFile).string() + ": " + e.what());
+    }
     json report = {{"run", run_dir}, {"converted", json::array()}, {"skipped", json::array()}};
     bool any = false;
     for (const auto& [legacy, current] : {std::pair{kLegacyLastCheckpoint, kLastCheckpoint},
@@ -103,7 +138,7 @@ json convert_legacy_checkpoints(const std::string& run_dir) {
             report["skipped"].push_back({{"from", from.string()}, {"why", to.string() + " exists"}});
             continue;
         }
-        report["converted"].push_back(convert_one(run_dir, from.string(), to.string(), identity));
+        report["converted"].push_back(convert_one(run_dir, from.string(), to.string(), identity, settings));
     }
     if (!any)
         throw RunError(run_dir + " has no checkpoint of an older fone (" + kLegacyLastCheckpoint + ", " +

@@ -2,6 +2,8 @@
 #include "fone/io/json_files.h"
 
 #include "fone/io/file_read.h"
+#include "fone/io/file_write.h"
+#include "fone/io/json_bounded.h"
 #include "io/posix_io.h"
 
 #include <fcntl.h>
@@ -50,30 +52,13 @@ JsonLoad load_json(const std::string& path, json& out, std::string& error) {
         error = path + ": corrupt JSON (empty file)";
         return JsonLoad::bad;
     }
-    try {
-        out = json::parse(text);
-    } catch (const json::parse_error& e) {
-        // nlohmann's message without its "[json.exception.parse_error.101] " tag.
-        std::string what = e.what();
-        if (what.rfind("[json.exception.", 0) == 0)
-            if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
-        error = path + ": corrupt JSON at byte " + std::to_string(e.byte) + " (" + what + ")";
-        return JsonLoad::bad;
-    } catch (const json::exception& e) {
-        // Valid syntax the parser still refuses: a number beyond a double's range (1e99999) is out_of_range.
-        std::string what = e.what();
-        if (what.rfind("[json.exception.", 0) == 0)
-            if (const auto end = what.find("] "); end != std::string::npos) what.erase(0, end + 2);
-        error = path + ": corrupt JSON (" + what + ")";
-        return JsonLoad::bad;
-    }
+    if (!parse_json_bounded(text, path, out, &error)) return JsonLoad::bad;
     return JsonLoad::ok;
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) {
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw write_error(path, "write", errno);
+    std::string tmp;
+    const int fd = create_temp_beside(path, &tmp);  // refuses a link or special file at path
     int err = write_all(fd, content.data(), content.size());
     if (err == 0) {
         while (::fsync(fd) != 0) {
@@ -109,8 +94,7 @@ json read_json_file(const std::string& path) {
 
 void append_jsonl(const std::string& path, const json& record) {
     const std::string line = dump_json(record, -1) + "\n";
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) throw write_error(path, "append", errno);
+    const int fd = open_for_writing(path, WriteOpen::append);
     struct stat before {};
     const bool sized = ::fstat(fd, &before) == 0;
     // One write() call: with O_APPEND, the line lands whole at the end (short writes only on a full disk).
@@ -122,13 +106,10 @@ void append_jsonl(const std::string& path, const json& record) {
 }
 
 std::size_t repair_jsonl_tail(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) {
-        if (errno == ENOENT) return 0;
-        throw write_error(path, "repair", errno);
-    }
+    const int fd = open_for_writing(path, WriteOpen::repair);  // a link or special file: refused
+    if (fd < 0) return 0;                                      // missing
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+    if (::fstat(fd, &st) != 0 || st.st_size == 0) {
         ::close(fd);
         return 0;
     }

@@ -1,6 +1,9 @@
 // safetensors reading (bounded, memory-mapped) and writing (atomic). See the header for the rules.
 #include "fone/io/safetensors.h"
 #include "fone/io/file_read.h"
+#include "fone/io/file_write.h"
+#include "fone/io/json_bounded.h"
+#include "fone/io/json_files.h"
 #include "io/posix_io.h"
 
 #include <fcntl.h>
@@ -24,7 +27,7 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kMetadataKey = "__metadata__";
-// Nesting deeper than {"t": {"shape": [..]}} is never valid: refuse it while parsing, before it costs stack.
+// Nesting deeper than {"t": {"shape": [..]}} (3 levels) is never valid: refuse it before the DOM is built.
 constexpr int kMaxDepth = 4;
 
 struct DtypeRow {
@@ -81,25 +84,15 @@ std::string shown(std::string_view name) {
     return name.size() > 80 ? out + "..." : out;
 }
 
-// The header text as JSON, refusing deep nesting and duplicate top-level keys while parsing.
+// The header text as JSON, refusing deep nesting and duplicate top-level keys before the DOM is built
+// (fone/io/json_bounded.h: two linear passes; the parser callback used before was quadratic).
 json parse_json(std::string_view text, const std::string& what) {
-    std::set<std::string> seen;
-    const json::parser_callback_t guard = [&](int depth, json::parse_event_t event, json& parsed) {
-        if (depth > kMaxDepth) fail(what, "the header nests deeper than any tensor entry");
-        if (event == json::parse_event_t::key && depth == 1) {
-            const std::string key = parsed.get<std::string>();
-            if (!seen.insert(key).second) fail(what, "the header names '" + shown(key) + "' twice");
-        }
-        return true;
-    };
-    try {
-        return json::parse(text.begin(), text.end(), guard);
-    } catch (const json::exception& e) {
-        std::string why = e.what();
-        const auto bracket = why.find("] ");
-        if (bracket != std::string::npos) why = why.substr(bracket + 2);
-        fail(what, "header is not JSON: " + why);
-    }
+    json j;
+    std::string error;
+    if (parse_json_bounded(text, what, j, &error, JsonLimits{kMaxDepth, true})) return j;
+    std::string why = error.substr(std::min(error.size(), what.size() + 2));  // without "<what>: "
+    if (why.rfind("corrupt JSON", 0) == 0) fail(what, "header is not JSON: " + why.substr(13));
+    fail(what, "the header " + why);
 }
 
 uint64_t as_offset(const json& v, const std::string& what, const std::string& name, const char* field) {
@@ -250,6 +243,7 @@ File File::open(const std::string& path) {
     f.mapped_ = true;
     // The File owns the mapping from here: a parse error unmaps it through the destructor.
     f.header_ = parse_header({f.base_, f.size_}, size, path);
+    f.index_names();
     return f;
 }
 
@@ -259,12 +253,14 @@ File File::from_memory(std::span<const std::byte> bytes, const std::string& what
     f.base_ = bytes.data();
     f.size_ = bytes.size();
     f.header_ = parse_header(bytes, bytes.size(), what);
+    f.index_names();
     return f;
 }
 
 File::File(File&& o) noexcept
     : path_(std::move(o.path_)),
       header_(std::move(o.header_)),
+      by_name_(std::move(o.by_name_)),
       base_(o.base_),
       size_(o.size_),
       mapped_(o.mapped_) {
@@ -277,6 +273,7 @@ File& File::operator=(File&& o) noexcept {
         if (mapped_ && base_) ::munmap(const_cast<std::byte*>(base_), size_);
         path_ = std::move(o.path_);
         header_ = std::move(o.header_);
+        by_name_ = std::move(o.by_name_);
         base_ = o.base_;
         size_ = o.size_;
         mapped_ = o.mapped_;
@@ -290,10 +287,14 @@ File::~File() {
     if (mapped_ && base_) ::munmap(const_cast<std::byte*>(base_), size_);
 }
 
+void File::index_names() {
+    for (std::size_t i = 0; i < header_.tensors.size(); ++i)
+        by_name_.emplace(header_.tensors[i].name, i);
+}
+
 const TensorInfo* File::find(std::string_view name) const {
-    for (const TensorInfo& t : header_.tensors)
-        if (t.name == name) return &t;
-    return nullptr;
+    const auto it = by_name_.find(name);
+    return it == by_name_.end() ? nullptr : &header_.tensors[it->second];
 }
 
 const TensorInfo& File::at(std::string_view name) const {
@@ -357,10 +358,13 @@ std::string serialize(const std::vector<TensorData>& tensors,
 void write(const std::string& path, const std::vector<TensorData>& tensors,
            const std::map<std::string, std::string>& metadata) {
     const std::string head = header_block(tensors, metadata);
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        throw Error(path + ": cannot write (" + errno_text(errno) + "; " + free_space_text(path) + ")");
+    std::string tmp;
+    int fd = -1;
+    try {
+        fd = create_temp_beside(path, &tmp);  // refuses a link or special file at path
+    } catch (const FileError& e) {
+        throw Error(e.what());
+    }
     int err = write_all(fd, head.data(), head.size());
     for (std::size_t i = 0; err == 0 && i < tensors.size(); ++i)
         err = write_all(fd, static_cast<const char*>(tensors[i].data), tensors[i].nbytes);

@@ -5,6 +5,7 @@
 #include <unicode/unistr.h>
 
 #include <algorithm>
+#include <bitset>
 #include <cctype>
 #include <fstream>
 #include <queue>
@@ -13,10 +14,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
+
 namespace fone::pretrained {
 namespace {
 
 using nlohmann::json;
+
+// The longest a pre-tokenizer regex may work on one match, in ICU's steps (a step is roughly a millisecond
+// of matching; the shipped patterns need far below one step per match).
+constexpr int32_t kRegexTimeLimit = 1000;
 
 // GPT-2's pre-tokenizer regex (the ByteLevel step with use_regex).
 constexpr const char* kGpt2Pattern =
@@ -114,10 +122,33 @@ struct AddedToken {
     bool lstrip = false, rstrip = false, single_word = false;
 };
 
+bool is_word_byte(unsigned char c) {
+    return std::isalnum(c) || c == '_' || c >= 0x80;
+}
+
 struct Merge {
     int32_t rank = 0;
     int64_t id = 0;  // the merged token
 };
+
+// Heterogeneous lookup: a string_view of the text finds a std::string key without a copy.
+struct TextHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+
+// The added tokens of one length: what finding them at a position costs is one hash lookup per length
+// whose first bytes include the text's (not one comparison per added token: 100,000 added tokens took
+// 21 s to inspect a model).
+struct AddedOfLength {
+    std::size_t length = 0;
+    std::bitset<256> first_bytes;
+    std::unordered_map<std::string, std::size_t, TextHash, std::equal_to<>> index;  // content -> added[i]
+};
+
+// Added tokens longer than this are refused when the file is read (the longest in the shipped families'
+// files is under 30 bytes): it bounds the lengths tried at each position of a text.
+constexpr std::size_t kMaxAddedTokenBytes = 256;
 
 }  // namespace
 
@@ -128,7 +159,9 @@ struct BpeTokenizer::Impl {
     std::unordered_map<uint64_t, Merge> merges;       // (left id, right id) -> merge
     bool ignore_merges = false;
     std::optional<int64_t> unk;
-    std::vector<AddedToken> added;  // longest content first
+    std::vector<AddedToken> added;                       // longest content first
+    std::vector<AddedOfLength> added_lengths;            // longest first
+    std::unordered_map<int64_t, std::size_t> added_ids;  // id -> added[i]
     std::vector<NormalizerStep> normalizer;
     std::vector<PreTokenizerStep> pre;
     std::vector<int64_t> prefix, suffix;
@@ -141,6 +174,8 @@ struct BpeTokenizer::Impl {
     void read_pre_tokenizer(const json& p);
     void read_post_processor(const json& p);
     void read_added(const json& a);
+    void index_added();
+    const AddedToken* added_at(std::string_view text, std::size_t i) const;
 
     std::vector<std::string> pre_tokenize(const std::string& text) const;
     void bpe(const std::string& word, std::vector<int64_t>& out) const;
@@ -166,12 +201,15 @@ std::shared_ptr<icu::RegexPattern> compile(const std::string& pattern, bool lite
     return p;
 }
 
-// Splits `piece` by the pattern's matches, as the Split pre-tokenizer's behaviours say.
+// Splits `piece` by the pattern's matches, as the Split pre-tokenizer's behaviours say. Every find() runs
+// under ICU's time limit (kRegexTimeLimit): a pattern that backtracks exponentially ((a+)+b on 41 a's) is
+// an error naming the file and the limit, never a hang, and never a silently shorter split.
 void split_by(const icu::RegexPattern& pattern, SplitBehavior behavior, const std::string& piece,
-              std::vector<std::string>& out) {
+              std::vector<std::string>& out, const std::string& what) {
     const icu::UnicodeString u = icu::UnicodeString::fromUTF8(piece);
     UErrorCode status = U_ZERO_ERROR;
     std::unique_ptr<icu::RegexMatcher> m(pattern.matcher(u, status));
+    if (U_SUCCESS(status)) m->setTimeLimit(kRegexTimeLimit, status);
     std::vector<std::pair<std::string, bool>> parts;  // text, is a match
     int32_t last = 0;
     while (U_SUCCESS(status) && m->find(status)) {
@@ -181,6 +219,13 @@ void split_by(const icu::RegexPattern& pattern, SplitBehavior behavior, const st
         parts.emplace_back(to_utf8(u.tempSubStringBetween(start, end)), true);
         last = end;
     }
+    if (status == U_REGEX_TIME_OUT)
+        throw TokenizerError(what + ": the pre-tokenizer's regex ran past its time limit (" +
+                             std::to_string(kRegexTimeLimit) + " ICU steps, about " +
+                             std::to_string(kRegexTimeLimit) + " ms) on a piece of " +
+                             std::to_string(u.length()) + " characters");
+    if (U_FAILURE(status))
+        throw TokenizerError(what + ": the pre-tokenizer's regex failed (" + u_errorName(status) + ")");
     if (last < u.length()) parts.emplace_back(to_utf8(u.tempSubStringBetween(last, u.length())), false);
     std::vector<std::string> pieces;
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -371,6 +416,9 @@ void BpeTokenizer::Impl::read_added(const json& a) {
         AddedToken token{t["id"].get<int64_t>(), t["content"].get<std::string>(), t.value("lstrip", false),
                          t.value("rstrip", false), t.value("single_word", false)};
         if (token.content.empty()) fail("an added token is empty");
+        if (token.content.size() > kMaxAddedTokenBytes)
+            fail("an added token is " + std::to_string(token.content.size()) + " bytes long (the limit is " +
+                 std::to_string(kMaxAddedTokenBytes) + ")");
         tokens[token.id] = token.content;
         vocab[token.content] = token.id;
         size = std::max(size, token.id + 1);
@@ -379,6 +427,35 @@ void BpeTokenizer::Impl::read_added(const json& a) {
     std::stable_sort(added.begin(), added.end(), [](const AddedToken& x, const AddedToken& y) {
         return x.content.size() > y.content.size();
     });
+    index_added();
+}
+
+void BpeTokenizer::Impl::index_added() {
+    for (std::size_t i = 0; i < added.size(); ++i) {
+        const std::string& c = added[i].content;
+        if (added_lengths.empty() || added_lengths.back().length != c.size())
+            added_lengths.push_back(AddedOfLength{c.size(), {}, {}});
+        added_lengths.back().first_bytes.set(static_cast<unsigned char>(c[0]));
+        added_lengths.back().index.emplace(c, i);  // the first of equal contents wins, as before
+        added_ids.emplace(added[i].id, i);
+    }
+}
+
+// The added token at text[i] (longest first; a single_word token only where it is a whole word).
+const AddedToken* BpeTokenizer::Impl::added_at(std::string_view text, std::size_t i) const {
+    const auto first = static_cast<unsigned char>(text[i]);
+    for (const AddedOfLength& group : added_lengths) {
+        if (group.length > text.size() - i || !group.first_bytes.test(first)) continue;
+        const auto it = group.index.find(text.substr(i, group.length));
+        if (it == group.index.end()) continue;
+        const AddedToken& t = added[it->second];
+        const std::size_t end = i + t.content.size();
+        if (t.single_word && ((i > 0 && is_word_byte(static_cast<unsigned char>(text[i - 1]))) ||
+                              (end < text.size() && is_word_byte(static_cast<unsigned char>(text[end])))))
+            continue;
+        return &t;
+    }
+    return nullptr;
 }
 
 std::vector<std::string> BpeTokenizer::Impl::pre_tokenize(const std::string& text) const {
@@ -388,7 +465,7 @@ std::vector<std::string> BpeTokenizer::Impl::pre_tokenize(const std::string& tex
         for (std::string& piece : pieces) {
             if (step.add_prefix_space && piece.rfind(' ', 0) != 0) piece.insert(0, " ");
             if (step.regex)
-                split_by(*step.regex, step.behavior, piece, next);
+                split_by(*step.regex, step.behavior, piece, next, what);
             else if (!piece.empty())
                 next.push_back(std::move(piece));
         }
@@ -502,16 +579,16 @@ BpeTokenizer& BpeTokenizer::operator=(BpeTokenizer&&) noexcept = default;
 BpeTokenizer::~BpeTokenizer() = default;
 
 BpeTokenizer BpeTokenizer::load(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw TokenizerError(path + ": cannot be read");
-    std::stringstream text;
-    text << in.rdbuf();
-    return from_json_text(text.str(), path);
+    const FileRead file = read_regular_file(path, kMaxJsonFileBytes);  // no FIFO, device or huge file
+    if (!file.ok()) throw TokenizerError(file.error);
+    return from_json_text(file.text, path);
 }
 
 BpeTokenizer BpeTokenizer::from_json_text(std::string_view text, const std::string& what) {
-    const json j = json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) throw TokenizerError(what + ": not a JSON object");
+    json j;
+    std::string error;
+    if (!parse_json_bounded(text, what, j, &error)) throw TokenizerError(error);  // depth limited
+    if (!j.is_object()) throw TokenizerError(what + ": not a JSON object");
     auto impl = std::make_unique<Impl>();
     impl->what = what;
     impl->read_model(j.contains("model") ? j["model"] : json());
@@ -535,9 +612,6 @@ namespace {
 bool is_space(unsigned char c) {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
-bool is_word(unsigned char c) {
-    return std::isalnum(c) || c == '_' || c >= 0x80;
-}
 
 }  // namespace
 
@@ -548,16 +622,7 @@ std::vector<int64_t> BpeTokenizer::encode(std::string_view text, bool add_specia
     // Added tokens are split out first (longest at each position), the text between them encoded.
     std::size_t plain_from = 0, i = 0;
     while (i < text.size()) {
-        const AddedToken* hit = nullptr;
-        for (const AddedToken& t : impl_->added)
-            if (text.compare(i, t.content.size(), t.content) == 0) {
-                const std::size_t end = i + t.content.size();
-                if (t.single_word && ((i > 0 && is_word(static_cast<unsigned char>(text[i - 1]))) ||
-                                      (end < text.size() && is_word(static_cast<unsigned char>(text[end])))))
-                    continue;
-                hit = &t;
-                break;
-            }
+        const AddedToken* hit = impl_->added_at(text, i);
         if (!hit) {
             ++i;
             continue;
@@ -588,8 +653,8 @@ std::string BpeTokenizer::token_text(int64_t id) const {
     const auto it = impl_->tokens.find(id);
     if (it == impl_->tokens.end())
         throw TokenizerError(impl_->what + ": no token has id " + std::to_string(id));
-    for (const AddedToken& t : impl_->added)
-        if (t.id == id) return t.content;
+    if (const auto a = impl_->added_ids.find(id); a != impl_->added_ids.end())
+        return impl_->added[a->second].content;
     const icu::UnicodeString u = icu::UnicodeString::fromUTF8(it->second);
     std::string bytes;
     for (int32_t i = 0; i < u.length(); i = u.moveIndex32(i, 1)) {

@@ -10,6 +10,7 @@
 
 #include "checkpoints/run_model.h"
 #include "fone/analysis/analysis.h"
+#include "fone/tasks/expression.h"
 #include "nn/timing.h"
 
 namespace fone {
@@ -234,8 +235,9 @@ struct InterventionSession::Impl {
         return pairs;
     }
 
+    // A whole question, as predict asks (parse_prompt: "5" or "1+2" without "=" are refused with why).
     ModelInputs encode(const std::string& prompt) {
-        return to_device(a.run.scheme->encode_prompt(prompt), a.device).in;
+        return to_device(a.run.scheme->encode_parsed_prompt({prompt, parse_prompt(prompt)}), a.device).in;
     }
 
     json tokens_json(const ModelInputs& in) {

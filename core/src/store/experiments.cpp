@@ -2,6 +2,7 @@
 #include "fone/store/experiments.h"
 
 #include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 
 #include <algorithm>
 #include <cctype>
@@ -59,19 +60,11 @@ struct Where {
     }
 };
 
-// nlohmann's message without its "[json.exception.parse_error.101] " tag.
-std::string untagged(const std::string& what) {
-    if (what.rfind("[json.exception.", 0) == 0)
-        if (const auto end = what.find("] "); end != std::string::npos) return what.substr(end + 2);
-    return what;
-}
-
 ojson parse_ordered_json(std::string_view text, const std::string& path) {
-    try {
-        return ojson::parse(text);
-    } catch (const ojson::exception& e) {
-        throw std::invalid_argument(path + ": not JSON: " + untagged(e.what()));
-    }
+    ojson j;
+    std::string error;
+    if (!parse_json_bounded(text, path, j, &error)) throw std::invalid_argument(error);  // depth limited
+    return j;
 }
 
 ojson read_ordered_json(const std::string& path) {

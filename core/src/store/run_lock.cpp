@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/io/file_read.h"
+#include "fone/io/file_write.h"
+#include "fone/io/json_bounded.h"
 #include "fone/store/run_store.h"
 #include "io/posix_io.h"
 
@@ -36,8 +38,8 @@ LockHolder read_holder(const std::string& path) {
     LockHolder h;
     const FileRead r = read_regular_file(path, kMaxSmallFileBytes);
     if (!r.ok()) return h;
-    const json j = json::parse(r.text, nullptr, false);
-    if (!j.is_object()) return h;
+    json j;
+    if (!parse_json_bounded(r.text, path, j, nullptr) || !j.is_object()) return h;
     if (const auto it = j.find("pid"); it != j.end() && it->is_number_integer()) h.pid = it->get<int>();
     if (const auto it = j.find("host"); it != j.end() && it->is_string()) h.host = it->get<std::string>();
     if (const auto it = j.find("since"); it != j.end() && it->is_string()) h.since = it->get<std::string>();
@@ -85,11 +87,8 @@ bool run_process_alive(const std::string& run_dir, int pid) {
 
 RunLock RunLock::acquire(const std::string& run_dir) {
     const std::string path = lock_path(run_dir);
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOCTTY, 0644);
-    if (fd < 0) {
-        const int err = errno;
-        throw RunError(path + ": cannot create the run's lock: " + std::strerror(err));
-    }
+    // A link in its place (a received run folder) is refused, never truncated through.
+    const int fd = open_for_writing(path, WriteOpen::update);
     // A reader's probe holds a shared lock for microseconds: try for a second before calling it taken.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

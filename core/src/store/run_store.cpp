@@ -2,6 +2,7 @@
 #include "fone/store/run_store.h"
 
 #include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 #include "fone/io/shown_text.h"
 #include "fone/store/run_lock.h"
 #include "io/posix_io.h"
@@ -195,13 +196,15 @@ MetricsFile parse_metrics(std::string_view text, const std::string& path) {
         const std::string_view line(text.data() + pos, (complete ? nl : text.size()) - pos);
         pos = complete ? nl + 1 : text.size();
         if (is_blank(line)) continue;
-        json j = json::parse(line, nullptr, false);
-        if (j.is_discarded() || !j.is_object()) {
+        json j;
+        std::string error;
+        const bool parsed = parse_json_bounded(line, path, j, &error);  // a record nested too deep: bad
+        if (!parsed || !j.is_object()) {
             if (!complete) {
                 m.truncated_tail = true;  // a write cut short by a crash or power loss
                 break;
             }
-            std::string why = j.is_discarded() ? "not valid JSON" : "not a JSON object";
+            std::string why = !parsed ? "not valid JSON" : "not a JSON object";
             throw RunError(path + ":" + std::to_string(line_no) + ": corrupt metrics line (" + why + ")");
         }
         m.records.push_back(std::move(j));

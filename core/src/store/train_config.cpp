@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "fone/io/json_bounded.h"
 #include "fone/store/run_store.h"
 #include "fone/tasks/typed_sums.h"
 #include "fone/text/text_data.h"
@@ -329,13 +330,8 @@ nlohmann::json read_config_file(const std::string& path) {
 
 nlohmann::json config_settings_from_text(const std::string& text, const std::string& where) {
     nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
-        throw RunError(where + ": corrupt JSON at byte " + std::to_string(e.byte));
-    } catch (const nlohmann::json::exception&) {  // e.g. a number beyond a double's range
-        throw RunError(where + ": corrupt JSON (a number out of range)");
-    }
+    std::string error;
+    if (!parse_json_bounded(text, where, j, &error)) throw RunError(error);  // depth limited, one line
     return settings_object(std::move(j), where);
 }
 

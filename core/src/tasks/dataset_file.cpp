@@ -1,12 +1,17 @@
 // Reading and writing dataset files (fone/tasks/dataset_file.h).
 #include "fone/tasks/dataset_file.h"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <random>
 #include <sstream>
 
 #include "fone/io/file_read.h"
+#include "fone/io/file_write.h"
+#include "fone/io/json_files.h"
+#include "io/posix_io.h"
 #include "tasks/line_text.h"
 
 namespace fone {
@@ -43,31 +48,29 @@ std::vector<Example> read_dataset_file(const std::string& path, std::vector<std:
 }
 
 void write_dataset_file(const std::string& path, const std::vector<Example>& examples) {
-    namespace fs = std::filesystem;
-    // A random suffix, so that two writers of the same file never share a temporary.
-    std::random_device rd;
-    std::ostringstream suffix;
-    suffix << ".tmp-" << std::hex << ((static_cast<std::uint64_t>(rd()) << 32) ^ rd());
-    const std::string tmp = path + suffix.str();
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw DatasetError(path + ": cannot create the temporary file " + tmp);
-        for (const Example& e : examples)
-            out << e.line() << '\n';
-        out.flush();
-        if (!out) {
-            out.close();
-            std::error_code ec;
-            fs::remove(tmp, ec);
-            throw DatasetError(path + ": write error (disk full?)");
+    std::string tmp;
+    int fd = -1;
+    try {
+        fd = create_temp_beside(path, &tmp);  // a link or special file at path is refused
+    } catch (const FileError& e) {
+        throw DatasetError(e.what());
+    }
+    // Written in blocks of about 1 MB: a dataset of 10^8 lines is never one string in memory.
+    std::string block;
+    int err = 0;
+    for (std::size_t i = 0; i < examples.size() && err == 0; ++i) {
+        block += examples[i].line();
+        block += '\n';
+        if (block.size() >= (1u << 20) || i + 1 == examples.size()) {
+            err = detail::write_all(fd, block.data(), block.size());
+            block.clear();
         }
     }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw DatasetError(path + ": cannot replace the file: " + ec.message());
+    if (::close(fd) != 0 && err == 0 && errno != EINTR) err = errno;
+    if (err == 0 && ::rename(tmp.c_str(), path.c_str()) != 0) err = errno;
+    if (err != 0) {
+        ::unlink(tmp.c_str());
+        throw DatasetError(write_error(path, "write", err).what());
     }
 }
 

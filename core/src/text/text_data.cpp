@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/tasks/tasks.h"
@@ -620,13 +621,8 @@ std::vector<TextExample> read_text_jsonl(const std::string& path) {
         if (is_blank(line)) return;
         const std::string at = where(path, number);
         nlohmann::json j;
-        try {
-            j = nlohmann::json::parse(line);
-        } catch (const nlohmann::json::parse_error& e) {
-            throw TextDataError(at + "not JSON (" + e.what() + ")");
-        } catch (const nlohmann::json::exception& e) {  // a number beyond a double's range (1e99999)
-            throw TextDataError(at + "not JSON (" + e.what() + ")");
-        }
+        std::string error;  // "<at>: corrupt JSON ..." or "nests deeper than ..."; at ends with ": "
+        if (!parse_json_bounded(line, at.substr(0, at.size() - 2), j, &error)) throw TextDataError(error);
         if (!j.is_object()) throw TextDataError(at + "expected an object {\"prompt\": ..., \"answer\": ...}");
         TextExample e{json_string_field(j, "prompt", at), json_string_field(j, "answer", at)};
         if (e.answer.empty()) throw TextDataError(at + "empty answer");

@@ -11,6 +11,7 @@
 
 #include "checkpoints/checkpoint_file.h"
 #include "checkpoints/run_model.h"
+#include "fone/analysis/snapshot_file.h"
 #include "fone/build_info.h"
 #include "fone/io/file_read.h"
 #include "fone/nn/device.h"
@@ -610,9 +611,12 @@ void check_trainable(const TrainConfig& config) {
     (void)open_run_model(config, "", RunData::splits);
 }
 
-// Temporary files ("<file>.tmp-<pid>") of writers that died mid-write (kill -9 while a checkpoint or a
-// status was being written): the renamed file is whole, the temporary one is litter.
+// Temporary files ("<file>.tmp-<pid>") of writers that died mid-write (kill -9 while a checkpoint, a
+// status or a snapshot was being written): the renamed file is whole, the temporary one is litter. The
+// run folder and its snapshots folder.
 void remove_stale_temporaries(const std::string& run_dir) {
+    if (fs::path(run_dir).filename() != kSnapshotsDir)
+        remove_stale_temporaries((fs::path(run_dir) / kSnapshotsDir).string());
     std::error_code ec;
     for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();

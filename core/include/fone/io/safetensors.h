@@ -76,7 +76,7 @@ class File {
     const std::string& path() const { return path_; }
     const std::vector<TensorInfo>& tensors() const { return header_.tensors; }
     const std::map<std::string, std::string>& metadata() const { return header_.metadata; }
-    // nullptr when absent.
+    // nullptr when absent (a lookup in an index: opening a model of 40,000 tensors is not quadratic).
     const TensorInfo* find(std::string_view name) const;
     // Error naming the file and the tensor when absent.
     const TensorInfo& at(std::string_view name) const;
@@ -87,9 +87,11 @@ class File {
 
   private:
     File() = default;
+    void index_names();
     std::string path_;
     Header header_;
-    const std::byte* base_ = nullptr;  // the whole file
+    std::map<std::string, std::size_t, std::less<>> by_name_;  // name -> header_.tensors[i]: find is log n
+    const std::byte* base_ = nullptr;                          // the whole file
     std::size_t size_ = 0;
     bool mapped_ = false;
 };

@@ -99,6 +99,8 @@ class ModelFolder {
 
   private:
     ModelFolder() = default;
+    static void check_weight_map(const ModelFolder& m,
+                                 const std::map<std::string, std::string, std::less<>>& weight_map);
     std::string dir_;
     PretrainedConfig config_;
     std::string prefix_;  // GPT-2 checkpoints name weights with or without "transformer."

@@ -1,0 +1,323 @@
+// Files from other people, bounded by construction (issue 33): every writer refuses a symbolic link or a
+// special file in its target's place and leaves the link's target untouched; every reader of outside JSON
+// refuses nesting past kMaxJsonDepth before it costs anything; model folders refuse special files, a
+// tensor held by two shards, a weight_map that contradicts the files and a config whose head_dim would be
+// 0; a tokenizer.json regex that backtracks without end is an error, not a hang. Each case failed (wrote
+// through the link, crashed, hung or ran with a wrong shape) on the code before the issue.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <QtTest>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "fone/io/file_write.h"
+#include "fone/io/json_bounded.h"
+#include "fone/io/json_files.h"
+#include "fone/io/safetensors.h"
+#include "fone/pretrained/model_folder.h"
+#include "fone/pretrained/tokenizer.h"
+#include "fone/store/run_lock.h"
+#include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
+#include "fone/tasks/dataset_file.h"
+
+namespace fs = std::filesystem;
+namespace fp = fone::pretrained;
+namespace st = fone::safetensors;
+using nlohmann::json;
+
+namespace {
+
+const std::string kGolden = std::string(FONE_SOURCE_DIR) + "/tests/golden/pretrained/";
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+void spit(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+// The message of what f throws ("" when it does not throw).
+template <typename F>
+std::string error_of(F&& f) {
+    try {
+        f();
+        return "";
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+// 100,000 levels of '[' (200 KB): what crashed nlohmann's recursive copy and dump.
+std::string deep_json(int levels = 100000) {
+    return std::string(static_cast<std::size_t>(levels), '[') +
+           std::string(static_cast<std::size_t>(levels), ']');
+}
+
+std::string open_problem(const std::string& dir) {
+    return error_of([&] { fp::ModelFolder::open(dir); });
+}
+
+std::string copy_of(const std::string& name, const std::string& into) {
+    const fs::path to = fs::path(into) / name;
+    fs::create_directories(into);
+    fs::copy(kGolden + name, to, fs::copy_options::recursive);
+    return to.string();
+}
+
+}  // namespace
+
+class TestOutsideFiles : public QObject {
+    Q_OBJECT
+  private Q_SLOTS:
+    void writers_refuse_symbolic_links();
+    void writers_refuse_special_files();
+    void planted_temporary_is_not_written_through();
+    void deep_json_is_refused_by_every_reader();
+    void bounded_json_keeps_what_it_accepts();
+    void model_folder_special_files_are_refused();
+    void model_folder_duplicate_tensor_names_both_files();
+    void model_folder_weight_map_is_consulted();
+    void llama_config_without_head_dim_needs_a_multiple();
+    void tokenizer_regex_has_a_time_limit();
+    void tokenizer_many_added_tokens();
+};
+
+void TestOutsideFiles::writers_refuse_symbolic_links() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    const std::string victim = dir + "/victim";  // ~/.bashrc in a received run folder
+    const std::string kept = "line one\nhalf a line";
+    spit(victim, kept);
+    const auto link = [&](const std::string& name) {
+        const std::string path = dir + "/" + name;
+        fs::remove(path);
+        fs::create_symlink(victim, path);
+        return path;
+    };
+    const std::vector<std::pair<std::string, std::function<void()>>> writers = {
+        {"write_file_atomic (status.json, config.json)",
+         [&] { fone::write_file_atomic(link("status.json"), "{}"); }},
+        {"append_jsonl (metrics.jsonl)",
+         [&] {
+             fone::append_jsonl(link("metrics.jsonl"), {{"step", 1}});
+         }},
+        {"repair_jsonl_tail (a resume's tail repair)",
+         [&] { fone::repair_jsonl_tail(link("metrics.jsonl")); }},
+        {"safetensors::write (checkpoints, snapshots)",
+         [&] { st::write(link("checkpoint-last.safetensors"), {}); }},
+        {"open_for_writing update (train.lock)",
+         [&] { ::close(fone::open_for_writing(link("train.lock"), fone::WriteOpen::update)); }},
+        {"RunLock::acquire (train --resume)",
+         [&] {
+             link("train.lock");
+             (void)fone::RunLock::acquire(dir);
+         }},
+        {"open_for_writing append (a sweep cell's log)",
+         [&] { ::close(fone::open_for_writing(link("cell.log"), fone::WriteOpen::append)); }},
+        {"write_dataset_file (fone data)", [&] { fone::write_dataset_file(link("sums.txt"), {}); }},
+    };
+    for (const auto& [what, write] : writers) {
+        const std::string why = error_of(write);
+        QVERIFY2(has(why, "symbolic link"), (what + ": " + why).c_str());
+        QVERIFY2(why.find('\n') == std::string::npos, what.c_str());
+        QCOMPARE(slurp(victim), kept);  // the target is untouched
+    }
+}
+
+void TestOutsideFiles::writers_refuse_special_files() {
+    QTemporaryDir tmp;
+    const std::string fifo = tmp.path().toStdString() + "/metrics.jsonl";
+    QCOMPARE(::mkfifo(fifo.c_str(), 0644), 0);
+    // Opening a FIFO for writing with no reader would block: refused at once.
+    QVERIFY(has(error_of([&] { fone::append_jsonl(fifo, {{"step", 1}}); }), "not a regular file (a FIFO)"));
+    QVERIFY(has(error_of([&] { fone::write_file_atomic(fifo, "x"); }), "not a regular file (a FIFO)"));
+    QVERIFY(has(error_of([&] { fone::repair_jsonl_tail(fifo); }), "not a regular file (a FIFO)"));
+    const std::string folder = tmp.path().toStdString() + "/status.json";
+    fs::create_directory(folder);
+    QVERIFY(has(error_of([&] { fone::write_file_atomic(folder, "x"); }), "a directory"));
+}
+
+void TestOutsideFiles::planted_temporary_is_not_written_through() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    spit(dir + "/victim", "keep");
+    const std::string path = dir + "/status.json";
+    fs::create_symlink(dir + "/victim", path + ".tmp-" + std::to_string(::getpid()));
+    fone::write_file_atomic(path, "{\"status\": \"finished\"}\n");
+    QCOMPARE(slurp(dir + "/victim"), std::string("keep"));
+    QCOMPARE(slurp(path), std::string("{\"status\": \"finished\"}\n"));
+    QVERIFY(!fs::exists(fs::symlink_status(path + ".tmp-" + std::to_string(::getpid()))));
+}
+
+void TestOutsideFiles::deep_json_is_refused_by_every_reader() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString();
+    const std::string deep = deep_json();
+    spit(dir + "/config.json", "{\"model\": " + deep + "}");
+    json out;
+    std::string error;
+    QCOMPARE(fone::load_json(dir + "/config.json", out, error), fone::JsonLoad::bad);
+    QVERIFY2(has(error, "nests deeper than 64 levels") && has(error, "config.json"), error.c_str());
+    QVERIFY(has(error_of([&] { fone::read_json_file(dir + "/config.json"); }), "nests deeper"));
+    QVERIFY(has(error_of([&] { fone::read_config_file(dir + "/config.json"); }), "nests deeper"));
+    QVERIFY(has(error_of([&] { fone::config_settings_from_text(deep, "--config x"); }), "nests deeper"));
+    // A metrics line, a tokenizer.json's normalizer, a model's config.json.
+    spit(dir + "/metrics.jsonl", "{\"step\": 1}\n{\"x\": " + deep + "}\n");
+    QVERIFY(has(error_of([&] { fone::read_metrics(dir + "/metrics.jsonl"); }), "metrics.jsonl:2"));
+    QVERIFY(
+        has(error_of([&] { fp::BpeTokenizer::from_json_text("{\"normalizer\": " + deep + "}", "t.json"); }),
+            "nests deeper"));
+    const std::string model = copy_of("llama", dir);
+    spit(model + "/config.json", "{\"model_type\": \"llama\", \"x\": " + deep + "}");
+    const std::string why = open_problem(model);
+    QVERIFY2(has(why, "nests deeper") && has(why, "config.json"), why.c_str());
+}
+
+void TestOutsideFiles::bounded_json_keeps_what_it_accepts() {
+    json j;
+    std::string error;
+    // 64 levels are accepted, 65 are not; the value is nlohmann's plain parse.
+    QVERIFY(fone::parse_json_bounded(deep_json(64), "x", j, &error));
+    QVERIFY(!fone::parse_json_bounded(deep_json(65), "x", j, &error));
+    QVERIFY(j.is_null());
+    QVERIFY(fone::parse_json_bounded("{\"a\": [1, 2.5, \"s\", null, true]}", "x", j, &error));
+    QCOMPARE(j, json::parse("{\"a\": [1, 2.5, \"s\", null, true]}"));
+    // Errors: one line, capped (a 100 KB unterminated string is not quoted whole), naming the source.
+    QVERIFY(!fone::parse_json_bounded("\"" + std::string(100000, 'a'), "req", j, &error));
+    QVERIFY2(error.rfind("req: corrupt JSON at byte", 0) == 0 && error.size() < 400, error.c_str());
+    QVERIFY(!fone::parse_json_bounded("{\"a\": 1e99999}", "req", j, &error));
+    QVERIFY2(has(error, "corrupt JSON") && !has(error, "[json.exception"), error.c_str());
+    // Duplicate top-level keys, when asked (safetensors headers).
+    QVERIFY(!fone::parse_json_bounded("{\"a\": 1, \"a\": 2}", "h", j, &error, {4, true}));
+    QVERIFY(has(error, "names 'a' twice"));
+}
+
+void TestOutsideFiles::model_folder_special_files_are_refused() {
+    QTemporaryDir tmp;
+    for (const char* name : {"config.json", "tokenizer.json", "model.safetensors.index.json"}) {
+        const std::string dir = copy_of("llama-bf16-sharded", tmp.path().toStdString() + "/" + name);
+        const std::string path = dir + "/" + name;
+        fs::remove(path);
+        if (std::string(name) == "tokenizer.json") {
+            fs::create_symlink("/dev/zero", path);  // reads until memory runs out, before
+            QVERIFY(has(error_of([&] { fp::BpeTokenizer::load(path); }), "not a regular file"));
+            continue;
+        }
+        QCOMPARE(::mkfifo(path.c_str(), 0644), 0);  // hung every model-folder command, before
+        const std::string why = open_problem(dir);
+        QVERIFY2(has(why, "not a regular file (a FIFO)") && has(why, name), why.c_str());
+    }
+}
+
+void TestOutsideFiles::model_folder_duplicate_tensor_names_both_files() {
+    QTemporaryDir tmp;
+    const std::string dir = copy_of("llama-bf16-sharded", tmp.path().toStdString());
+    // Shard 2 gets a copy of a tensor shard 1 holds (different values: a folder mixed from two models).
+    const std::string one = dir + "/model-00001-of-00004.safetensors",
+                      two = dir + "/model-00002-of-00004.safetensors";
+    std::string name;
+    {
+        const st::File first = st::File::open(one);
+        name = first.tensors().front().name;
+        const st::File second = st::File::open(two);
+        std::vector<std::string> bytes;
+        std::vector<st::TensorData> tensors;
+        for (const st::TensorInfo& t : second.tensors())
+            tensors.push_back({t.name, t.dtype, t.shape, second.bytes(t).data(), second.bytes(t).size()});
+        const st::TensorInfo& t = first.tensors().front();
+        std::string zeros(first.bytes(t).size(), '\0');
+        tensors.push_back({t.name, t.dtype, t.shape, zeros.data(), zeros.size()});
+        const std::string text = st::serialize(tensors, second.metadata());
+        spit(two + ".new", text);
+    }
+    fs::rename(two + ".new", two);
+    const std::string why = open_problem(dir);
+    QVERIFY2(has(why, name) && has(why, "model-00001-of-00004") && has(why, "model-00002-of-00004"),
+             why.c_str());
+}
+
+void TestOutsideFiles::model_folder_weight_map_is_consulted() {
+    QTemporaryDir tmp;
+    const std::string dir = copy_of("llama-bf16-sharded", tmp.path().toStdString());
+    QVERIFY(open_problem(dir).empty());
+    json index = json::parse(slurp(dir + "/model.safetensors.index.json"));
+    // A weight of a shard that holds others too (so every shard is still listed), mapped to another shard.
+    std::map<std::string, int> per_file;
+    for (const auto& [weight, shard] : index["weight_map"].items())
+        ++per_file[shard.get<std::string>()];
+    std::string name, file;
+    for (const auto& [weight, shard] : index["weight_map"].items())
+        if (name.empty() && per_file[shard.get<std::string>()] > 1) {
+            name = weight;
+            file = shard.get<std::string>();
+        }
+    QVERIFY(!name.empty());
+    index["weight_map"][name] = file == "model-00004-of-00004.safetensors"
+                                    ? "model-00001-of-00004.safetensors"
+                                    : "model-00004-of-00004.safetensors";
+    spit(dir + "/model.safetensors.index.json", index.dump());
+    const std::string why = open_problem(dir);
+    QVERIFY2(has(why, name) && has(why, file + " holds it"), why.c_str());
+}
+
+void TestOutsideFiles::llama_config_without_head_dim_needs_a_multiple() {
+    QTemporaryDir tmp;
+    const std::string dir = copy_of("llama", tmp.path().toStdString());
+    json config = json::parse(slurp(dir + "/config.json"));
+    config.erase("head_dim");
+    config["num_attention_heads"] = config["hidden_size"].get<int>() * 2;  // more heads than dimensions
+    config["num_key_value_heads"] = config["num_attention_heads"];
+    spit(dir + "/config.json", config.dump());
+    const std::string why = open_problem(dir);
+    QVERIFY2(has(why, "\"head_dim\" is missing") && has(why, "not a multiple"), why.c_str());
+}
+
+void TestOutsideFiles::tokenizer_regex_has_a_time_limit() {
+    json t = json::parse(slurp(kGolden + "gpt2-fp16/tokenizer.json"));
+    // Exponential backtracking: 41 characters took longer than anyone waits.
+    t["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers",
+         {{{"type", "Split"}, {"pattern", {{"Regex", "(a|a)+b"}}}, {"behavior", "Isolated"}},
+          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
+    const fp::BpeTokenizer tok = fp::BpeTokenizer::from_json_text(t.dump(), "tokenizer.json");
+    QCOMPARE(tok.encode("aab", false).empty(), false);  // a short text is fine
+    const std::string why = error_of([&] { tok.encode(std::string(41, 'a'), false); });
+    QVERIFY2(has(why, "tokenizer.json") && has(why, "time limit"), why.c_str());
+}
+
+void TestOutsideFiles::tokenizer_many_added_tokens() {
+    json t = json::parse(slurp(kGolden + "gpt2-fp16/tokenizer.json"));
+    const std::string plain = t.dump();
+    const fp::BpeTokenizer base = fp::BpeTokenizer::from_json_text(plain, "tokenizer.json");
+    const int64_t first = base.vocab_size();
+    // 100,000 added tokens (21 s to inspect a model, before): encoding stays exact, longest first.
+    json added = json::array();
+    for (int i = 0; i < 100000; ++i)
+        added.push_back({{"id", first + i}, {"content", "<x" + std::to_string(i) + ">"}});
+    added.push_back({{"id", first + 100000}, {"content", "<x1><x2>"}});
+    t["added_tokens"] = added;
+    const fp::BpeTokenizer tok = fp::BpeTokenizer::from_json_text(t.dump(), "tokenizer.json");
+    const std::vector<int64_t> ids = tok.encode("<x1><x2><x99999>", false);
+    QCOMPARE(ids, (std::vector<int64_t>{first + 100000, first + 99999}));
+    QCOMPARE(tok.token_text(first + 5), std::string("<x5>"));
+    QCOMPARE(tok.single_token("<x12345>"), std::optional<int64_t>(first + 12345));
+    // An added token longer than the limit is refused when the file is read.
+    t["added_tokens"] = json::array({{{"id", first}, {"content", std::string(300, 'z')}}});
+    QVERIFY(has(error_of([&] { fp::BpeTokenizer::from_json_text(t.dump(), "tokenizer.json"); }),
+                "the limit is 256"));
+}
+
+QTEST_MAIN(TestOutsideFiles)
+#include "test_outside_files.moc"
