@@ -424,7 +424,7 @@ void add_train_commands(CLI::App& app) {
     auto threads = std::make_shared<int>(0);
     auto wrong = std::make_shared<std::size_t>(0);
     auto* eval = app.add_subcommand("eval", torch_command_description("eval"));
-    eval->add_option("--run", *run, "Run name or directory")->required();
+    eval->add_option("--run", *run, "Run name or directory (required, but for --benchmark with --model)");
     eval->add_option("--data", *data,
                      "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
                      "test split)");
@@ -448,8 +448,18 @@ void add_train_commands(CLI::App& app) {
                      "--suite typed: seed of the suite (the default suite is never in a typed training set)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
-    eval->callback([run, data, runs_dir, threads, wrong, suite, per_shape, suite_seed] {
+    auto bench = std::make_shared<BenchmarkOptions>();
+    add_benchmark_options(eval, *bench);
+    eval->callback([run, data, runs_dir, threads, wrong, suite, per_shape, suite_seed, bench] {
         run_command("eval", [&] {
+            if (!bench->benchmark.empty()) {
+                if (!data->empty() || *suite != "test" || *wrong > 0)
+                    throw std::invalid_argument("--benchmark brings its own problems: drop --data, --suite, --mispredictions");
+                return run_benchmark(*bench, *run, *runs_dir, *threads);
+            }
+            if (!bench->model.empty() || bench->json)
+                throw std::invalid_argument("--model and --json go with --benchmark arithmetic");
+            if (run->empty()) throw std::invalid_argument("--run is required (or --benchmark arithmetic --model DIR)");
             if (*suite == "typed" && !data->empty())
                 throw std::invalid_argument("--suite typed brings its own examples; drop --data");
             const std::string dir =
