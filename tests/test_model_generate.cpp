@@ -46,7 +46,8 @@ class TestModelGenerate : public QObject {
   private Q_SLOTS:
     void greedy_matches_transformers_data() {
         QTest::addColumn<QString>("folder");
-        for (const auto& [name, rows] : read_golden()["models"].items())
+        const json golden = read_golden();
+        for (const auto& [name, rows] : golden["models"].items())
             QTest::newRow(name.c_str()) << QString::fromStdString(name);
     }
 
@@ -101,7 +102,8 @@ class TestModelGenerate : public QObject {
     // The benchmark's check (lm-eval's is_greedy) on transformers' continuations: their first tokens are
     // what greedy writes; one token changed is not.
     void greedy_check_on_golden_continuations() {
-        for (const auto& [name, rows] : read_golden()["models"].items()) {
+        const json golden = read_golden();
+        for (const auto& [name, rows] : golden["models"].items()) {
             const fp::ModelFolder m = fp::ModelFolder::open(kGolden + name);
             fp::FolderGenerator g(m, 1);
             const json& row = rows[0];
