@@ -12,10 +12,11 @@ KV cache (its default). Prints one JSON line. Needs torch and transformers; noth
 """
 import argparse
 import json
+import os
 import time
 
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, LogitsProcessor, LogitsProcessorList
+from transformers import AutoModelForCausalLM, LogitsProcessor, LogitsProcessorList, PreTrainedTokenizerFast
 
 
 class StepClock(LogitsProcessor):
@@ -39,7 +40,8 @@ def main():
     torch.set_num_threads(a.threads)
     t_load = time.perf_counter()
     model = AutoModelForCausalLM.from_pretrained(a.dir, dtype=torch.float32).eval()
-    tok = AutoTokenizer.from_pretrained(a.dir)
+    # tokenizer.json alone, as the C++ reads it (its post-processor adds Llama-3's <|begin_of_text|>)
+    tok = PreTrainedTokenizerFast(tokenizer_file=os.path.join(a.dir, "tokenizer.json"))
     load_seconds = time.perf_counter() - t_load
     clock = StepClock()
     with torch.no_grad():

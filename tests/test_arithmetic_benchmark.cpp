@@ -74,14 +74,18 @@ class TestArithmeticBenchmark : public QObject {
                                  "--val-size", "0", "--epochs", "1", "--batch", "32", "--hidden", "32", "--layers",
                                  "1", "--heads", "2", "--kv-heads", "1", "--head-dim", "16", "--intermediate", "64",
                                  "--vocab-size", "400", "--threads", "1", "--eval-every", "0", "--runs-dir", runs,
-                                 "--name", "wp"});
+                                 "--name", "wp", "--int-digits", "6"});
         QVERIFY2(t.code == 0, t.err.constData());
         const auto r = run_fone({"eval", "--benchmark", "arithmetic", "--run", "wp", "--runs-dir", runs,
-                                 "--problems", "3", "--json", "--threads", "1"});
+                                 "--problems", "2", "--json", "--threads", "1"});
         QVERIFY2(r.code == 0, r.err.constData());
         const QJsonObject j = first_line(r.out);
         QCOMPARE(j["source"].toString(), QString("run"));
         QCOMPARE(j["tasks"].toArray().size(), 10);
+        for (const auto& task : j["tasks"].toArray()) {
+            QCOMPARE(task.toObject()["unreadable"].toInt(), 0);  // 6 integer digits hold every number
+            QCOMPARE(task.toObject()["examples"].toArray().size(), 2);
+        }
         for (const auto& task : j["tasks"].toArray())
             for (const auto& e : task.toObject()["examples"].toArray()) {
                 const QJsonObject x = e.toObject();

@@ -59,9 +59,12 @@ void run_benchmark(const BenchmarkOptions& o, const std::string& run, const std:
     s.threads = threads;
     for (const std::string& name : s.tasks)
         gpt3_arithmetic_task(name);  // a wrong name is the one error, before the table starts
-    if (!o.json) std::printf("%-5s %-16s %7s %7s %9s\n", "task", "lm-eval", "n", "correct", "exact");
+    bool header = false;  // printed with the first row, so that an error leaves stdout empty
     const BenchmarkTaskSink on_task = [&](const nlohmann::json& t) {
-        if (!o.json) print_row(t);
+        if (o.json) return;
+        if (!header) std::printf("%-5s %-16s %7s %7s %9s\n", "task", "lm-eval", "n", "correct", "exact");
+        header = true;
+        print_row(t);
     };
     nlohmann::json result;
     if (!o.model.empty())

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "checkpoints/run_model.h"
+#include "fone/numbers/decimal.h"
 #include "fone/hf/generate.h"
 #include "train/text_prompt.h"
 
@@ -165,22 +166,32 @@ json arithmetic_benchmark_run(const std::string& run_dir, const ArithmeticBenchm
         const TaskPrompts t = task_prompts(*task, s);
         std::vector<bool> right;
         json examples = json::array();
+        std::size_t unreadable = 0;
+        right.assign(t.prompts.size(), false);
         for (std::size_t from = 0; from < t.prompts.size(); from += kRunBatch) {
             std::vector<EncodedText> batch;
+            std::vector<std::size_t> members;  // the problems of the batch (an unreadable one is wrong)
             for (std::size_t i = from; i < std::min(t.prompts.size(), from + kRunBatch); ++i) {
                 GenerateRequest request;
                 request.prompt = t.prompts[i];
-                batch.push_back(generation_prompt(*r.text, r.config, request));
+                try {
+                    batch.push_back(generation_prompt(*r.text, r.config, request));
+                    members.push_back(i);
+                } catch (const NumberError&) {  // a number wider than the run's digit slots
+                    ++unreadable;
+                }
             }
-            const std::vector<Generation> out = r.text->generate(r.model, batch, o);
+            const std::vector<Generation> out =
+                batch.empty() ? std::vector<Generation>{} : r.text->generate(r.model, batch, o);
             for (std::size_t j = 0; j < out.size(); ++j) {
-                const std::size_t i = from + j;
+                const std::size_t i = members[j];
                 const std::string written = r.text->generated_text(out[j]);
-                right.push_back(run_right(written, t.problems[i]));
-                if (i < s.examples) examples.push_back(example_row(t.prompts[i], t.problems[i], written, right.back()));
+                right[i] = run_right(written, t.problems[i]);
+                if (i < s.examples) examples.push_back(example_row(t.prompts[i], t.problems[i], written, right[i]));
             }
         }
         rows.push_back(task_result(*task, t, right, std::move(examples)));
+        rows.back()["unreadable"] = unreadable;
         if (on_task) on_task(rows.back());
     }
     json out = summary(rows, s, seconds_since(t0));

@@ -39,7 +39,9 @@ nlohmann::json arithmetic_benchmark_model(const std::string& dir, const Arithmet
 // A text run (fone train --task text|word-problems|...): the same JSON with "source": "run", "run",
 // "method". The run writes greedily after the prompt (with [ANS] for runs trained on prompts and answers);
 // a problem is right when the written text, less leading spaces, starts with the answer and no digit or
-// decimal point follows it. Throws std::invalid_argument for an arithmetic run.
+// decimal point follows it. A prompt with a number wider than the run's digit slots (FoNE runs: m integer
+// digits) is counted wrong, and each task says how many there were ("unreadable"). Throws
+// std::invalid_argument for an arithmetic run.
 nlohmann::json arithmetic_benchmark_run(const std::string& run_dir, const ArithmeticBenchmarkSettings& s,
                                         const BenchmarkTaskSink& on_task = {});
 
