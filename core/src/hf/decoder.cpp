@@ -55,8 +55,19 @@ struct Context {
     bool transposed;  // GPT-2's [in, out] matrices
 };
 
+// One row times a matrix: a matrix-vector product. (LibTorch 1.13 sends a one-row linear to OpenBLAS's
+// sgemm, which packs the whole weight matrix at every call: a generated token then cost 4x transformers'.)
+torch::Tensor row_times(const torch::Tensor& x, const torch::Tensor& w_out_in, const torch::Tensor& b) {
+    auto sizes = x.sizes().vec();
+    sizes.back() = w_out_in.size(0);
+    auto y = torch::mv(w_out_in, x.reshape({-1}));
+    if (b.defined()) y = y + b;
+    return y.view(sizes);
+}
+
 torch::Tensor linear(const Context& ctx, const torch::Tensor& x, const torch::Tensor& w,
                      const torch::Tensor& b) {
+    if (x.numel() == x.size(-1)) return row_times(x, ctx.transposed ? w.t() : w, b);
     if (!ctx.transposed) return F::linear(x, w, b);
     const auto y = torch::matmul(x, w);
     return b.defined() ? y + b : y;
@@ -288,7 +299,7 @@ torch::Tensor DecoderSession::feed(const std::vector<int64_t>& ids, bool last_on
         x = block(s.ctx, s.blocks[l], x, cos, sin, &s.caches[l]);
     s.length += n;
     const auto h = norm(s.ctx, last_only ? x[0].narrow(0, n - 1, 1) : x[0], s.final_w, s.final_b);
-    return torch::matmul(h, s.head.t());
+    return h.size(0) == 1 ? row_times(h, s.head, {}) : torch::matmul(h, s.head.t());
 }
 
 void DecoderSession::clear() {
