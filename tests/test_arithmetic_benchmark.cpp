@@ -42,7 +42,8 @@ class TestArithmeticBenchmark : public QObject {
                 QVERIFY(x["prompt"].toString().endsWith("?\n\nA:"));
                 QVERIFY(x["expected"].toString().startsWith(" "));
                 // greedy writes the expected tokens exactly when the output starts with the expected text
-                if (x["correct"].toBool()) QVERIFY(x["output"].toString().startsWith(x["expected"].toString()));
+                if (x["correct"].toBool())
+                    QVERIFY(x["output"].toString().startsWith(x["expected"].toString()));
             }
         }
         // the same seed gives the same problems; the 1DC prompt has its bracket
@@ -60,21 +61,56 @@ class TestArithmeticBenchmark : public QObject {
         const auto j = run_fone({"eval", "--benchmark", "arithmetic", "--model", kLlama, "--problems", "2",
                                  "--tasks", "2D+", "--shots", "1", "--prompt-style", "lm-eval", "--json"});
         QVERIFY2(j.code == 0, j.err.constData());
-        const QString p = first_line(j.out)["tasks"].toArray()[0].toObject()["examples"].toArray()[0]
+        const QString p = first_line(j.out)["tasks"]
+                              .toArray()[0]
+                              .toObject()["examples"]
+                              .toArray()[0]
                               .toObject()["prompt"]
                               .toString();
-        QVERIFY2(p.startsWith("Question: What is ") && p.contains("\nAnswer: ") && p.contains("\n\nQuestion: ") &&
-                     p.endsWith("?\nAnswer:"),
+        QVERIFY2(p.startsWith("Question: What is ") && p.contains("\nAnswer: ") &&
+                     p.contains("\n\nQuestion: ") && p.endsWith("?\nAnswer:"),
                  qPrintable(p));
     }
 
     void text_run() {
         const QString runs = dir_.path() + "/runs";
-        const auto t = run_fone({"train", "--task", "word-problems", "--train-size", "64", "--test-size", "8",
-                                 "--val-size", "0", "--epochs", "1", "--batch", "32", "--hidden", "32", "--layers",
-                                 "1", "--heads", "2", "--kv-heads", "1", "--head-dim", "16", "--intermediate", "64",
-                                 "--vocab-size", "400", "--threads", "1", "--eval-every", "0", "--runs-dir", runs,
-                                 "--name", "wp", "--int-digits", "6"});
+        const auto t = run_fone({"train",
+                                 "--task",
+                                 "word-problems",
+                                 "--train-size",
+                                 "64",
+                                 "--test-size",
+                                 "8",
+                                 "--val-size",
+                                 "0",
+                                 "--epochs",
+                                 "1",
+                                 "--batch",
+                                 "32",
+                                 "--hidden",
+                                 "32",
+                                 "--layers",
+                                 "1",
+                                 "--heads",
+                                 "2",
+                                 "--kv-heads",
+                                 "1",
+                                 "--head-dim",
+                                 "16",
+                                 "--intermediate",
+                                 "64",
+                                 "--vocab-size",
+                                 "400",
+                                 "--threads",
+                                 "1",
+                                 "--eval-every",
+                                 "0",
+                                 "--runs-dir",
+                                 runs,
+                                 "--name",
+                                 "wp",
+                                 "--int-digits",
+                                 "6"});
         QVERIFY2(t.code == 0, t.err.constData());
         const auto r = run_fone({"eval", "--benchmark", "arithmetic", "--run", "wp", "--runs-dir", runs,
                                  "--problems", "2", "--json", "--threads", "1"});
@@ -100,12 +136,12 @@ class TestArithmeticBenchmark : public QObject {
 
     void bad_input_is_one_line() {
         const QList<QStringList> bad = {
-            {"eval", "--benchmark", "arithmetic"},                                         // neither
-            {"eval", "--benchmark", "arithmetic", "--model", kLlama, "--run", "x"},        // both
-            {"eval", "--benchmark", "arithmetic", "--model", kLlama, "--tasks", "6D+"},    // no such task
-            {"eval", "--benchmark", "arithmetic", "--model", "/nonexistent"},              // no folder
-            {"eval", "--benchmark", "mmlu", "--model", kLlama},                            // no such benchmark
-            {"eval", "--model", kLlama},                                                   // no --benchmark
+            {"eval", "--benchmark", "arithmetic"},                                       // neither
+            {"eval", "--benchmark", "arithmetic", "--model", kLlama, "--run", "x"},      // both
+            {"eval", "--benchmark", "arithmetic", "--model", kLlama, "--tasks", "6D+"},  // no such task
+            {"eval", "--benchmark", "arithmetic", "--model", "/nonexistent"},            // no folder
+            {"eval", "--benchmark", "mmlu", "--model", kLlama},                          // no such benchmark
+            {"eval", "--model", kLlama},                                                 // no --benchmark
         };
         for (const QStringList& args : bad) {
             const auto r = run_fone(args);

@@ -18,8 +18,8 @@ class TestGpt3Arithmetic : public QObject {
             names.emplace_back(t.name);
             lm_eval.emplace_back(t.lm_eval_name);
         }
-        QCOMPARE(names, (std::vector<std::string>{"2D+", "2D-", "3D+", "3D-", "4D+", "4D-", "5D+", "5D-", "2Dx",
-                                                  "1DC"}));
+        QCOMPARE(names, (std::vector<std::string>{"2D+", "2D-", "3D+", "3D-", "4D+", "4D-", "5D+", "5D-",
+                                                  "2Dx", "1DC"}));
         QCOMPARE(lm_eval.front(), std::string("arithmetic_2da"));
         QCOMPARE(lm_eval[8], std::string("arithmetic_2dm"));
         QCOMPARE(gpt3_arithmetic_task("arithmetic_4ds").name, std::string_view("4D-"));
@@ -33,15 +33,18 @@ class TestGpt3Arithmetic : public QObject {
         QCOMPARE(add.question, std::string("What is 98 plus 45?"));
         QCOMPARE(gpt3_context(add, Gpt3PromptStyle::gpt3), std::string("Q: What is 98 plus 45?\n\nA:"));
         QCOMPARE(gpt3_completion(add), std::string(" 143"));
-        QCOMPARE(gpt3_context(add, Gpt3PromptStyle::lm_eval), std::string("Question: What is 98 plus 45?\nAnswer:"));
+        QCOMPARE(gpt3_context(add, Gpt3PromptStyle::lm_eval),
+                 std::string("Question: What is 98 plus 45?\nAnswer:"));
         // a negative difference: 312 - 4075 = -3763
         const Gpt3Problem sub = gpt3_problem(gpt3_arithmetic_task("4D-"), {312, 4075});
         QCOMPARE(sub.question, std::string("What is 312 minus 4075?"));
         QCOMPARE(gpt3_completion(sub), std::string(" -3763"));
         QCOMPARE(gpt3_completion(gpt3_problem(gpt3_arithmetic_task("5D-"), {7, 7})), std::string(" 0"));
-        QCOMPARE(gpt3_problem(gpt3_arithmetic_task("2Dx"), {24, 99}).question, std::string("What is 24 times 99?"));
+        QCOMPARE(gpt3_problem(gpt3_arithmetic_task("2Dx"), {24, 99}).question,
+                 std::string("What is 24 times 99?"));
         QCOMPARE(gpt3_problem(gpt3_arithmetic_task("2Dx"), {24, 99}).answer, 2376LL);
-        // 1DC: the first two bracketed. (9 + 8) * 2 = 34; (2 - 9) * 3 = -21 (not 2 - 27 = -25); (6 * 0) - 5 = -5
+        // 1DC: the first two bracketed. (9 + 8) * 2 = 34; (2 - 9) * 3 = -21 (not 2 - 27 = -25); (6 * 0) - 5 =
+        // -5
         const Gpt3ArithmeticTask& c = gpt3_arithmetic_task("1DC");
         const Gpt3Problem one = gpt3_problem(c, {9, 8, 2}, {'+', '*'});
         QCOMPARE(one.question, std::string("What is (9 + 8) * 2?"));
@@ -71,7 +74,8 @@ class TestGpt3Arithmetic : public QObject {
             int negative = 0;
             for (const Gpt3Problem& p : problems)
                 negative += p.answer < 0 ? 1 : 0;
-            QVERIFY2(negative > 930 && negative < 1070, qPrintable(QString("%1: %2").arg(name).arg(negative)));
+            QVERIFY2(negative > 930 && negative < 1070,
+                     qPrintable(QString("%1: %2").arg(name).arg(negative)));
         }
         const auto five = gpt3_arithmetic_problems(gpt3_arithmetic_task("5D+"), 2000, 3);
         bool short_operand = false;

@@ -66,8 +66,9 @@ class TestModelGenerate : public QObject {
             s.max_new_tokens = read_golden()["max_new_tokens"].get<int>();
             const fp::Generation out = g.generate(prompt, s);
             QCOMPARE(out.ids, row["new_ids"].get<std::vector<int64_t>>());
-            QCOMPARE(out.stop, std::string(static_cast<int>(out.ids.size()) < s.max_new_tokens ? "eos"
-                                                                                                 : "max_new_tokens"));
+            QCOMPARE(
+                out.stop,
+                std::string(static_cast<int>(out.ids.size()) < s.max_new_tokens ? "eos" : "max_new_tokens"));
         }
     }
 

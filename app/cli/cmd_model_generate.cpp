@@ -97,10 +97,11 @@ void register_generate(CLI::App* model) {
     cmd->add_option("--max-new-tokens", o->settings.max_new_tokens, "New tokens at most")
         ->check(CLI::Range(0, 1 << 20))
         ->capture_default_str();
-    cmd->add_flag("--json", o->json,
-                  "JSON lines: {\"event\": \"token\", \"index\", \"id\", \"token\", \"probability\"} per token, "
-                  "then {\"event\": \"end\", \"text\", \"ids\", \"stop\", \"first_token_seconds\", "
-                  "\"tokens_per_second\", ...}");
+    cmd->add_flag(
+        "--json", o->json,
+        "JSON lines: {\"event\": \"token\", \"index\", \"id\", \"token\", \"probability\"} per token, "
+        "then {\"event\": \"end\", \"text\", \"ids\", \"stop\", \"first_token_seconds\", "
+        "\"tokens_per_second\", ...}");
     cmd->add_flag("--no-cache", o->no_cache,
                   "Run the whole sequence through the model at every step (no KV cache: a check, slower)");
     cmd->add_option("--threads", o->threads, "Torch threads (0: every core)")->check(CLI::Range(0, 1024));

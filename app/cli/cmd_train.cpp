@@ -401,23 +401,10 @@ ResolvedSettings resolve_options(TrainOptions& o) {
 
 }  // namespace
 
-void add_train_commands(CLI::App& app) {
-    auto o = std::make_shared<TrainOptions>();
-    auto* train = app.add_subcommand("train", torch_command_description("train"));
-    add_train_options(train, *o);
-    train->add_flag(
-        "--dry-run", o->dry_run,
-        "Print every setting the run would get and where it comes from (the default for the task "
-        "and size, a preset, the config file, a flag), then exit without training or making a run");
-    train->add_flag("--json", o->as_json,
-                    "--dry-run: one JSON object {\"config\", \"sources\"}, as when stdout is not a terminal");
-    train->callback([o] {
-        int code = 0;
-        run_command(
-            "train", [&] { code = run_train(*o); }, 2);
-        if (code) throw CliFailure("training failed", code);
-    });
+namespace {
 
+// fone eval: a run's metrics (its test split, --data, --suite typed) or --benchmark arithmetic.
+void add_eval_command(CLI::App& app) {
     auto run = std::make_shared<std::string>();
     auto data = std::make_shared<std::string>();
     auto runs_dir = std::make_shared<std::string>();
@@ -454,12 +441,14 @@ void add_train_commands(CLI::App& app) {
         run_command("eval", [&] {
             if (!bench->benchmark.empty()) {
                 if (!data->empty() || *suite != "test" || *wrong > 0)
-                    throw std::invalid_argument("--benchmark brings its own problems: drop --data, --suite, --mispredictions");
+                    throw std::invalid_argument(
+                        "--benchmark brings its own problems: drop --data, --suite, --mispredictions");
                 return run_benchmark(*bench, *run, *runs_dir, *threads);
             }
             if (!bench->model.empty() || bench->json)
                 throw std::invalid_argument("--model and --json go with --benchmark arithmetic");
-            if (run->empty()) throw std::invalid_argument("--run is required (or --benchmark arithmetic --model DIR)");
+            if (run->empty())
+                throw std::invalid_argument("--run is required (or --benchmark arithmetic --model DIR)");
             if (*suite == "typed" && !data->empty())
                 throw std::invalid_argument("--suite typed brings its own examples; drop --data");
             const std::string dir =
@@ -469,6 +458,27 @@ void add_train_commands(CLI::App& app) {
                                                          : evaluate_run(dir, *data, *threads, *wrong));
         });
     });
+}
+
+}  // namespace
+
+void add_train_commands(CLI::App& app) {
+    auto o = std::make_shared<TrainOptions>();
+    auto* train = app.add_subcommand("train", torch_command_description("train"));
+    add_train_options(train, *o);
+    train->add_flag(
+        "--dry-run", o->dry_run,
+        "Print every setting the run would get and where it comes from (the default for the task "
+        "and size, a preset, the config file, a flag), then exit without training or making a run");
+    train->add_flag("--json", o->as_json,
+                    "--dry-run: one JSON object {\"config\", \"sources\"}, as when stdout is not a terminal");
+    train->callback([o] {
+        int code = 0;
+        run_command(
+            "train", [&] { code = run_train(*o); }, 2);
+        if (code) throw CliFailure("training failed", code);
+    });
+    add_eval_command(app);
 
     auto prompt = std::make_shared<std::string>();
     auto p_run = std::make_shared<std::string>();

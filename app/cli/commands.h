@@ -101,7 +101,8 @@ struct BenchmarkOptions {
     bool json = false;
 };
 void add_benchmark_options(CLI::App* eval, BenchmarkOptions& o);
-void run_benchmark(const BenchmarkOptions& o, const std::string& run, const std::string& runs_dir, int threads);
+void run_benchmark(const BenchmarkOptions& o, const std::string& run, const std::string& runs_dir,
+                   int threads);
 
 // model inspect | tokenize: a Hugging Face model folder (cmd_model.cpp); add_model_forward_command adds
 // `model forward` (cmd_model_forward.cpp, needs LibTorch) to the group add_model_commands made.

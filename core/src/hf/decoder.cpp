@@ -89,12 +89,12 @@ torch::Tensor activate(const Context& ctx, const torch::Tensor& x) {
 }
 
 // cos and sin of position x frequency for positions first..first+length-1, [length, rotary_dims / 2].
-std::pair<torch::Tensor, torch::Tensor> rope_tables(const PretrainedConfig& c, int64_t first, int64_t length) {
+std::pair<torch::Tensor, torch::Tensor> rope_tables(const PretrainedConfig& c, int64_t first,
+                                                    int64_t length) {
     if (c.rotary_dims == 0) return {};
     const auto inv =
         torch::tensor(rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling), torch::kFloat64);
-    const auto angles =
-        torch::arange(first, first + length, torch::kFloat64).unsqueeze(1) * inv.unsqueeze(0);
+    const auto angles = torch::arange(first, first + length, torch::kFloat64).unsqueeze(1) * inv.unsqueeze(0);
     return {angles.cos().to(torch::kFloat32), angles.sin().to(torch::kFloat32)};
 }
 
@@ -137,7 +137,7 @@ torch::Tensor attention(const Context& ctx, const BlockTensors& w, const torch::
         cache->k = k, cache->v = v;
     }
     const int64_t seen = k.size(2);  // positions attended to: the cached ones and the new
-    if (c.kv_heads != c.heads) {  // each key/value head serves heads / kv_heads consecutive query heads
+    if (c.kv_heads != c.heads) {     // each key/value head serves heads / kv_heads consecutive query heads
         k = k.repeat_interleave(c.heads / c.kv_heads, 1);
         v = v.repeat_interleave(c.heads / c.kv_heads, 1);
     }

@@ -93,9 +93,9 @@ bool FolderGenerator::writes_greedily(const std::vector<int64_t>& context,
     DecoderSession& session = impl_->session;
     session.clear();
     const auto logits = session.feed(whole, false);  // [positions, vocab]
-    const auto chosen = logits.narrow(0, static_cast<int64_t>(context.size()) - 1,
-                                      static_cast<int64_t>(continuation.size()))
-                            .argmax(-1);
+    const auto chosen =
+        logits.narrow(0, static_cast<int64_t>(context.size()) - 1, static_cast<int64_t>(continuation.size()))
+            .argmax(-1);
     return torch::equal(chosen, torch::tensor(continuation, torch::kInt64));
 }
 

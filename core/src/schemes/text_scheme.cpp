@@ -519,7 +519,8 @@ std::vector<Generation> TextLmScheme::generate(
                            .squeeze(1);  // [n, d]
         const auto logits = model->lm_logits(h).to(torch::kFloat32).masked_fill(banned_now(g), -INFINITY);
         const auto probs = torch::softmax(logits, -1).to(torch::kCPU).contiguous();
-        const bool all_done = take_tokens(model, h, choose_tokens(logits, o.temperature, o.top_k, rng), probs, g, out, on_token);
+        const bool all_done = take_tokens(model, h, choose_tokens(logits, o.temperature, o.top_k, rng), probs,
+                                          g, out, on_token);
         if (all_done || step + 1 == o.max_tokens) break;
         if (g.length + 1 > model->config.max_seq) {
             for (std::size_t r = 0; r < out.size(); ++r)

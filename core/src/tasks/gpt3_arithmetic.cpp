@@ -47,10 +47,11 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
 
 const std::vector<Gpt3ArithmeticTask>& gpt3_arithmetic_tasks() {
     static const std::vector<Gpt3ArithmeticTask> tasks = {
-        {"2D+", "arithmetic_2da", 2, '+'}, {"2D-", "arithmetic_2ds", 2, '-'}, {"3D+", "arithmetic_3da", 3, '+'},
-        {"3D-", "arithmetic_3ds", 3, '-'}, {"4D+", "arithmetic_4da", 4, '+'}, {"4D-", "arithmetic_4ds", 4, '-'},
-        {"5D+", "arithmetic_5da", 5, '+'}, {"5D-", "arithmetic_5ds", 5, '-'}, {"2Dx", "arithmetic_2dm", 2, '*'},
-        {"1DC", "arithmetic_1dc", 1, 'c'}};
+        {"2D+", "arithmetic_2da", 2, '+'}, {"2D-", "arithmetic_2ds", 2, '-'},
+        {"3D+", "arithmetic_3da", 3, '+'}, {"3D-", "arithmetic_3ds", 3, '-'},
+        {"4D+", "arithmetic_4da", 4, '+'}, {"4D-", "arithmetic_4ds", 4, '-'},
+        {"5D+", "arithmetic_5da", 5, '+'}, {"5D-", "arithmetic_5ds", 5, '-'},
+        {"2Dx", "arithmetic_2dm", 2, '*'}, {"1DC", "arithmetic_1dc", 1, 'c'}};
     return tasks;
 }
 
@@ -75,8 +76,8 @@ Gpt3Problem gpt3_problem(const Gpt3ArithmeticTask& task, const std::vector<long 
     if (operands.size() != 3 || operators.size() != 2)
         throw std::invalid_argument("1DC takes three operands and two operators");
     const long long answer = apply(operators[1], apply(operators[0], operands[0], operands[1]), operands[2]);
-    return {"What is (" + std::to_string(operands[0]) + " " + operators[0] + " " + std::to_string(operands[1]) +
-                ") " + operators[1] + " " + std::to_string(operands[2]) + "?",
+    return {"What is (" + std::to_string(operands[0]) + " " + operators[0] + " " +
+                std::to_string(operands[1]) + ") " + operators[1] + " " + std::to_string(operands[2]) + "?",
             answer};
 }
 

@@ -5,8 +5,8 @@
 #include <stdexcept>
 
 #include "checkpoints/run_model.h"
-#include "fone/numbers/decimal.h"
 #include "fone/hf/generate.h"
+#include "fone/numbers/decimal.h"
 #include "train/text_prompt.h"
 
 namespace fone {
@@ -108,7 +108,8 @@ json arithmetic_benchmark_model(const std::string& dir, const ArithmeticBenchmar
     const auto t0 = std::chrono::steady_clock::now();
     const std::vector<const Gpt3ArithmeticTask*> tasks = chosen_tasks(s);
     const fp::ModelFolder m = fp::ModelFolder::open(dir);
-    if (m.tokenizer_path().empty()) throw fp::PretrainedError(dir + ": no tokenizer.json (the benchmark is text)");
+    if (m.tokenizer_path().empty())
+        throw fp::PretrainedError(dir + ": no tokenizer.json (the benchmark is text)");
     const fp::BpeTokenizer tok = fp::BpeTokenizer::load(m.tokenizer_path());
     fp::FolderGenerator g(m, s.threads);
     const bool special = s.style == Gpt3PromptStyle::gpt3;
@@ -123,7 +124,8 @@ json arithmetic_benchmark_model(const std::string& dir, const ArithmeticBenchmar
             fp::GenerationSettings greedy;
             greedy.max_new_tokens = 8;
             const fp::Generation out = g.generate(tok.encode(t.prompts[i], special), greedy);
-            examples.push_back(example_row(t.prompts[i], t.problems[i], fp::decode_ids(tok, out.ids), right.back()));
+            examples.push_back(
+                example_row(t.prompts[i], t.problems[i], fp::decode_ids(tok, out.ids), right.back()));
         }
         rows.push_back(task_result(*task, t, right, std::move(examples)));
         if (on_task) on_task(rows.back());
@@ -143,7 +145,8 @@ bool run_right(const std::string& written, const Gpt3Problem& p) {
     const std::string answer = std::to_string(p.answer);
     if (written.compare(from, answer.size(), answer) != 0) return false;
     const std::size_t after = from + answer.size();
-    return after == written.size() || (!std::isdigit(static_cast<unsigned char>(written[after])) && written[after] != '.');
+    return after == written.size() ||
+           (!std::isdigit(static_cast<unsigned char>(written[after])) && written[after] != '.');
 }
 
 }  // namespace
@@ -187,7 +190,8 @@ json arithmetic_benchmark_run(const std::string& run_dir, const ArithmeticBenchm
                 const std::size_t i = members[j];
                 const std::string written = r.text->generated_text(out[j]);
                 right[i] = run_right(written, t.problems[i]);
-                if (i < s.examples) examples.push_back(example_row(t.prompts[i], t.problems[i], written, right[i]));
+                if (i < s.examples)
+                    examples.push_back(example_row(t.prompts[i], t.problems[i], written, right[i]));
             }
         }
         rows.push_back(task_result(*task, t, right, std::move(examples)));

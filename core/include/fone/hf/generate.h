@@ -16,17 +16,17 @@
 namespace fone::pretrained {
 
 struct GenerationSettings {
-    double temperature = 0.0;   // <= 0: greedy (the most probable token, the first of equal maxima)
-    int top_k = 0;              // > 0: sample among the k most probable tokens only
-    int max_new_tokens = 32;    // new tokens at most
-    std::uint64_t seed = 0;     // of the sampling (std::mt19937_64; the draw of nn/token_choice.h)
-    bool use_cache = true;      // false: the whole sequence through the model at every step (checks)
-    bool stop_at_eos = true;    // end at config.json's eos_token_id (it is kept in the output)
-    bool keep_logits = false;   // keep each step's logits in the result (tests)
+    double temperature = 0.0;  // <= 0: greedy (the most probable token, the first of equal maxima)
+    int top_k = 0;             // > 0: sample among the k most probable tokens only
+    int max_new_tokens = 32;   // new tokens at most
+    std::uint64_t seed = 0;    // of the sampling (std::mt19937_64; the draw of nn/token_choice.h)
+    bool use_cache = true;     // false: the whole sequence through the model at every step (checks)
+    bool stop_at_eos = true;   // end at config.json's eos_token_id (it is kept in the output)
+    bool keep_logits = false;  // keep each step's logits in the result (tests)
 };
 
 struct GeneratedToken {
-    int index = 0;             // 0 for the first new token
+    int index = 0;  // 0 for the first new token
     int64_t id = 0;
     double probability = 0.0;  // of this token under the model (softmax of the logits, before temperature)
 };
@@ -35,8 +35,8 @@ struct Generation {
     std::vector<int64_t> prompt_ids, ids;  // ids: the new tokens only
     std::vector<double> probabilities;     // of each new token
     std::string stop;                      // "eos", "max_new_tokens" or "max_positions" (GPT-2's learned)
-    double first_token_seconds = 0.0;      // wall time from the call to the first new token (the prompt's pass)
-    double seconds = 0.0;                  // wall time of the whole generation
+    double first_token_seconds = 0.0;  // wall time from the call to the first new token (the prompt's pass)
+    double seconds = 0.0;              // wall time of the whole generation
     std::vector<std::vector<float>> step_logits;  // keep_logits: the logits each new token was chosen from
 };
 
