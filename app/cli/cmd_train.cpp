@@ -401,30 +401,17 @@ ResolvedSettings resolve_options(TrainOptions& o) {
 
 }  // namespace
 
-void add_train_commands(CLI::App& app) {
-    auto o = std::make_shared<TrainOptions>();
-    auto* train = app.add_subcommand("train", torch_command_description("train"));
-    add_train_options(train, *o);
-    train->add_flag(
-        "--dry-run", o->dry_run,
-        "Print every setting the run would get and where it comes from (the default for the task "
-        "and size, a preset, the config file, a flag), then exit without training or making a run");
-    train->add_flag("--json", o->as_json,
-                    "--dry-run: one JSON object {\"config\", \"sources\"}, as when stdout is not a terminal");
-    train->callback([o] {
-        int code = 0;
-        run_command(
-            "train", [&] { code = run_train(*o); }, 2);
-        if (code) throw CliFailure("training failed", code);
-    });
+namespace {
 
+// fone eval: a run's metrics (its test split, --data, --suite typed) or --benchmark arithmetic.
+void add_eval_command(CLI::App& app) {
     auto run = std::make_shared<std::string>();
     auto data = std::make_shared<std::string>();
     auto runs_dir = std::make_shared<std::string>();
     auto threads = std::make_shared<int>(0);
     auto wrong = std::make_shared<std::size_t>(0);
     auto* eval = app.add_subcommand("eval", torch_command_description("eval"));
-    eval->add_option("--run", *run, "Run name or directory")->required();
+    eval->add_option("--run", *run, "Run name or directory (required, but for --benchmark with --model)");
     eval->add_option("--data", *data,
                      "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
                      "test split)");
@@ -448,8 +435,20 @@ void add_train_commands(CLI::App& app) {
                      "--suite typed: seed of the suite (the default suite is never in a typed training set)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
-    eval->callback([run, data, runs_dir, threads, wrong, suite, per_shape, suite_seed] {
+    auto bench = std::make_shared<BenchmarkOptions>();
+    add_benchmark_options(eval, *bench);
+    eval->callback([run, data, runs_dir, threads, wrong, suite, per_shape, suite_seed, bench] {
         run_command("eval", [&] {
+            if (!bench->benchmark.empty()) {
+                if (!data->empty() || *suite != "test" || *wrong > 0)
+                    throw std::invalid_argument(
+                        "--benchmark brings its own problems: drop --data, --suite, --mispredictions");
+                return run_benchmark(*bench, *run, *runs_dir, *threads);
+            }
+            if (!bench->model.empty() || bench->json)
+                throw std::invalid_argument("--model and --json go with --benchmark arithmetic");
+            if (run->empty())
+                throw std::invalid_argument("--run is required (or --benchmark arithmetic --model DIR)");
             if (*suite == "typed" && !data->empty())
                 throw std::invalid_argument("--suite typed brings its own examples; drop --data");
             const std::string dir =
@@ -459,6 +458,27 @@ void add_train_commands(CLI::App& app) {
                                                          : evaluate_run(dir, *data, *threads, *wrong));
         });
     });
+}
+
+}  // namespace
+
+void add_train_commands(CLI::App& app) {
+    auto o = std::make_shared<TrainOptions>();
+    auto* train = app.add_subcommand("train", torch_command_description("train"));
+    add_train_options(train, *o);
+    train->add_flag(
+        "--dry-run", o->dry_run,
+        "Print every setting the run would get and where it comes from (the default for the task "
+        "and size, a preset, the config file, a flag), then exit without training or making a run");
+    train->add_flag("--json", o->as_json,
+                    "--dry-run: one JSON object {\"config\", \"sources\"}, as when stdout is not a terminal");
+    train->callback([o] {
+        int code = 0;
+        run_command(
+            "train", [&] { code = run_train(*o); }, 2);
+        if (code) throw CliFailure("training failed", code);
+    });
+    add_eval_command(app);
 
     auto prompt = std::make_shared<std::string>();
     auto p_run = std::make_shared<std::string>();

@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "fone/train/arithmetic_benchmark.h"
+
 namespace fone::cli {
 
 // Exit status for a command that ran but failed on some input; the reason is already on stderr.
@@ -53,6 +55,11 @@ inline constexpr CommandSummary kModelForward = {
     "forward",
     "One forward pass of a model folder: the logits and hidden states at the last position (embeddings, "
     "after every block, the last after the final norm: transformers' output_hidden_states)"};
+// `fone model generate`: text from a model folder (greedy or sampled, a KV cache, streamed).
+inline constexpr CommandSummary kModelGenerate = {
+    "generate",
+    "Continue a prompt with a model folder, streamed token by token: greedy unless --temperature, a KV "
+    "cache so each new token runs one position"};
 // `fone analyse patch | knockout` run a model: they too live in libfone_torch_commands.so, under the
 // `analyse` group that `fone` itself registers.
 inline constexpr CommandSummary kAnalysePatch = {
@@ -70,6 +77,7 @@ struct GroupedCommand {
 };
 inline constexpr GroupedCommand kTorchSubcommands[] = {{"runs", kRunsConvert},
                                                        {"model", kModelForward},
+                                                       {"model", kModelGenerate},
                                                        {"analyse", kAnalysePatch},
                                                        {"analyse", kAnalyseKnockout}};
 // kTorchCommands' description of `name` (throws std::out_of_range for another name).
@@ -85,10 +93,22 @@ void add_export_commands(CLI::App& app);     // export: a run's model without op
 // `fone sweep` checks every cell with it before it writes its sweep file.
 nlohmann::json check_train_args(const std::vector<std::string>& args);
 
+// fone eval --benchmark arithmetic (cmd_benchmark.cpp, needs LibTorch): its options on `eval`, its run.
+struct BenchmarkOptions {
+    std::string benchmark, model, style = "gpt3";
+    std::vector<std::string> tasks;
+    ArithmeticBenchmarkSettings settings;
+    bool json = false;
+};
+void add_benchmark_options(CLI::App* eval, BenchmarkOptions& o);
+void run_benchmark(const BenchmarkOptions& o, const std::string& run, const std::string& runs_dir,
+                   int threads);
+
 // model inspect | tokenize: a Hugging Face model folder (cmd_model.cpp); add_model_forward_command adds
 // `model forward` (cmd_model_forward.cpp, needs LibTorch) to the group add_model_commands made.
 void add_model_commands(CLI::App& app);
 void add_model_forward_command(CLI::App& app);
+void add_model_generate_command(CLI::App& app);  // model generate (cmd_model_generate.cpp, needs LibTorch)
 
 // analyse spectrum | pca | probe | circles | hidden | tokens | errors (cmd_analyse.cpp)
 void add_analyse_commands(CLI::App& app);

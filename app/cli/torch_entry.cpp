@@ -18,6 +18,7 @@ void add_commands(CLI::App& app) {
     add_reproduce_commands(app);
     add_export_commands(app);
     add_model_forward_command(app);
+    add_model_generate_command(app);
     add_intervention_commands(app);
 }
 

@@ -55,8 +55,19 @@ struct Context {
     bool transposed;  // GPT-2's [in, out] matrices
 };
 
+// One row times a matrix: a matrix-vector product. (LibTorch 1.13 sends a one-row linear to OpenBLAS's
+// sgemm, which packs the whole weight matrix at every call: a generated token then cost 4x transformers'.)
+torch::Tensor row_times(const torch::Tensor& x, const torch::Tensor& w_out_in, const torch::Tensor& b) {
+    auto sizes = x.sizes().vec();
+    sizes.back() = w_out_in.size(0);
+    auto y = torch::mv(w_out_in, x.reshape({-1}));
+    if (b.defined()) y = y + b;
+    return y.view(sizes);
+}
+
 torch::Tensor linear(const Context& ctx, const torch::Tensor& x, const torch::Tensor& w,
                      const torch::Tensor& b) {
+    if (x.numel() == x.size(-1)) return row_times(x, ctx.transposed ? w.t() : w, b);
     if (!ctx.transposed) return F::linear(x, w, b);
     const auto y = torch::matmul(x, w);
     return b.defined() ? y + b : y;
@@ -77,12 +88,13 @@ torch::Tensor activate(const Context& ctx, const torch::Tensor& x) {
     return torch::gelu(x, "tanh");  // gelu_new, gelu_pytorch_tanh
 }
 
-// cos and sin of position x frequency, [L, rotary_dims / 2].
-std::pair<torch::Tensor, torch::Tensor> rope_tables(const PretrainedConfig& c, int64_t length) {
+// cos and sin of position x frequency for positions first..first+length-1, [length, rotary_dims / 2].
+std::pair<torch::Tensor, torch::Tensor> rope_tables(const PretrainedConfig& c, int64_t first,
+                                                    int64_t length) {
     if (c.rotary_dims == 0) return {};
     const auto inv =
         torch::tensor(rope_inverse_frequencies(c.rotary_dims, c.rope_theta, c.rope_scaling), torch::kFloat64);
-    const auto angles = torch::arange(length, torch::kFloat64).unsqueeze(1) * inv.unsqueeze(0);
+    const auto angles = torch::arange(first, first + length, torch::kFloat64).unsqueeze(1) * inv.unsqueeze(0);
     return {angles.cos().to(torch::kFloat32), angles.sin().to(torch::kFloat32)};
 }
 
@@ -97,8 +109,10 @@ torch::Tensor rotate(const torch::Tensor& x, const torch::Tensor& cos, const tor
     return torch::cat({rotated, x.narrow(-1, dims, x.size(-1) - dims)}, -1);
 }
 
+// With a cache, x holds the new positions only: their keys and values join the cached ones (kept after
+// the rotary, before the grouped heads are repeated) and each new position attends to all earlier ones.
 torch::Tensor attention(const Context& ctx, const BlockTensors& w, const torch::Tensor& x,
-                        const torch::Tensor& cos, const torch::Tensor& sin) {
+                        const torch::Tensor& cos, const torch::Tensor& sin, LayerCache* cache) {
     const PretrainedConfig& c = ctx.c;
     const int64_t b = x.size(0), l = x.size(1), hd = c.head_dim;
     torch::Tensor q, k, v;  // [B, L, heads * hd] and [B, L, kv_heads * hd]
@@ -118,12 +132,17 @@ torch::Tensor attention(const Context& ctx, const BlockTensors& w, const torch::
         q = rotate(q, cos, sin, c.rotary_dims);
         k = rotate(k, cos, sin, c.rotary_dims);
     }
-    if (c.kv_heads != c.heads) {  // each key/value head serves heads / kv_heads consecutive query heads
+    if (cache) {
+        if (cache->k.defined()) k = torch::cat({cache->k, k}, 2), v = torch::cat({cache->v, v}, 2);
+        cache->k = k, cache->v = v;
+    }
+    const int64_t seen = k.size(2);  // positions attended to: the cached ones and the new
+    if (c.kv_heads != c.heads) {     // each key/value head serves heads / kv_heads consecutive query heads
         k = k.repeat_interleave(c.heads / c.kv_heads, 1);
         v = v.repeat_interleave(c.heads / c.kv_heads, 1);
     }
     auto scores = torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(hd));
-    const auto future = torch::ones({l, l}, torch::kBool).triu(1);
+    const auto future = torch::ones({l, seen}, torch::kBool).triu(seen - l + 1);
     scores = scores.masked_fill(future, -std::numeric_limits<float>::infinity());
     const auto out =
         torch::matmul(torch::softmax(scores, -1), v).transpose(1, 2).reshape({b, l, c.heads * hd});
@@ -138,8 +157,8 @@ torch::Tensor mlp(const Context& ctx, const BlockTensors& w, const torch::Tensor
 }
 
 torch::Tensor block(const Context& ctx, const BlockTensors& w, const torch::Tensor& x,
-                    const torch::Tensor& cos, const torch::Tensor& sin) {
-    const auto a = attention(ctx, w, norm(ctx, x, w.attn_norm_w, w.attn_norm_b), cos, sin);
+                    const torch::Tensor& cos, const torch::Tensor& sin, LayerCache* cache = nullptr) {
+    const auto a = attention(ctx, w, norm(ctx, x, w.attn_norm_w, w.attn_norm_b), cos, sin, cache);
     if (ctx.c.parallel_residual) return x + a + mlp(ctx, w, norm(ctx, x, w.mlp_norm_w, w.mlp_norm_b));
     const auto h = x + a;
     return h + mlp(ctx, w, norm(ctx, h, w.mlp_norm_w, w.mlp_norm_b));
@@ -214,7 +233,7 @@ DecoderOutput run_decoder(const ModelFolder& m, const std::vector<torch::Tensor>
         const BlockTensors w = block_tensors(m, l);
         for (std::size_t i = 0; i < xs.size(); ++i) {
             out.hidden_last[i].push_back(xs[i].select(1, -1).clone());
-            const auto [cos, sin] = rope_tables(c, xs[i].size(1));
+            const auto [cos, sin] = rope_tables(c, 0, xs[i].size(1));
             xs[i] = block(ctx, w, xs[i], cos, sin);
         }
         if (progress) progress(static_cast<double>(l + 1) / c.layers);
@@ -230,6 +249,71 @@ DecoderOutput run_decoder(const ModelFolder& m, const std::vector<torch::Tensor>
                 last, stored_weight(m, head.empty() ? weight_name(c, prefix, Weight::embed) : head)));
     }
     return out;
+}
+
+// ---- generation: the weights once, a KV cache ------------------------------------------------------
+
+struct DecoderSession::Impl {
+    const ModelFolder& m;
+    Context ctx;
+    std::vector<BlockTensors> blocks;
+    torch::Tensor embed, positions, final_w, final_b, head;  // float32; head may be embed (tied)
+    std::vector<LayerCache> caches;
+    int64_t length = 0;
+};
+
+DecoderSession::DecoderSession(const ModelFolder& m) {
+    const PretrainedConfig& c = m.config();
+    const std::string& prefix = m.weight_prefix();
+    impl_.reset(new Impl{m, Context{c, stores_transposed(c)}, {}, {}, {}, {}, {}, {}, {}, 0});
+    Impl& s = *impl_;
+    for (int l = 0; l < c.layers; ++l)
+        s.blocks.push_back(block_tensors(m, l));
+    s.embed = load_weight(m, weight_name(c, prefix, Weight::embed));
+    s.positions = optional_weight(m, weight_name(c, prefix, Weight::positions));
+    s.final_w = load_weight(m, weight_name(c, prefix, Weight::final_norm_weight));
+    s.final_b = optional_weight(m, weight_name(c, prefix, Weight::final_norm_bias));
+    const std::string head = weight_name(c, prefix, Weight::lm_head);
+    s.head = head.empty() ? s.embed : load_weight(m, head);
+    s.caches.resize(static_cast<std::size_t>(c.layers));
+}
+
+DecoderSession::DecoderSession(DecoderSession&&) noexcept = default;
+DecoderSession::~DecoderSession() = default;
+
+torch::Tensor DecoderSession::feed(const std::vector<int64_t>& ids, bool last_only) {
+    torch::NoGradGuard no_grad;
+    Impl& s = *impl_;
+    const PretrainedConfig& c = s.ctx.c;
+    if (ids.empty()) throw PretrainedError("no tokens to run");
+    const auto t = torch::tensor(ids, torch::kInt64).unsqueeze(0);
+    check_batches(c, {t});
+    const int64_t n = t.size(1);
+    if (c.rotary_dims == 0 && s.length + n > c.max_positions)
+        throw PretrainedError(std::to_string(s.length + n) + " tokens, but the model has " +
+                              std::to_string(c.max_positions) + " positions");
+    auto x = s.embed.index_select(0, t[0]).unsqueeze(0);
+    if (s.positions.defined()) x = x + s.positions.narrow(0, s.length, n).unsqueeze(0);
+    const auto [cos, sin] = rope_tables(c, s.length, n);
+    for (std::size_t l = 0; l < s.blocks.size(); ++l)
+        x = block(s.ctx, s.blocks[l], x, cos, sin, &s.caches[l]);
+    s.length += n;
+    const auto h = norm(s.ctx, last_only ? x[0].narrow(0, n - 1, 1) : x[0], s.final_w, s.final_b);
+    return h.size(0) == 1 ? row_times(h, s.head, {}) : torch::matmul(h, s.head.t());
+}
+
+void DecoderSession::clear() {
+    for (LayerCache& cache : impl_->caches)
+        cache = {};
+    impl_->length = 0;
+}
+
+int64_t DecoderSession::length() const {
+    return impl_->length;
+}
+
+const PretrainedConfig& DecoderSession::config() const {
+    return impl_->ctx.c;
 }
 
 }  // namespace fone::pretrained

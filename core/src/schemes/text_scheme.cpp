@@ -9,6 +9,7 @@
 #include "fone/numbers/number_parser.h"
 #include "fone/text/corpus.h"
 #include "nn/timing.h"
+#include "nn/token_choice.h"
 #include "schemes/scheme_parts.h"
 
 namespace fone {
@@ -385,51 +386,6 @@ Decimal TextLmScheme::read_value(FoneTransformer& model, const torch::Tensor& h_
 
 // ---- generation ---------------------------------------------------------------------------------------
 
-namespace {
-
-// One draw from the probabilities p[0..vocab): inverse CDF with a 53-bit uniform from the raw engine
-// (portable across libraries).
-int64_t sample(const double* p, int64_t vocab, std::mt19937_64& rng) {
-    const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;
-    double acc = 0.0;
-    int64_t pick = vocab - 1;
-    for (int64_t v = 0; v < vocab; ++v) {
-        acc += p[v];
-        if (u < acc && p[v] > 0) {
-            pick = v;
-            break;
-        }
-    }
-    while (pick > 0 && p[pick] == 0)
-        --pick;
-    return pick;
-}
-
-// The next token of every row of logits [n, vocab]: the most probable (temperature <= 0), else a draw from
-// softmax(logits / temperature), among the top_k most probable tokens when top_k > 0.
-std::vector<int64_t> choose_tokens(const torch::Tensor& logits, const GenerateOptions& o,
-                                   std::mt19937_64& rng) {
-    const int64_t n = logits.size(0), vocab = logits.size(1);
-    std::vector<int64_t> chosen(static_cast<std::size_t>(n));
-    if (o.temperature <= 0) {
-        const auto arg = logits.argmax(-1).to(torch::kCPU);
-        for (int64_t i = 0; i < n; ++i)
-            chosen[static_cast<std::size_t>(i)] = arg[i].item<int64_t>();
-        return chosen;
-    }
-    auto scaled = torch::softmax(logits / o.temperature, -1).to(torch::kCPU).to(torch::kFloat64);
-    if (o.top_k > 0 && o.top_k < vocab) {
-        const auto kth = std::get<0>(scaled.topk(o.top_k, -1)).select(-1, o.top_k - 1).unsqueeze(-1);
-        scaled = torch::where(scaled.lt(kth), torch::zeros_like(scaled), scaled);
-    }
-    scaled = (scaled / scaled.sum(-1, true)).contiguous();
-    for (int64_t i = 0; i < n; ++i)
-        chosen[static_cast<std::size_t>(i)] = sample(scaled[i].data_ptr<double>(), vocab, rng);
-    return chosen;
-}
-
-}  // namespace
-
 TextLmScheme::Generating TextLmScheme::start_generation(FoneTransformer& model,
                                                         const std::vector<EncodedText>& prompts) const {
     const torch::Device device = model->embed->weight.device();
@@ -563,7 +519,8 @@ std::vector<Generation> TextLmScheme::generate(
                            .squeeze(1);  // [n, d]
         const auto logits = model->lm_logits(h).to(torch::kFloat32).masked_fill(banned_now(g), -INFINITY);
         const auto probs = torch::softmax(logits, -1).to(torch::kCPU).contiguous();
-        const bool all_done = take_tokens(model, h, choose_tokens(logits, o, rng), probs, g, out, on_token);
+        const bool all_done = take_tokens(model, h, choose_tokens(logits, o.temperature, o.top_k, rng), probs,
+                                          g, out, on_token);
         if (all_done || step + 1 == o.max_tokens) break;
         if (g.length + 1 > model->config.max_seq) {
             for (std::size_t r = 0; r < out.size(); ++r)

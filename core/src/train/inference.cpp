@@ -12,6 +12,7 @@
 #include "fone/store/run_store.h"
 #include "fone/tasks/expression.h"
 #include "nn/timing.h"
+#include "train/text_prompt.h"
 #include "train/typed_eval.h"
 
 namespace fone {
@@ -83,24 +84,6 @@ void check_request(const GenerateRequest& r) {
         throw std::invalid_argument("--max-tokens must be in 1..100000");
 }
 
-// What generation starts from: "[BOS] prompt [ANS]" for runs trained on prompts and answers (unless the
-// user continues the text), else "[BOS] prompt".
-EncodedText generation_prompt(const TextLmScheme& text, const TrainConfig& config, const GenerateRequest& r) {
-    // Whether a text run's examples are prompts with answers (generators, JSONL) or documents (plain text).
-    const bool has_prompts = config.text_task != "text" || config.task.data_file.ends_with(".jsonl");
-    const bool answer = has_prompts && !r.continue_text;
-    if (answer && r.prompt.find_first_not_of(" \t\r\n") == std::string::npos)
-        throw std::invalid_argument(
-            "the prompt is empty (this run answers prompts; --continue starts from nothing)");
-    try {
-        return text.prompt_tokens(r.prompt, answer);
-    } catch (const NumberError& e) {
-        throw NumberError(std::string("prompt: ") + e.what());
-    } catch (const TokenizerError& e) {
-        throw std::invalid_argument(std::string("prompt: ") + e.what());
-    }
-}
-
 // The "token" events of a generation: each new token with the text it adds (the text decoded so far,
 // numbers written by write_number, minus what was handed out before).
 class TokenEvents {
@@ -140,6 +123,23 @@ class TokenEvents {
 };
 
 }  // namespace
+
+// train/text_prompt.h
+EncodedText generation_prompt(const TextLmScheme& text, const TrainConfig& config, const GenerateRequest& r) {
+    // Whether a text run's examples are prompts with answers (generators, JSONL) or documents (plain text).
+    const bool has_prompts = config.text_task != "text" || config.task.data_file.ends_with(".jsonl");
+    const bool answer = has_prompts && !r.continue_text;
+    if (answer && r.prompt.find_first_not_of(" \t\r\n") == std::string::npos)
+        throw std::invalid_argument(
+            "the prompt is empty (this run answers prompts; --continue starts from nothing)");
+    try {
+        return text.prompt_tokens(r.prompt, answer);
+    } catch (const NumberError& e) {
+        throw NumberError(std::string("prompt: ") + e.what());
+    } catch (const TokenizerError& e) {
+        throw std::invalid_argument(std::string("prompt: ") + e.what());
+    }
+}
 
 json evaluate_run(const std::string& run_dir, const std::string& data_file, int threads,
                   std::size_t max_mispredictions) {
