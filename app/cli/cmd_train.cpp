@@ -279,6 +279,18 @@ void print_dry_run(const ResolvedSettings& r, bool as_json) {
     std::cout.flush();
 }
 
+// --threads 0 (the default) is chosen when the run starts, from the machine as it is then: the dry run says
+// what that choice would be now, and why, in the threads line's source.
+void explain_threads(ResolvedSettings& r) {
+    if (r.config.threads > 0) return;
+    for (SourcedSetting& s : r.settings)
+        if (s.key == "threads") {
+            const ThreadChoice now = choose_threads(0, 0.1);
+            s.source += "; " + now.reason.substr(0, now.reason.find(':')) +
+                        " now:" + now.reason.substr(now.reason.find(':') + 1);
+        }
+}
+
 int run_train(TrainOptions& o) {
     for (auto& f : o.collect)
         f();
@@ -286,8 +298,9 @@ int run_train(TrainOptions& o) {
         if (!o.resume.empty())
             throw std::invalid_argument(
                 "--dry-run shows a new run's settings; --resume continues a run with its own");
-        const ResolvedSettings r = resolve_options(o);
+        ResolvedSettings r = resolve_options(o);
         resolve_device(r.config.device);  // as a run would: --device cuda without CUDA is an error here too
+        explain_threads(r);
         print_dry_run(r, o.as_json);
         return 0;  // no store opened, no run directory made
     }
