@@ -210,10 +210,10 @@ double CpuLoadMeter::others_busy(double min_seconds) {
 
 std::string CpuShare::reason() const {
     char text[256], q[48] = "no cgroup quota";
-    if (quota) std::snprintf(q, sizeof q, "cgroup quota %.3g CPUs", *quota);
+    if (quota) std::snprintf(q, sizeof q, "cgroup quota %.3g CPU%s", *quota, *quota == 1.0 ? "" : "s");
     std::snprintf(text, sizeof text,
-                  "%d CPUs usable (affinity %d, %s), other processes kept %.1f busy over %.1f s", usable,
-                  affinity, q, others_busy, window_seconds);
+                  "%d CPU%s usable (affinity %d, %s), other processes kept %.1f busy over %.1f s", usable,
+                  usable == 1 ? "" : "s", affinity, q, others_busy, window_seconds);
     return text;
 }
 
