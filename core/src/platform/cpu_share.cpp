@@ -35,6 +35,7 @@ bool parse_cpu_line(const std::string& line, int& cpu, CpuTimes& times) {
     if (!in) return false;
     in >> iowait >> irq >> softirq >> steal;  // absent on old kernels: 0
     times.busy = user + nice + system + irq + softirq + steal;
+    times.niced = nice;
     times.total = times.busy + idle + iowait;
     return true;
 }
@@ -95,6 +96,7 @@ CpuTimes parse_proc_stat(const std::string& text, const std::vector<int>& cpus) 
         if (!parse_cpu_line(line, cpu, t)) continue;
         if (!cpus.empty() && std::find(cpus.begin(), cpus.end(), cpu) == cpus.end()) continue;
         sum.busy += t.busy;
+        sum.niced += t.niced;
         sum.total += t.total;
     }
     return sum;
@@ -102,9 +104,12 @@ CpuTimes parse_proc_stat(const std::string& text, const std::vector<int>& cpus) 
 
 double others_busy_cpus(const CpuTimes& before, const CpuTimes& after, int cpus, double own_cpu_seconds,
                         double wall_seconds) {
-    if (after.total <= before.total || wall_seconds <= 0 || after.busy < before.busy) return 0.0;
-    const double busy_share =
-        static_cast<double>(after.busy - before.busy) / static_cast<double>(after.total - before.total);
+    if (after.total <= before.total || wall_seconds <= 0 || after.busy < before.busy ||
+        after.niced < before.niced)
+        return 0.0;
+    const double niced = static_cast<double>(after.niced - before.niced);
+    const double busy = static_cast<double>(after.busy - before.busy) - niced * (1.0 - kNicedBusyWeight);
+    const double busy_share = busy / static_cast<double>(after.total - before.total);
     const double others = busy_share * cpus - own_cpu_seconds / wall_seconds;
     return std::clamp(others, 0.0, static_cast<double>(cpus));
 }

@@ -30,7 +30,7 @@ ThreadAdapter::ThreadAdapter(int usable, int start, ThreadAdapterSettings settin
       usable_(std::max(1, usable)),
       threads_(std::clamp(start, 1, std::max(1, usable))),
       measured_(static_cast<std::size_t>(std::max(1, usable)) + 1),
-      explore_every_(settings.explore_seconds) {}
+      explore_every_(settings.first_explore_seconds) {}
 
 bool ThreadAdapter::add_step(int64_t examples, double seconds) {
     if (skip_next_) {
@@ -105,8 +105,8 @@ std::optional<ThreadChange> ThreadAdapter::decide(double others_busy, double now
             best = static_cast<int>(k);
     if (best != threads_ && measured_[best].per_example < per_example * (1.0 - settings_.margin)) {
         // A try that the count it came from beats: that count is right, look again later than before.
-        explore_every_ = best == probed_from ? std::min(explore_every_ * kExploreGrowth,
-                                                        settings_.explore_seconds * kExploreLongest)
+        const double longer = std::max(settings_.explore_seconds, explore_every_ * kExploreGrowth);
+        explore_every_ = best == probed_from ? std::min(longer, settings_.explore_seconds * kExploreLongest)
                                              : settings_.explore_seconds;
         char why[160];
         std::snprintf(why, sizeof why, "%s measured faster: %.3g µs per example against %.3g on %d",

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <vector>
@@ -55,6 +56,11 @@ void restart_self() {
     for (std::string& a : args)
         argv.push_back(a.data());
     argv.push_back(nullptr);
+    // The program's own path, not /proc/self/exe: the process is named after the file it executes, and
+    // `ps` and `top` should say "fone", not "exe".
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (!ec && ::access(self.c_str(), X_OK) == 0) ::execv(self.c_str(), argv.data());
     ::execv("/proc/self/exe", argv.data());
 }
 

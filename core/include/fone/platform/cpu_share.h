@@ -14,16 +14,22 @@ namespace fone {
 // Jiffy counters of /proc/stat, summed over some CPUs.
 struct CpuTimes {
     unsigned long long busy = 0;   // user + nice + system + irq + softirq + steal (guest is inside user)
+    unsigned long long niced = 0;  // nice: the part of busy that processes of lower priority (nice > 0) used
     unsigned long long total = 0;  // busy + idle + iowait
 };
+
+// How much of a CPU that a niced process keeps busy counts as taken. The scheduler gives a thread of nice 0
+// three times the share of a nice-5 process (weights 1024 and 335), 9 times a nice-10 one's: a thread of ours
+// beside a niced build gets most of the CPU. Counted at a quarter, the share a nice-5 process keeps.
+constexpr double kNicedBusyWeight = 0.25;
 
 // The "cpuN" lines of a /proc/stat text for the CPUs in `cpus` (every "cpuN" line when `cpus` is empty).
 // Lines it cannot read are skipped.
 CpuTimes parse_proc_stat(const std::string& text, const std::vector<int>& cpus);
 
 // CPUs kept busy by other processes between two readings of the same `cpus` CPUs: the busy share of their
-// time times their number, less this process's own CPU seconds over the wall seconds between the readings.
-// Never below 0; 0 when no time passed.
+// time (niced time at kNicedBusyWeight) times their number, less this process's own CPU seconds over the wall
+// seconds between the readings (a `fone` run at nice 0). Never below 0; 0 when no time passed.
 double others_busy_cpus(const CpuTimes& before, const CpuTimes& after, int cpus, double own_cpu_seconds,
                         double wall_seconds);
 

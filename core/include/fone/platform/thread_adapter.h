@@ -7,8 +7,8 @@
 // count's seconds per example (the median step's: a step cut short by the machine does not decide). Then:
 //   1. a count measured recently, under about the same load, that was clearly faster (by `margin`) is taken;
 //   2. else the count the load suggests (threads_for_free_cpus) is tried when it has no such measurement;
-//   3. else, after `explore_seconds` on one count, its neighbour is tried once (the interval doubling, up to
-//      8 times, while the tries confirm the count).
+//   3. else, after `explore_seconds` on one count (`first_explore_seconds` for the first), its neighbour is
+//      tried once (the interval doubling, up to 8 times, while the tries confirm the count).
 // A measurement is forgotten after `memory_seconds`, or when the others' load has changed by `load_change`
 // CPUs since it was taken: it says nothing about the machine as it is now.
 #pragma once
@@ -27,6 +27,9 @@ struct ThreadAdapterSettings {
     double memory_seconds = 60.0;
     double load_change = 0.5;
     double explore_seconds = 30.0;
+    // The first try comes sooner: the load at the start (what the first count was chosen from) is only a
+    // guess at how fast the threads will be, and a short run has no 30 s to spare.
+    double first_explore_seconds = 5.0;
 };
 
 struct ThreadChange {
