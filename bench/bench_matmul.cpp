@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "fone/platform/blas_kernel.h"
+#include "fone/platform/thread_environment.h"
 
 namespace {
 
@@ -41,7 +42,7 @@ double gflops(int64_t n, int threads) {
 }  // namespace
 
 int main() {
-    fone::use_best_blas_kernel();
+    fone::settle_thread_environment();
     const int hw = fone::available_cores();
     std::printf("LibTorch %s, BLAS: %s\n%s\n", TORCH_VERSION, blas_library().c_str(),
                 fone::blas_kernel_text().c_str());

@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include "fone/platform/blas_kernel.h"
+#include "fone/platform/thread_environment.h"
 #include "fone/train/measure.h"
 
 namespace {
@@ -48,7 +49,7 @@ double row(const char* label, const nlohmann::json& m, double peak) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    fone::use_best_blas_kernel();
+    fone::settle_thread_environment();
     const int steps = argc > 1 ? std::atoi(argv[1]) : 20;
     // The defaults for 51,200 examples (the small-set defaults use a wider model).
     fone::TrainConfig base = fone::resolve_train_config({{{"task", "dec-add"}, {"train_size", 51200}}});

@@ -55,6 +55,34 @@ class TestCli : public QObject {
                  r.out.constData());
     }
 
+    // OpenMP's waiting threads yield (issue 29): `fone` starts with OMP_WAIT_POLICY=PASSIVE (it starts
+    // itself again when it was not in its environment: libgomp reads it at load), and a user's own
+    // OMP_WAIT_POLICY or GOMP_SPINCOUNT wins. --version reports the environment the process started with.
+    void openmp_threads_wait_passively_unless_the_user_chose() {
+        const auto plain = run_fone({"--version"}, {}, 300000, {"OMP_WAIT_POLICY=", "GOMP_SPINCOUNT="});
+        QCOMPARE(plain.code, 0);
+        if (plain.out.contains("without LibTorch")) QSKIP("no LibTorch here");
+        QVERIFY2(plain.out.contains("; OpenMP wait PASSIVE (fone);"), plain.out.constData());
+        const auto active =
+            run_fone({"--version"}, {}, 300000, {"OMP_WAIT_POLICY=ACTIVE", "GOMP_SPINCOUNT="});
+        QVERIFY2(active.out.contains("; OpenMP wait ACTIVE (environment);"), active.out.constData());
+        const auto spin = run_fone({"--version"}, {}, 300000, {"OMP_WAIT_POLICY=", "GOMP_SPINCOUNT=5000"});
+        QVERIFY2(spin.out.contains("; OpenMP wait GOMP_SPINCOUNT=5000 (environment);"), spin.out.constData());
+    }
+
+    // --dry-run's threads line says what --threads 0 would choose now, and why; a given count is the flag's.
+    void dry_run_explains_the_automatic_threads() {
+        const auto autom = run_fone({"train", "--task", "dec-add", "--dry-run", "--json"});
+        QCOMPARE(autom.code, 0);
+        const QString why = first_line(autom.out)["sources"].toObject()["threads"].toString();
+        QVERIFY2(why.startsWith("default; auto now: ") && why.contains(" CPU") &&
+                     why.contains("usable (affinity "),
+                 qPrintable(why));
+        const auto fixed = run_fone({"train", "--task", "dec-add", "--dry-run", "--json", "--threads", "2"});
+        QCOMPARE(first_line(fixed.out)["sources"].toObject()["threads"].toString(),
+                 QString("flag --threads"));
+    }
+
     // The number commands and --help start without LibTorch (its start-up is ~0.4 s); train loads it.
     void number_commands_do_not_load_libtorch() {
         const auto loads_torch = [](const QStringList& args) {

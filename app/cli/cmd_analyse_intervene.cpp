@@ -43,7 +43,7 @@ struct RunOptions {
 void add_run_options(CLI::App* cmd, RunOptions& o) {
     cmd->add_option("--run", o.run, "Run name or directory (a FoNE run)")->required();
     cmd->add_option("--runs-dir", o.runs_dir, "Run store");
-    cmd->add_option("--threads", o.threads, "Torch threads (0: every core)")
+    cmd->add_option("--threads", o.threads, "Torch threads (0: auto, from the CPUs free)")
         ->check(CLI::Range(0, 1024))
         ->capture_default_str();
 }

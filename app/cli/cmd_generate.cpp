@@ -68,7 +68,7 @@ void add_generate_command(CLI::App& app) {
     cmd->add_flag("--json", o->json,
                   "JSON lines: {\"event\": \"token\", ...} per token, then {\"event\": \"end\", \"text\", "
                   "\"numbers\", ...}");
-    cmd->add_option("--threads", o->request.threads, "CPU threads (0: every core)");
+    cmd->add_option("--threads", o->request.threads, "CPU threads (0: auto, from the CPUs free)");
     cmd->add_option("--runs-dir", o->runs_dir, "Run store");
     cmd->callback([o] {
         run_command(

@@ -55,7 +55,8 @@ void register_forward(CLI::App* model) {
     cmd->add_option("--top", *top, "Without --json: the most likely next tokens listed")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
-    cmd->add_option("--threads", *threads, "Torch threads (0: every core)")->check(CLI::Range(0, 1024));
+    cmd->add_option("--threads", *threads, "Torch threads (0: auto, from the CPUs free)")
+        ->check(CLI::Range(0, 1024));
     cmd->callback([=] {
         run_model_command("model forward", [&] {
             if (ids_text->empty() && text->empty()) throw std::invalid_argument("give --token-ids or --text");

@@ -235,7 +235,7 @@ void add_reproduce_commands(CLI::App& app) {
         "(GPU)");
     cmd->add_option("--out", o->out, "Results folder (default: results/EXPERIMENT-PRESET)");
     cmd->add_option("--runs-dir", o->runs_dir, "Run store");
-    cmd->add_option("--threads", o->threads, "CPU threads per run (0: every core)")
+    cmd->add_option("--threads", o->threads, "CPU threads per run (0: auto, from the CPUs free)")
         ->check(CLI::Range(0, 1024));
     cmd->add_flag("--dry-run", o->dry_run,
                   "List the runs as JSON lines (name, the cell's settings, the whole config), train nothing");

@@ -154,7 +154,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add_flag(cmd, "--no-swap-operands", "swap_operands", false, "Train on the examples as drawn only");
     o.add<std::uint64_t>(cmd, "--seed", "seed", "Seed of data, initialisation and order");
     o.add<std::string>(cmd, "--device", "device", "auto, cpu or cuda");
-    o.add<int>(cmd, "--threads", "threads", "CPU threads (0: every core)");
+    o.add<int>(cmd, "--threads", "threads",
+               "CPU threads (0: auto, from the CPUs free now, adapted while training)");
     o.add<double>(cmd, "--target-acc", "target_acc",
                   "Stop once the test exact match reaches this (typed sampling: and every typed shape's)");
     o.add<int>(cmd, "--eval-every", "eval_every", "Steps between evaluations (0: each epoch)");
@@ -279,6 +280,18 @@ void print_dry_run(const ResolvedSettings& r, bool as_json) {
     std::cout.flush();
 }
 
+// --threads 0 (the default) is chosen when the run starts, from the machine as it is then: the dry run says
+// what that choice would be now, and why, in the threads line's source.
+void explain_threads(ResolvedSettings& r) {
+    if (r.config.threads > 0) return;
+    for (SourcedSetting& s : r.settings)
+        if (s.key == "threads") {
+            const ThreadChoice now = choose_threads(0, 0.1);
+            s.source += "; " + now.reason.substr(0, now.reason.find(':')) +
+                        " now:" + now.reason.substr(now.reason.find(':') + 1);
+        }
+}
+
 int run_train(TrainOptions& o) {
     for (auto& f : o.collect)
         f();
@@ -286,8 +299,9 @@ int run_train(TrainOptions& o) {
         if (!o.resume.empty())
             throw std::invalid_argument(
                 "--dry-run shows a new run's settings; --resume continues a run with its own");
-        const ResolvedSettings r = resolve_options(o);
+        ResolvedSettings r = resolve_options(o);
         resolve_device(r.config.device);  // as a run would: --device cuda without CUDA is an error here too
+        explain_threads(r);
         print_dry_run(r, o.as_json);
         return 0;  // no store opened, no run directory made
     }
@@ -308,7 +322,7 @@ int run_train(TrainOptions& o) {
         // A resumed run is its checkpoint's config; silently ignoring other options would mislead.
         const int threads = o.given.value("threads", -1);
         if (o.given.contains("threads") && (threads < 0 || threads > 1024))
-            throw std::invalid_argument("threads: must be in 0..1024 (0: every core)");
+            throw std::invalid_argument("threads: must be in 0..1024 (0: auto, from the CPUs free)");
         o.given.erase("threads");
         if (!o.given.empty() || !o.config_file.empty() || !o.periods.empty() || !o.weights.empty()) {
             std::string keys;
@@ -416,7 +430,8 @@ void add_eval_command(CLI::App& app) {
                      "Dataset file of a+b=c lines; for a text run JSONL or plain text (default: the run's "
                      "test split)");
     eval->add_option("--runs-dir", *runs_dir, "Run store");
-    eval->add_option("--threads", *threads, "CPU threads (0: every core)")->check(CLI::Range(0, 1024));
+    eval->add_option("--threads", *threads, "CPU threads (0: auto, from the CPUs free)")
+        ->check(CLI::Range(0, 1024));
     eval->add_option("--mispredictions", *wrong,
                      "Also list the first N wrong answers (per shape with --suite typed)");
     auto suite = std::make_shared<std::string>("test");

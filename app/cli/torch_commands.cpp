@@ -7,7 +7,7 @@
 
 #include "commands.h"
 #include "fone/build_info.h"
-#include "fone/platform/blas_kernel.h"
+#include "fone/platform/thread_environment.h"
 #include "fone/platform/own_library.h"
 
 namespace fone::cli {
@@ -61,7 +61,7 @@ bool wants_torch_commands(const CLI::App& app, int argc, char** argv) {
 }
 
 const TorchCommands& torch_commands() {
-    use_best_blas_kernel();
+    settle_thread_environment();
     static const TorchCommands& commands = open_torch_commands();
     return commands;
 }

@@ -4,6 +4,7 @@
 #include "fone/hf/forward.h"
 #include "fone/nn/device.h"
 #include "fone/platform/blas_kernel.h"
+#include "fone/platform/thread_environment.h"
 #include "fone/probes/representations.h"
 #include "torch_commands.h"
 
@@ -36,7 +37,8 @@ std::string build_text() {
         v += "CUDA " + cuda + ", no GPU visible: CPU only";
     else
         v += "CPU only";
-    return v + "; " + blas_kernel_text();
+    const OpenMpWait wait = openmp_wait();
+    return v + "; " + blas_kernel_text() + "; OpenMP wait " + wait.policy + " (" + wait.set_by + ")";
 }
 
 NumberRepresentations representations(const std::string& run_dir, const std::vector<Decimal>& numbers) {

@@ -18,6 +18,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "fone/platform/thread_environment.h"
 #include "fone/store/run_store.h"
 #include "run_catalog.h"
 #include "run_table_model.h"
@@ -205,6 +206,9 @@ int run_screenshot(QApplication& app, const QCommandLineParser& parser, const Co
 }  // namespace
 
 int main(int argc, char** argv) {
+    // The `fone` runs this window starts inherit a yielding OpenMP wait policy (unless the user chose one),
+    // so they start with it and need not start themselves again (fone/platform/thread_environment.h).
+    fone::prefer_yielding_openmp_wait();
     // A screenshot needs no display: render offscreen unless the caller chose a platform.
     if (wants_screenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
         qputenv("QT_QPA_PLATFORM", "offscreen");

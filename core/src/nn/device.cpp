@@ -6,7 +6,9 @@
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/version.h>
 
+#include "fone/platform/blas_kernel.h"
 #include "fone/platform/cpu.h"
+#include "fone/platform/cpu_share.h"
 #include "nn/device_setup.h"
 
 namespace fone {
@@ -48,9 +50,45 @@ std::string resolve_device(const std::string& requested) {
     throw std::invalid_argument("device must be auto, cpu or cuda, not '" + requested + "'");
 }
 
-void set_threads(int threads) {
-    // 0: the cores this process may use (a Slurm task's, taskset's), not every core of the machine.
-    torch::set_num_threads(threads > 0 ? threads : available_cores());
+namespace {
+
+// Other processes' load from the moment the LibTorch commands were loaded (this object's static
+// initialisation) to the first choice: the program's own start-up, parsing and data, which is usually long
+// enough that choosing costs no extra wait.
+CpuLoadMeter& load_meter() {
+    static CpuLoadMeter meter;
+    return meter;
+}
+[[maybe_unused]] const bool g_meter_started = (load_meter(), true);
+
+}  // namespace
+
+ThreadChoice choose_threads(int requested, double min_seconds) {
+    ThreadChoice c;
+    if (requested > 0) {
+        c.threads = requested;
+        c.usable = usable_cpus(available_cores(), this_process_cpu_quota());
+        c.reason = "--threads " + std::to_string(requested);
+        return c;
+    }
+    const CpuShare share = measure_cpu_share(load_meter(), min_seconds);
+    c.threads = share.threads;
+    c.automatic = true;
+    c.usable = share.usable;
+    c.reason =
+        "auto: " + std::to_string(c.threads) + (c.threads == 1 ? " thread; " : " threads; ") + share.reason();
+    return c;
+}
+
+void apply_threads(int threads) {
+    torch::set_num_threads(threads);
+    set_blas_threads(threads);
+}
+
+ThreadChoice set_threads(int threads, double min_seconds) {
+    const ThreadChoice c = choose_threads(threads, min_seconds);
+    apply_threads(c.threads);
+    return c;
 }
 
 CudaAutocast::CudaAutocast(const torch::Device& device) : on_(device.is_cuda()) {

@@ -3,10 +3,15 @@
 
 #include <torch/torch.h>
 
+#include "fone/nn/device.h"
+
 namespace fone {
 
-// torch's intra-op threads: `threads`, or every core this process may use (available_cores) for threads <= 0.
-void set_threads(int threads);
+// torch's intra-op threads (and OpenBLAS's): `threads`, or for threads <= 0 the CPUs free now
+// (choose_threads, fone/nn/device.h, over at least `min_seconds` of the machine's load).
+ThreadChoice set_threads(int threads, double min_seconds = 0.05);
+// The same count for LibTorch's intra-op pool and OpenBLAS: one pool, never two oversubscribing each other.
+void apply_threads(int threads);
 
 // bf16 mixed precision on CUDA (matmuls in bf16, reductions and the loss in fp32) while it lives; nothing on
 // the CPU. Not in use at present: the training loop lost its one use when the number schemes came in

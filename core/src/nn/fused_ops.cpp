@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
+#include <ATen/TensorIterator.h>  // at::internal::GRAIN_SIZE
 
 namespace fone {
 namespace {
@@ -12,8 +13,12 @@ namespace {
 using torch::autograd::AutogradContext;
 using torch::autograd::tensor_list;
 
-// Rows per parallel task: enough work per task that OpenMP's start-up does not dominate.
-constexpr int64_t kGrain = 64;
+// Rows per parallel task, sized by the work: rows of `work_per_row` elements (multiply-adds for attention)
+// make a task of LibTorch's own grain (32,768 elements), so a tensor smaller than that never forks and joins
+// threads (each fork wakes sleeping threads, and on a shared machine waits for them to be scheduled).
+int64_t rows_per_task(int64_t work_per_row) {
+    return std::max<int64_t>(1, at::internal::GRAIN_SIZE / std::max<int64_t>(1, work_per_row));
+}
 
 // ---- rotary ----------------------------------------------------------------------------------------------
 
@@ -27,7 +32,7 @@ void rotate_into(const torch::Tensor& x, const torch::Tensor& cos, const torch::
     const float* cp = cos.data_ptr<float>();
     const float* sp = sin.data_ptr<float>();
     float* yp = y.data_ptr<float>();
-    at::parallel_for(0, b * l, kGrain / std::max<int64_t>(1, n), [&](int64_t begin, int64_t end) {
+    at::parallel_for(0, b * l, rows_per_task(n * 2 * half), [&](int64_t begin, int64_t end) {
         for (int64_t r = begin; r < end; ++r) {
             const int64_t bi = r / l, li = r % l;
             const float* c = cp + li * half;
@@ -90,7 +95,7 @@ struct RmsNorm : torch::autograd::Function<RmsNorm> {
         const float* wp = w.data_ptr<float>();
         float* yp = y.data_ptr<float>();
         float* ip = inv.data_ptr<float>();
-        at::parallel_for(0, rows, kGrain, [&](int64_t begin, int64_t end) {
+        at::parallel_for(0, rows, rows_per_task(d), [&](int64_t begin, int64_t end) {
             for (int64_t r = begin; r < end; ++r) {
                 const float* xr = xp + r * d;
                 float* yr = yp + r * d;
@@ -120,7 +125,7 @@ struct RmsNorm : torch::autograd::Function<RmsNorm> {
         const float* gp = g.data_ptr<float>();
         float* dxp = dx.data_ptr<float>();
         float* dwp = dw_parts.data_ptr<float>();
-        at::parallel_for(0, rows, kGrain, [&](int64_t begin, int64_t end) {
+        at::parallel_for(0, rows, rows_per_task(d), [&](int64_t begin, int64_t end) {
             float* dw = dwp + at::get_thread_num() * d;
             for (int64_t r = begin; r < end; ++r) {
                 const float *xr = xp + r * d, *gr = gp + r * d;
@@ -152,7 +157,7 @@ struct SwiGlu : torch::autograd::Function<SwiGlu> {
         auto y = torch::empty(sig.sizes(), gu.options());
         const float *p = gu.data_ptr<float>(), *sp = sig.data_ptr<float>();
         float* yp = y.data_ptr<float>();
-        at::parallel_for(0, rows, kGrain, [&](int64_t begin, int64_t end) {
+        at::parallel_for(0, rows, rows_per_task(i2), [&](int64_t begin, int64_t end) {
             for (int64_t r = begin; r < end; ++r) {
                 const float *a = p + r * i2, *b = a + n, *s = sp + r * n;
                 float* yr = yp + r * n;
@@ -172,7 +177,7 @@ struct SwiGlu : torch::autograd::Function<SwiGlu> {
         auto dgu = torch::empty(gu.sizes(), gu.options());
         const float *p = gu.data_ptr<float>(), *sp = sig.data_ptr<float>(), *gp = g.data_ptr<float>();
         float* dp = dgu.data_ptr<float>();
-        at::parallel_for(0, rows, kGrain, [&](int64_t begin, int64_t end) {
+        at::parallel_for(0, rows, rows_per_task(i2), [&](int64_t begin, int64_t end) {
             for (int64_t r = begin; r < end; ++r) {
                 const float *a = p + r * i2, *b = a + n, *s = sp + r * n, *gr = gp + r * n;
                 float *da = dp + r * i2, *db = da + n;
@@ -229,40 +234,39 @@ struct ShortAttention : torch::autograd::Function<ShortAttention> {
         float* op = out.data_ptr<float>();
         float* pp = probs.data_ptr<float>();
         const float sc = static_cast<float>(scale);
-        at::parallel_for(0, s.b, std::max<int64_t>(1, kGrain / (s.heads * s.lq)),
-                         [&](int64_t b0, int64_t b1) {
-                             for (int64_t bi = b0; bi < b1; ++bi)
-                                 for (int64_t h = 0; h < s.heads; ++h)
-                                     for (int64_t i = 0; i < s.lq; ++i) {
-                                         const float* qr = qv.at(bi, i, h);
-                                         float* p = pp + ((bi * s.heads + h) * s.lq + i) * s.l;
-                                         float top = -std::numeric_limits<float>::infinity();
-                                         for (int64_t j = 0; j < s.l; ++j) {
-                                             if (!allowed(s, mp, bi, i, j)) {
-                                                 p[j] = -std::numeric_limits<float>::infinity();
-                                                 continue;
-                                             }
-                                             const float* kr = kv.at(bi, j, h / s.group);
-                                             float dot = 0;
-                                             for (int64_t d = 0; d < s.hd; ++d)
-                                                 dot += qr[d] * kr[d];
-                                             p[j] = dot * sc;
-                                             top = std::max(top, p[j]);
-                                         }
-                                         float z = 0;
-                                         for (int64_t j = 0; j < s.l; ++j)
-                                             z += p[j] = std::exp(p[j] - top);  // exp(-inf) = 0: hidden keys
-                                         float* o = op + ((bi * s.lq + i) * s.heads + h) * s.hd;
-                                         std::fill(o, o + s.hd, 0.0f);
-                                         for (int64_t j = 0; j < s.l; ++j) {
-                                             p[j] /= z;
-                                             if (p[j] == 0) continue;
-                                             const float* vr = vv.at(bi, j, h / s.group);
-                                             for (int64_t d = 0; d < s.hd; ++d)
-                                                 o[d] += p[j] * vr[d];
-                                         }
-                                     }
-                         });
+        at::parallel_for(0, s.b, rows_per_task(s.heads * s.lq * s.l * s.hd), [&](int64_t b0, int64_t b1) {
+            for (int64_t bi = b0; bi < b1; ++bi)
+                for (int64_t h = 0; h < s.heads; ++h)
+                    for (int64_t i = 0; i < s.lq; ++i) {
+                        const float* qr = qv.at(bi, i, h);
+                        float* p = pp + ((bi * s.heads + h) * s.lq + i) * s.l;
+                        float top = -std::numeric_limits<float>::infinity();
+                        for (int64_t j = 0; j < s.l; ++j) {
+                            if (!allowed(s, mp, bi, i, j)) {
+                                p[j] = -std::numeric_limits<float>::infinity();
+                                continue;
+                            }
+                            const float* kr = kv.at(bi, j, h / s.group);
+                            float dot = 0;
+                            for (int64_t d = 0; d < s.hd; ++d)
+                                dot += qr[d] * kr[d];
+                            p[j] = dot * sc;
+                            top = std::max(top, p[j]);
+                        }
+                        float z = 0;
+                        for (int64_t j = 0; j < s.l; ++j)
+                            z += p[j] = std::exp(p[j] - top);  // exp(-inf) = 0: hidden keys
+                        float* o = op + ((bi * s.lq + i) * s.heads + h) * s.hd;
+                        std::fill(o, o + s.hd, 0.0f);
+                        for (int64_t j = 0; j < s.l; ++j) {
+                            p[j] /= z;
+                            if (p[j] == 0) continue;
+                            const float* vr = vv.at(bi, j, h / s.group);
+                            for (int64_t d = 0; d < s.hd; ++d)
+                                o[d] += p[j] * vr[d];
+                        }
+                    }
+        });
         ctx->save_for_backward({q, k, v, probs});
         ctx->saved_data["scale"] = scale;
         return out;
@@ -282,44 +286,43 @@ struct ShortAttention : torch::autograd::Function<ShortAttention> {
         const View4 qv(q), kv(k), vv(v);
         const float *gp = g.data_ptr<float>(), *pp = probs.data_ptr<float>();
         float *dqp = dq.data_ptr<float>(), *dkp = dk.data_ptr<float>(), *dvp = dv.data_ptr<float>();
-        at::parallel_for(0, s.b, std::max<int64_t>(1, kGrain / (s.heads * s.lq)),
-                         [&](int64_t b0, int64_t b1) {
-                             std::vector<float> ds(static_cast<std::size_t>(s.l));
-                             for (int64_t bi = b0; bi < b1; ++bi)
-                                 for (int64_t h = 0; h < s.heads; ++h)
-                                     for (int64_t i = 0; i < s.lq; ++i) {
-                                         const int64_t kvh = h / s.group;
-                                         const float* p = pp + ((bi * s.heads + h) * s.lq + i) * s.l;
-                                         const float* go = gp + ((bi * s.lq + i) * s.heads + h) * s.hd;
-                                         float row = 0;
-                                         for (int64_t j = 0; j < s.l; ++j) {
-                                             ds[j] = 0;
-                                             if (p[j] == 0) continue;
-                                             const float* vr = vv.at(bi, j, kvh);
-                                             float* dvr = dvp + ((bi * s.l + j) * s.kv_heads + kvh) * s.hd;
-                                             float dp = 0;
-                                             for (int64_t d = 0; d < s.hd; ++d) {
-                                                 dp += go[d] * vr[d];
-                                                 dvr[d] += p[j] * go[d];
-                                             }
-                                             ds[j] = dp;
-                                             row += p[j] * dp;
-                                         }
-                                         const float* qr = qv.at(bi, i, h);
-                                         float* dqr = dqp + ((bi * s.lq + i) * s.heads + h) * s.hd;
-                                         std::fill(dqr, dqr + s.hd, 0.0f);
-                                         for (int64_t j = 0; j < s.l; ++j) {
-                                             if (p[j] == 0) continue;
-                                             const float d_s = p[j] * (ds[j] - row) * sc;
-                                             const float* kr = kv.at(bi, j, kvh);
-                                             float* dkr = dkp + ((bi * s.l + j) * s.kv_heads + kvh) * s.hd;
-                                             for (int64_t d = 0; d < s.hd; ++d) {
-                                                 dqr[d] += d_s * kr[d];
-                                                 dkr[d] += d_s * qr[d];
-                                             }
-                                         }
-                                     }
-                         });
+        at::parallel_for(0, s.b, rows_per_task(s.heads * s.lq * s.l * s.hd), [&](int64_t b0, int64_t b1) {
+            std::vector<float> ds(static_cast<std::size_t>(s.l));
+            for (int64_t bi = b0; bi < b1; ++bi)
+                for (int64_t h = 0; h < s.heads; ++h)
+                    for (int64_t i = 0; i < s.lq; ++i) {
+                        const int64_t kvh = h / s.group;
+                        const float* p = pp + ((bi * s.heads + h) * s.lq + i) * s.l;
+                        const float* go = gp + ((bi * s.lq + i) * s.heads + h) * s.hd;
+                        float row = 0;
+                        for (int64_t j = 0; j < s.l; ++j) {
+                            ds[j] = 0;
+                            if (p[j] == 0) continue;
+                            const float* vr = vv.at(bi, j, kvh);
+                            float* dvr = dvp + ((bi * s.l + j) * s.kv_heads + kvh) * s.hd;
+                            float dp = 0;
+                            for (int64_t d = 0; d < s.hd; ++d) {
+                                dp += go[d] * vr[d];
+                                dvr[d] += p[j] * go[d];
+                            }
+                            ds[j] = dp;
+                            row += p[j] * dp;
+                        }
+                        const float* qr = qv.at(bi, i, h);
+                        float* dqr = dqp + ((bi * s.lq + i) * s.heads + h) * s.hd;
+                        std::fill(dqr, dqr + s.hd, 0.0f);
+                        for (int64_t j = 0; j < s.l; ++j) {
+                            if (p[j] == 0) continue;
+                            const float d_s = p[j] * (ds[j] - row) * sc;
+                            const float* kr = kv.at(bi, j, kvh);
+                            float* dkr = dkp + ((bi * s.l + j) * s.kv_heads + kvh) * s.hd;
+                            for (int64_t d = 0; d < s.hd; ++d) {
+                                dqr[d] += d_s * kr[d];
+                                dkr[d] += d_s * qr[d];
+                            }
+                        }
+                    }
+        });
         return {dq, dk, dv, torch::Tensor(), torch::Tensor()};
     }
 };

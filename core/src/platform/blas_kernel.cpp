@@ -6,8 +6,6 @@
 #include <strings.h>
 #include <array>
 #include <cstdlib>
-#include <fstream>
-#include <vector>
 
 namespace fone {
 
@@ -81,24 +79,21 @@ std::optional<std::string> better_blas_kernel(const CpuFeatures& cpu, const std:
     return std::string(kKernelFor[static_cast<std::size_t>(best)]);
 }
 
-void use_best_blas_kernel() {
-    if (std::getenv("OPENBLAS_CORETYPE")) return;
+bool set_best_blas_kernel_variable() {
+    if (std::getenv("OPENBLAS_CORETYPE")) return false;
     const BlasInfo blas = torch_blas();
-    if (!blas.openblas || !blas.dynamic_arch) return;
+    if (!blas.openblas || !blas.dynamic_arch) return false;
     const char* pretend = std::getenv("FONE_PRETEND_OPENBLAS_CORE");
     const auto kernel = better_blas_kernel(cpu_features(), pretend ? pretend : blas.core);
-    if (!kernel) return;
-    std::ifstream in("/proc/self/cmdline", std::ios::binary);
-    std::vector<std::string> args;
-    for (std::string arg; std::getline(in, arg, '\0');)
-        args.push_back(arg);
-    std::vector<char*> argv;
-    for (std::string& a : args)
-        argv.push_back(a.data());
-    argv.push_back(nullptr);
+    if (!kernel) return false;
     ::setenv("OPENBLAS_CORETYPE", kernel->c_str(), 1);
-    if (!args.empty()) ::execv("/proc/self/exe", argv.data());
-    // Could not start again: this run keeps the slower kernel, its children get the better one.
+    return true;
+}
+
+void set_blas_threads(int threads) {
+    using SetThreads = void (*)(int);
+    if (const auto set = reinterpret_cast<SetThreads>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+        set(threads);
 }
 
 std::string blas_kernel_text() {

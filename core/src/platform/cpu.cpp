@@ -1,5 +1,7 @@
 #include "fone/platform/cpu.h"
 
+#include "fone/platform/cpu_share.h"
+
 #include <sched.h>
 
 #include <algorithm>
@@ -74,7 +76,7 @@ int available_cores() {
 }
 
 int threads_per_run(int parallel_runs) {
-    return std::max(1, available_cores() / std::max(1, parallel_runs));
+    return std::max(1, usable_cpus(available_cores(), this_process_cpu_quota()) / std::max(1, parallel_runs));
 }
 
 }  // namespace fone

@@ -15,6 +15,7 @@
 #include "fone/build_info.h"
 #include "fone/io/file_read.h"
 #include "fone/nn/device.h"
+#include "fone/platform/thread_environment.h"
 #include "fone/store/run_lock.h"
 #include "fone/store/run_policy.h"
 #include "fone/train/training.h"
@@ -24,6 +25,7 @@
 #include "probes/grokking_probe.h"
 #include "probes/snapshot_writer.h"
 #include "train/data_parallel.h"
+#include "train/thread_tuning.h"
 #include "train/typed_eval.h"
 
 namespace fone {
@@ -63,6 +65,8 @@ int64_t injected_nan_step() {
 struct Step {
     double loss = 0.0, lr = 0.0;
     bool epoch_end = false;  // the step finished an epoch
+    int64_t examples = 0;    // trained in
+    double seconds = 0.0;
 };
 
 // This session's training time: in the current epoch (the eval event's epoch_seconds) and since the last
@@ -124,8 +128,10 @@ class Trainer {
     double session_base_elapsed_ = 0.0;
     TrainingClock clock_;
     json last_eval_;
-    double counted_em_ = 0.0;  // the exact match the last evaluation counted (every rank: the lead's)
-    TypedSuiteBatches typed_;  // addition and subtraction: the typed suite, scored at every evaluation
+    double counted_em_ = 0.0;     // the exact match the last evaluation counted (every rank: the lead's)
+    ThreadChoice threads_;        // how the run's threads were chosen (the start event says why)
+    ThreadTuning thread_tuning_;  // --threads 0: fewer threads when more are not faster, more when they are
+    TypedSuiteBatches typed_;     // addition and subtraction: the typed suite, scored at every evaluation
     std::unique_ptr<GrokkingProbe> grokking_;  // mod-add token runs: grokking's measures at every evaluation
 
     const TrainConfig& cfg() const { return run_.config; }
@@ -146,6 +152,7 @@ class Trainer {
     void add_ranks_progress(json& event);
     void evaluate_extras(json& e);
     void report_progress(const Step& step);
+    void tune_threads(const Step& step);
     bool evaluation_due(const Step& step) const;
     void evaluate();
     json eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second);
@@ -204,6 +211,7 @@ TrainOutcome Trainer::train(Checkpoint* resume_from) {
                           "loss is " + std::string(std::isnan(step.loss) ? "NaN" : "infinite") + " at step " +
                               std::to_string(pos_.step) + " (try a lower --lr, or --clip 1)");
         report_progress(step);
+        tune_threads(step);
         if (evaluation_due(step)) {
             evaluate();
             if (reached_target()) return finish_at_target();
@@ -217,8 +225,11 @@ TrainOutcome Trainer::train(Checkpoint* resume_from) {
 
 // The run's model (a checkpoint's weights and optimiser state when resuming), its data, its optimiser.
 void Trainer::open(Checkpoint* resume_from) {
-    set_threads(cfg().threads);
+    // A quarter of a second of the machine's load at least (usually the start-up's own), for an automatic
+    // choice. A data-parallel rank's steps wait for the other ranks: its own step times would mislead.
+    threads_ = set_threads(cfg().threads, 0.25);
     device_ = rank_device(cfg().device, plan_);
+    thread_tuning_.start(threads_, device_.is_cpu() && plan_.world_size() == 1);
     identity_ = run_identity_of(dir_);
     torch::manual_seed(cfg().seed);
     run_ = open_run_model(cfg(), model_folder(dir_, plan_, cfg().is_text() && !resume_from), RunData::batches,
@@ -300,6 +311,8 @@ json Trainer::start_event(bool resumed) {
         {"tokens_per_number", tokens_per_number_},
         {"device", device_.str()},
         {"threads", torch::get_num_threads()},
+        {"threads_reason", threads_.reason},
+        {"openmp_wait_policy", openmp_wait().policy},
         {"config", cfg().to_json()}};
     if (run_.text) start["text"] = text_info_;
     if (plan_.active())
@@ -360,6 +373,7 @@ Step Trainer::train_step() {
     const double dt = seconds_since(t0);
     pos_.train_seconds += dt;
     clock_.add(len, dt, process_cpu_seconds() - cpu0);
+    s.examples = len, s.seconds = dt;
     return s;
 }
 
@@ -407,6 +421,16 @@ void Trainer::report_progress(const Step& step) {
     if (plan_.group) add_ranks_progress(event);
     emit(event, true);
     clock_.progress_reported();
+}
+
+// The threads' change, when the adapter makes one, in the events and metrics.jsonl: the curves explain it.
+void Trainer::tune_threads(const Step& step) {
+    std::optional<json> change = thread_tuning_.after_step(step.examples, step.seconds);
+    if (!change) return;
+    (*change)["step"] = pos_.step;
+    (*change)["epoch"] = epoch_float();
+    (*change)["elapsed_seconds"] = elapsed();
+    emit(*change, true);
 }
 
 bool Trainer::evaluation_due(const Step& step) const {

@@ -5,7 +5,8 @@
 // family and model when it loads. A CPU newer than its table (0.3.21 on an Intel Xeon of family 6,
 // model 207) gets the SSE3 "Prescott" kernel: sgemm at a fifth of the AVX-512 kernel's speed. OpenBLAS
 // reads OPENBLAS_CORETYPE when it loads, so the fix has to be in the environment before the library is:
-// use_best_blas_kernel() starts the program again with it (docs/training.md, "The BLAS kernel").
+// settle_thread_environment() (thread_environment.h) starts the program again with it (docs/training.md,
+// "The BLAS kernel").
 #pragma once
 
 #include <optional>
@@ -35,12 +36,16 @@ BlasInfo torch_blas();
 // instructions the CPU lacks; nothing for core names it does not know.
 std::optional<std::string> better_blas_kernel(const CpuFeatures& cpu, const std::string& openblas_core);
 
-// Call before LibTorch is loaded, or first thing in main() of a program linked with it: when
-// OPENBLAS_CORETYPE is not set (a user's own value always wins) and better_blas_kernel() finds a better
-// kernel than OpenBLAS chose, sets OPENBLAS_CORETYPE and executes the program again with the same
-// arguments (/proc/self/cmdline; its children inherit the variable). Returns normally otherwise, or if
-// the re-execution fails. For tests: FONE_PRETEND_OPENBLAS_CORE=NAME acts as if OpenBLAS had chosen NAME.
-void use_best_blas_kernel();
+// When OPENBLAS_CORETYPE is not set (a user's own value always wins) and better_blas_kernel() finds a better
+// kernel than OpenBLAS chose, sets OPENBLAS_CORETYPE in this process's environment and returns true (the
+// caller, settle_thread_environment, starts the program again: OpenBLAS has read its environment already).
+// For tests: FONE_PRETEND_OPENBLAS_CORE=NAME acts as if OpenBLAS had chosen NAME.
+bool set_best_blas_kernel_variable();
+
+// OpenBLAS's own thread count, kept equal to LibTorch's so that the two never oversubscribe each other (a
+// pthreads OpenBLAS has a pool of its own; the openmp build follows omp_get_max_threads() anyway). Nothing
+// when LibTorch's BLAS is not OpenBLAS.
+void set_blas_threads(int threads);
 
 // One line for --version, the About box and bench_matmul: "OpenBLAS 0.3.21, Cooperlake kernel",
 // "OpenBLAS 0.3.21, SkylakeX kernel (OPENBLAS_CORETYPE)", or "BLAS: not OpenBLAS".

@@ -28,8 +28,9 @@ CpuFeatures cpu_features();
 int available_cores();
 
 // CPU threads for each of `parallel_runs` trainings that run at once on this process's cores: the cores
-// shared out evenly, at least 1 each. Processes x threads above the cores make OpenMP threads spin and
-// fight (a level-1 run fell from 19,700 to about 300 examples/s).
+// (its affinity, capped by a cgroup CPU quota: usable_cpus in cpu_share.h) shared out evenly, at least 1
+// each. Processes x threads above the cores make OpenMP threads spin and fight (a level-1 run fell from
+// 19,700 to about 300 examples/s).
 int threads_per_run(int parallel_runs);
 
 }  // namespace fone

@@ -1,0 +1,77 @@
+#include "fone/platform/thread_environment.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <vector>
+
+#include "fone/platform/blas_kernel.h"
+
+namespace fone {
+
+namespace {
+
+constexpr const char* kSetByFone = "FONE_SET_OMP_WAIT_POLICY";
+
+}  // namespace
+
+bool prefer_yielding_openmp_wait() {
+    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return false;
+    ::setenv("OMP_WAIT_POLICY", kYieldingWaitPolicy, 1);
+    ::setenv(kSetByFone, kYieldingWaitPolicy, 1);  // what it set, so a later change by hand is the user's
+    return true;
+}
+
+bool openmp_runtime_loaded() {
+    void* gomp = ::dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD);
+    if (gomp) ::dlclose(gomp);  // NOLOAD took a reference: give it back
+    return gomp != nullptr;
+}
+
+OpenMpWait openmp_wait() {
+    // The environment this process started with (/proc/self/environ; setenv does not change it): what
+    // libgomp read when it loaded.
+    std::ifstream in("/proc/self/environ", std::ios::binary);
+    std::map<std::string, std::string> env;
+    for (std::string entry; std::getline(in, entry, '\0');)
+        if (const auto eq = entry.find('='); eq != std::string::npos)
+            env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    const std::string policy = env["OMP_WAIT_POLICY"], spin = env["GOMP_SPINCOUNT"];
+    if (!policy.empty()) return {policy, env[kSetByFone] == policy ? "fone" : "environment"};
+    if (!spin.empty()) return {"GOMP_SPINCOUNT=" + spin, "environment"};
+    return {"default (spin, then sleep)", "libgomp"};
+}
+
+void restart_self() {
+    std::ifstream in("/proc/self/cmdline", std::ios::binary);
+    std::vector<std::string> args;
+    for (std::string arg; std::getline(in, arg, '\0');)
+        args.push_back(arg);
+    if (args.empty()) return;
+    std::vector<char*> argv;
+    for (std::string& a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    // The program's own path, not /proc/self/exe: the process is named after the file it executes, and
+    // `ps` and `top` should say "fone", not "exe".
+    std::error_code ec;
+    const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+    if (!ec && ::access(self.c_str(), X_OK) == 0) ::execv(self.c_str(), argv.data());
+    ::execv("/proc/self/exe", argv.data());
+}
+
+void settle_thread_environment() {
+    // The wait policy first: torch_blas() may load OpenBLAS, and with it libgomp.
+    const bool libgomp_read_it = openmp_runtime_loaded();
+    const bool wait_set = prefer_yielding_openmp_wait();
+    const bool kernel_set = set_best_blas_kernel_variable();
+    // Both variables are set now, so the second start returns here without executing again.
+    if ((wait_set && libgomp_read_it) || kernel_set) restart_self();
+    // Could not start again: this run keeps the libraries' defaults, its children get the settings.
+}
+
+}  // namespace fone
