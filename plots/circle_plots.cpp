@@ -126,12 +126,24 @@ QFont fitted(QFont f, const QString& text, double pixels) {
     return f;
 }
 
+// The place as a power of the base ("10⁻²"): what a circle too narrow for "hundredths" at the smallest
+// legible size shows instead (eliding "hundre…" beside "thousa…" would say nothing).
+QString place_as_power(const Period& period, int base) {
+    static const QString kSuper[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+    const int position = period.exponent - 1;
+    QString out = QString::number(base) + (position < 0 ? "⁻" : "");
+    for (const QChar c : QString::number(std::abs(position)))
+        out += kSuper[c.digitValue()];
+    return out;
+}
+
 // The two name lines over a circle whose top label ring is at `ring_top` (units), each at most `width`
 // pixels wide (the circle's cell).
 void add_names(QCustomPlot& plot, double cx, double ring_top, const Units& u, const Period& period, int base,
                QFont place_font, QFont period_font, double width) {
-    const auto [place, t] = circle_names(period, base);
+    auto [place, t] = circle_names(period, base);
     place_font = fitted(place_font, place, width);
+    if (!t.isEmpty() && text_width(place_font, place) > width) place = place_as_power(period, base);
     period_font = fitted(period_font, t, width);
     if (t.isEmpty()) {
         add_text(plot, cx, ring_top + u.len(2), place, Qt::AlignBottom | Qt::AlignHCenter, place_font);

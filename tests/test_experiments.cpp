@@ -174,7 +174,7 @@ class TestExperiments : public QObject {
         const std::string typo = error_for({{"grid", {{"methd", {"fone"}}}}, {"id", "x{methd}"}});
         QVERIFY2(typo.find("methd") != std::string::npos && typo.rfind(p, 0) == 0, typo.c_str());
         spit(path, "{\"title\": ");
-        QVERIFY(error_of([&] { fone::load_experiment(path); }).rfind(p + "not JSON: ", 0) == 0);
+        QVERIFY(error_of([&] { fone::load_experiment(path); }).rfind(p + "corrupt JSON", 0) == 0);
     }
 };
 

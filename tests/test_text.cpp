@@ -402,13 +402,13 @@ class TestText : public QObject {
         QVERIFY(fone::read_text_file(path) == examples);
 
         const std::vector<std::pair<std::string, std::string>> bad{
-            {"{\"prompt\": \"a\", \"answer\": \"b\"}\nnot json\n", ":2: not JSON"},
+            {"{\"prompt\": \"a\", \"answer\": \"b\"}\nnot json\n", ":2: corrupt JSON"},
             {"[1, 2]\n", ":1: expected an object"},
             {"\n{\"prompt\": \"a\"}\n", ":2: missing field \"answer\""},
             {"{\"prompt\": 5, \"answer\": \"b\"}\n", ":1: field \"prompt\" is number, not a string"},
             {"{\"prompt\": \"a\", \"answer\": \"\"}\n", ":1: empty answer"},
             {"{\"prompt\": \"a [NUM]\", \"answer\": \"b\"}\n", ":1: prompt contains the placeholder"},
-            {"{\"prompt\": \"a\", \"answer\": \"b\xff\"}\n", ":1: not JSON"},
+            {"{\"prompt\": \"a\", \"answer\": \"b\xff\"}\n", ":1: corrupt JSON"},
         };
         for (const auto& [content, message] : bad) {
             write_bytes(path, content);

@@ -155,15 +155,21 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     // A run that finishes is one more speed to estimate from.
     // (and a finished run found by the scan for new folders, a row inserted, not changed). The summary
     // says it at once: "no time estimate yet" must not outlive the first finished run.
+    // Rows change in bursts (a store of 2,000 runs loads its curves one row at a time) and the speeds are
+    // read from every finished run: one update after the burst, not one per row (quadratic).
+    speeds_timer_ = new QTimer(this);
+    speeds_timer_->setSingleShot(true);
+    speeds_timer_->setInterval(250);
+    connect(speeds_timer_, &QTimer::timeout, this, &SweepDesigner::update_summary);
     connect(catalog_, &RunCatalog::rowChanged, this, [this](int row) {
         if (catalog_->at(row).status != "finished") return;
         speeds_stale_ = true;
-        update_summary();
+        speeds_timer_->start();
     });
     connect(catalog_, &RunCatalog::rowsInserted, this, [this](int first, int last) {
         for (int row = first; row <= last; ++row)
             if (catalog_->at(row).status == "finished") speeds_stale_ = true;
-        if (speeds_stale_) update_summary();
+        if (speeds_stale_) speeds_timer_->start();
     });
     connect(parallel_, &QSpinBox::valueChanged, this, [this](int n) {
         update_summary();
@@ -255,16 +261,27 @@ std::vector<SweepCell> SweepDesigner::cells(QString* error) const {
 
 void SweepDesigner::update_speeds() {
     // Training examples per second of every finished run (from its summary), with its shape and size.
+    // Resolving a run's settings costs ~0.1 ms and a store may hold thousands of finished runs, read again
+    // at each run that finishes: each run's speed is kept, keyed by its folder and its summary's figures
+    // (a resumed run gets a new summary, so a new key).
     speeds_.clear();
     for (int r = 0; r < catalog_->size(); ++r) {
         const RunEntry& e = catalog_->at(r);
         if (e.status != "finished" || !e.summary.is_object()) continue;
         const double train_seconds = json_number(e.summary, "train_seconds", 0.0),
                      epochs = json_number(e.summary, "epoch", 0.0);
-        const std::optional<TrainConfig> c = resolved(e.config);
-        if (!c || train_seconds <= 0 || epochs <= 0) continue;
-        speeds_.emplace_back(shape_key(*c), QString::fromStdString(c->method),
-                             Speed{double(c->train_size) * epochs / train_seconds, body_params(*c)});
+        if (train_seconds <= 0 || epochs <= 0) continue;
+        const QString key =
+            e.dir + '\n' + QString::number(train_seconds, 'g', 17) + '\n' + QString::number(epochs, 'g', 17);
+        auto cached = speed_cache_.find(key);
+        if (cached == speed_cache_.end()) {
+            std::optional<KeyedSpeed> speed;
+            if (const std::optional<TrainConfig> c = resolved(e.config))
+                speed = KeyedSpeed{shape_key(*c), QString::fromStdString(c->method),
+                                   Speed{double(c->train_size) * epochs / train_seconds, body_params(*c)}};
+            cached = speed_cache_.emplace(key, speed).first;
+        }
+        if (cached->second) speeds_.push_back(*cached->second);
     }
     speeds_stale_ = false;
 }

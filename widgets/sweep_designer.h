@@ -14,12 +14,15 @@
 #pragma once
 
 #include <QWidget>
+#include <map>
+#include <optional>
 #include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 class QCheckBox;
+class QTimer;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -97,9 +100,12 @@ class SweepDesigner : public QWidget {
     QLabel* summary_;
     QPushButton* queue_button_;
     QString store_problem_;
-    QString estimate_line_;  // "about 45:00:00 of training", for the question before a large sweep
+    QTimer* speeds_timer_ = nullptr;  // one summary after a burst of finished rows
+    QString estimate_line_;           // "about 45:00:00 of training", for the question before a large sweep
     // Finished runs' training speeds, by (shape, method); refreshed when runs finish.
-    std::vector<std::tuple<QString, QString, Speed>> speeds_;
+    using KeyedSpeed = std::tuple<QString, QString, Speed>;  // shape, method, speed
+    std::vector<KeyedSpeed> speeds_;
+    std::map<QString, std::optional<KeyedSpeed>> speed_cache_;  // by run folder and summary (update_speeds)
     bool speeds_stale_ = true;
     // A sweep being queued: its cells not sent yet, and the counts so far.
     std::vector<SweepCell> pending_;

@@ -104,7 +104,8 @@ void register_generate(CLI::App* model) {
         "\"tokens_per_second\", ...}");
     cmd->add_flag("--no-cache", o->no_cache,
                   "Run the whole sequence through the model at every step (no KV cache: a check, slower)");
-    cmd->add_option("--threads", o->threads, "Torch threads (0: every core)")->check(CLI::Range(0, 1024));
+    cmd->add_option("--threads", o->threads, "Torch threads (0: auto, from the CPUs free)")
+        ->check(CLI::Range(0, 1024));
     cmd->callback([o] { run_model_command("model generate", [&] { run_model_generate(*o); }); });
 }
 

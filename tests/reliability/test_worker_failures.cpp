@@ -116,7 +116,7 @@ class TestWorkerFailures : public QObject {
         QVERIFY(w.isEnabled());
         // The store says "finished" as soon as the run's status.json does; the child exits a moment later.
         QTRY_COMPARE_WITH_TIMEOUT(w.jobs()->running_count(), 0, 30000);
-        QVERIFY2(w.status_text().contains("4 failed"), qPrintable(w.status_text()));
+        QVERIFY2(w.status_text().contains("4 launches failed"), qPrintable(w.status_text()));
 
         // Help > About names the versions: the workbench's, the CLI's LibTorch (CPU or CUDA), Qt's.
         QTRY_VERIFY_WITH_TIMEOUT(w.cuda_checked(), 30000);
