@@ -7,8 +7,8 @@
 
 #include "commands.h"
 #include "fone/build_info.h"
-#include "fone/platform/thread_environment.h"
 #include "fone/platform/own_library.h"
+#include "fone/platform/thread_environment.h"
 
 namespace fone::cli {
 

@@ -32,8 +32,9 @@ struct TorchCommands {
 // Whether argv names a command that app does not have yet: one of kTorchCommands, or a word `fone` does
 // not know (the full set of commands then gives CLI11's usual error).
 bool wants_torch_commands(const CLI::App& app, int argc, char** argv);
-// Chooses the BLAS kernel and OpenMP's wait policy (it may start `fone` again, see settle_thread_environment), opens the library once and
-// returns it. Throws std::runtime_error naming what it tried when it cannot.
+// Chooses the BLAS kernel and OpenMP's wait policy (it may start `fone` again, see
+// settle_thread_environment), opens the library once and returns it. Throws std::runtime_error naming what it
+// tried when it cannot.
 const TorchCommands& torch_commands();
 // The names and descriptions of kTorchCommands, for --help without LibTorch.
 void add_torch_command_summaries(CLI::App& app);
