@@ -10,6 +10,7 @@
 #include "fone/platform/cpu.h"
 #include "fone/platform/cpu_share.h"
 #include "fone/platform/thread_adapter.h"
+#include "fone/platform/thread_environment.h"
 
 namespace {
 
@@ -103,6 +104,25 @@ class TestCpuShare : public QObject {
         QCOMPARE(fone::threads_for_free_cpus(8, 2.5), 5);  // floor(5.75)
         QCOMPARE(fone::threads_for_free_cpus(4, -1.0), 4);
         QCOMPARE(fone::threads_for_free_cpus(1, 0.0), 1);
+    }
+
+    // The wait at start: a short spin only with 2 CPUs or more and less than half a CPU busy elsewhere (an
+    // idle machine); sleeping at once otherwise (a 2-thread run beside one busy process spun 3-20 times
+    // slower with 10,000-300,000 polls, bench/busy_threads.sh).
+    void waiting_threads_spin_briefly_only_on_an_idle_machine() {
+        const auto is_spin = [](fone::OpenMpWaitChoice c) {
+            return std::string(c.variable) == "GOMP_SPINCOUNT" && std::string(c.value) == "10000";
+        };
+        const auto is_passive = [](fone::OpenMpWaitChoice c) {
+            return std::string(c.variable) == "OMP_WAIT_POLICY" && std::string(c.value) == "PASSIVE";
+        };
+        QVERIFY(is_spin(fone::openmp_wait_for_load(2, 0.0)));
+        QVERIFY(is_spin(fone::openmp_wait_for_load(2, 0.49)));
+        QVERIFY(is_spin(fone::openmp_wait_for_load(64, 0.3)));
+        QVERIFY(is_passive(fone::openmp_wait_for_load(2, 0.5)));
+        QVERIFY(is_passive(fone::openmp_wait_for_load(2, 1.7)));
+        QVERIFY(
+            is_passive(fone::openmp_wait_for_load(1, 0.0)));  // one CPU: a partner always waits for a slice
     }
 
     void quotas_cap_the_usable_cpus_rounded_down() {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fone/platform/blas_kernel.h"
+#include "fone/platform/cpu_share.h"
 
 namespace fone {
 
@@ -17,12 +18,29 @@ namespace {
 
 constexpr const char* kSetByFone = "FONE_SET_OMP_WAIT_POLICY";
 
+bool user_chose_openmp_wait() {
+    return std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT");
+}
+
+void set_openmp_wait(const OpenMpWaitChoice& choice) {
+    ::setenv(choice.variable, choice.value, 1);
+    // What it set, so a later change by hand is the user's: "PASSIVE" or "GOMP_SPINCOUNT=10000".
+    const std::string mark = std::string(choice.variable) == "OMP_WAIT_POLICY"
+                                 ? std::string(choice.value)
+                                 : std::string(choice.variable) + "=" + choice.value;
+    ::setenv(kSetByFone, mark.c_str(), 1);
+}
+
 }  // namespace
 
+OpenMpWaitChoice openmp_wait_for_load(int usable_cpus, double others_busy) {
+    if (usable_cpus >= 2 && others_busy < 0.5) return {"GOMP_SPINCOUNT", kIdleSpinCount};
+    return {"OMP_WAIT_POLICY", kYieldingWaitPolicy};
+}
+
 bool prefer_yielding_openmp_wait() {
-    if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT")) return false;
-    ::setenv("OMP_WAIT_POLICY", kYieldingWaitPolicy, 1);
-    ::setenv(kSetByFone, kYieldingWaitPolicy, 1);  // what it set, so a later change by hand is the user's
+    if (user_chose_openmp_wait()) return false;
+    set_openmp_wait({"OMP_WAIT_POLICY", kYieldingWaitPolicy});
     return true;
 }
 
@@ -42,7 +60,9 @@ OpenMpWait openmp_wait() {
             env[entry.substr(0, eq)] = entry.substr(eq + 1);
     const std::string policy = env["OMP_WAIT_POLICY"], spin = env["GOMP_SPINCOUNT"];
     if (!policy.empty()) return {policy, env[kSetByFone] == policy ? "fone" : "environment"};
-    if (!spin.empty()) return {"GOMP_SPINCOUNT=" + spin, "environment"};
+    if (!spin.empty())
+        return {"GOMP_SPINCOUNT=" + spin,
+                env[kSetByFone] == "GOMP_SPINCOUNT=" + spin ? "fone" : "environment"};
     return {"default (spin, then sleep)", "libgomp"};
 }
 
@@ -64,10 +84,19 @@ void restart_self() {
     ::execv("/proc/self/exe", argv.data());
 }
 
+// Sets the wait for the load of the next 0.05 s (a short look: every LibTorch command pays it once).
+static bool choose_openmp_wait_for_load() {
+    if (user_chose_openmp_wait()) return false;
+    CpuLoadMeter meter;
+    const CpuShare share = measure_cpu_share(meter, 0.05);
+    set_openmp_wait(openmp_wait_for_load(share.usable, share.others_busy));
+    return true;
+}
+
 void settle_thread_environment() {
     // The wait policy first: torch_blas() may load OpenBLAS, and with it libgomp.
     const bool libgomp_read_it = openmp_runtime_loaded();
-    const bool wait_set = prefer_yielding_openmp_wait();
+    const bool wait_set = choose_openmp_wait_for_load();
     const bool kernel_set = set_best_blas_kernel_variable();
     // Both variables are set now, so the second start returns here without executing again.
     if ((wait_set && libgomp_read_it) || kernel_set) restart_self();

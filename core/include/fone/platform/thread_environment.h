@@ -9,14 +9,32 @@
 // 1-thread run (issue 29). OMP_WAIT_POLICY=PASSIVE makes waiting threads sleep at once. `fone` loads libgomp
 // before main() (Qt's libb2 needs it), so setting the variable in main() is too late for itself: it starts
 // again, once, with the variable set (docs/training.md, "Threads on a shared machine").
+//
+// Sleeping at once has a price on an idle machine: every parallel region then wakes its partner with a
+// system call, and a small model's 2-thread epoch took 2.8-3.0 s against 1.9 s with a short spin (10,000
+// polls, bench/busy_threads.sh, 2026-11-27). So a lone `fone` that finds the machine idle when it starts
+// spins briefly (kIdleSpinCount), and sleeps at once (PASSIVE) when other processes are busy; a neighbour
+// that arrives later makes the run's ThreadAdapter take fewer threads, and one thread never waits.
 #pragma once
 
 #include <string>
 
 namespace fone {
 
-// The wait policy `fone` asks for when the user has chosen none.
+// The wait policy `fone` asks for when the user has chosen none and other processes are busy (and that the
+// workbench gives the runs it starts, which share the cores).
 constexpr const char* kYieldingWaitPolicy = "PASSIVE";
+// GOMP_SPINCOUNT when the machine is idle at start: fastest of 1,000-300,000 on this 2-core machine's idle
+// A/B, and 3-6 times less harm than 30,000-100,000 to a 2-thread run beside one busy process.
+constexpr const char* kIdleSpinCount = "10000";
+
+// The wait `fone` chooses for itself: {"GOMP_SPINCOUNT", kIdleSpinCount} when at least 2 CPUs are usable and
+// other processes keep less than half a CPU busy, else {"OMP_WAIT_POLICY", kYieldingWaitPolicy}.
+struct OpenMpWaitChoice {
+    const char* variable;
+    const char* value;
+};
+OpenMpWaitChoice openmp_wait_for_load(int usable_cpus, double others_busy);
 
 // Sets OMP_WAIT_POLICY=PASSIVE in this process's environment when neither OMP_WAIT_POLICY nor
 // GOMP_SPINCOUNT is set (a user's own setting always wins), and FONE_SET_OMP_WAIT_POLICY=PASSIVE to say that
@@ -28,15 +46,17 @@ bool prefer_yielding_openmp_wait();
 bool openmp_runtime_loaded();
 
 // The wait policy this process's OpenMP threads run with, as the environment it started with says (what
-// libgomp read), and who chose it: {"PASSIVE", "fone"}, {"ACTIVE", "environment"},
-// {"GOMP_SPINCOUNT=10000", "environment"} or {"default (spin, then sleep)", "libgomp"}.
+// libgomp read), and who chose it: {"PASSIVE", "fone"}, {"GOMP_SPINCOUNT=10000", "fone"},
+// {"ACTIVE", "environment"}, {"GOMP_SPINCOUNT=5000", "environment"} or {"default (spin, then sleep)",
+// "libgomp"}.
 struct OpenMpWait {
     std::string policy, set_by;
 };
 OpenMpWait openmp_wait();
 
-// Call first thing in main() of a program that uses LibTorch, or before LibTorch is loaded: the yielding
-// wait policy (prefer_yielding_openmp_wait) and the better BLAS kernel (use_best_blas_kernel's choice).
+// Call first thing in main() of a program that uses LibTorch, or before LibTorch is loaded: the wait for the
+// machine's load now (openmp_wait_for_load over 0.05 s of /proc/stat, unless the user set OMP_WAIT_POLICY or
+// GOMP_SPINCOUNT) and the better BLAS kernel (use_best_blas_kernel's choice).
 // When either changed a variable that a library already loaded has read, executes the program again with
 // the same arguments (/proc/self/cmdline), once: the second start finds both set. Returns normally
 // otherwise, or if the re-execution fails (the run then goes on with the libraries' defaults).
