@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <sstream>
+#include <type_traits>
 
 #include "fone/io/json_bounded.h"
 #include "fone/io/shown_text.h"
@@ -80,10 +82,23 @@ class TensorList {
     std::vector<st::TensorData> list_;
 };
 
+// The optimiser's key for a parameter's state: LibTorch 1.x keys it by the TensorImpl's address written as
+// text (c10::guts::to_string, gone in 2.x), 2.x by the address itself.
+template <class State>
+typename State::key_type optimizer_state_key(const State&, const torch::Tensor& param) {
+    if constexpr (std::is_same_v<typename State::key_type, std::string>) {
+        std::ostringstream text;  // what c10::guts::to_string wrote
+        text << param.unsafeGetTensorImpl();
+        return text.str();
+    } else {
+        return param.unsafeGetTensorImpl();
+    }
+}
+
 void add_optimizer(TensorList& tensors, FoneTransformer& model, torch::optim::AdamW& opt) {
     auto& state = opt.state();
     for (const auto& item : model->named_parameters()) {
-        const auto it = state.find(c10::guts::to_string(item.value().unsafeGetTensorImpl()));
+        const auto it = state.find(optimizer_state_key(state, item.value()));
         if (it == state.end()) continue;  // a parameter that has had no gradient yet
         const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
         tensors.add(optimizer_name(item.key(), "exp_avg"), s.exp_avg());
@@ -307,7 +322,7 @@ void load_optimizer(const Checkpoint& c, FoneTransformer& model, torch::optim::A
         copy_into(c, *f.avg_sq, avg_sq);
         s->exp_avg(avg);
         s->exp_avg_sq(avg_sq);
-        state[c10::guts::to_string(f.param.unsafeGetTensorImpl())] = std::move(s);
+        state[optimizer_state_key(state, f.param)] = std::move(s);
     }
 }
 
