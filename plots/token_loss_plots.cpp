@@ -170,7 +170,8 @@ QString comparison_headline(const TokenLossComparison& c) {
 void write_token_loss_png(const std::string& path, const TokenLossComparison& c, LossColouring colouring,
                           int width, int max_lines) {
     ensure_application();
-    const QFont body = font(10), title = font(12, true), small = font(9);
+    using style::fit_lines, style::line_height;
+    const QFont body = style::font(10), title = style::font(12, true), small = style::font(9);
     const int margin = 24;
     const QString heading = QStringLiteral("%1 (test document %2 of %3): %4 against %5")
                                 .arg(QString::fromStdString(c.a.document))

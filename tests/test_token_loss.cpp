@@ -123,13 +123,13 @@ class TestTokenLoss : public QObject {
                 const double want = std::log(e["text_perplexity"].get<double>());
                 QVERIFY2(std::fabs(d.text_loss() - want) < 1e-6 * std::max(1.0, want),
                          qPrintable(QString("%1: %2 against %3").arg(method).arg(d.text_loss()).arg(want)));
-                std::string text, want;  // spaces aside (a line's first piece may carry one)
+                std::string text, written;  // spaces aside (a line's first piece may carry one)
                 for (const analysis::LossPiece& p : d.pieces)
                     if (p.text != "[EOS]") text += p.text;
                 std::erase(text, ' ');
-                want = doc.answer;
-                std::erase(want, ' ');
-                QCOMPARE(text, want);
+                written = doc.answer;
+                std::erase(written, ' ');
+                QCOMPARE(text, written);
             }
         }
     }
