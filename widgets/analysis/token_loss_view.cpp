@@ -112,6 +112,33 @@ void TokenText::leaveEvent(QEvent*) {
 TokenLossView::TokenLossView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(make_controls(catalog));
+    headline_ = new QLabel;
+    headline_->setWordWrap(true);
+    headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    key_ = new QLabel;
+    key_->setWordWrap(true);
+    layout->addWidget(headline_);
+    layout->addWidget(key_);
+    text_ = new TokenText;
+    scroll_ = new QScrollArea;
+    scroll_->setWidget(text_);
+    scroll_->setWidgetResizable(true);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_->setMinimumHeight(60);
+    layout->addWidget(scroll_, 1);
+    detail_ = new QLabel(kHoverHint);
+    detail_->setWordWrap(true);
+    detail_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(detail_);
+    layout->addWidget(status_label());
+    call_ = new FoneCall(default_fone_program(), this);
+    connect_signals();
+    choose_other_run();
+    request_refresh();
+}
+
+QGridLayout* TokenLossView::make_controls(RunCatalog* catalog) {
     auto* grid = new QGridLayout;
     run_a_ = new RunPicker(catalog);
     run_b_ = new RunPicker(catalog);
@@ -141,27 +168,10 @@ TokenLossView::TokenLossView(RunCatalog* catalog, QWidget* parent) : AnalysisVie
     grid->addWidget(compare_button_, 2, 4);
     grid->addWidget(cancel_button_, 2, 5);
     grid->setColumnStretch(1, 1);
-    layout->addLayout(grid);
-    headline_ = new QLabel;
-    headline_->setWordWrap(true);
-    headline_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    key_ = new QLabel;
-    key_->setWordWrap(true);
-    layout->addWidget(headline_);
-    layout->addWidget(key_);
-    text_ = new TokenText;
-    scroll_ = new QScrollArea;
-    scroll_->setWidget(text_);
-    scroll_->setWidgetResizable(true);
-    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    scroll_->setMinimumHeight(60);
-    layout->addWidget(scroll_, 1);
-    detail_ = new QLabel(kHoverHint);
-    detail_->setWordWrap(true);
-    detail_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    layout->addWidget(detail_);
-    layout->addWidget(status_label());
-    call_ = new FoneCall(default_fone_program(), this);
+    return grid;
+}
+
+void TokenLossView::connect_signals() {
     connect(call_, &FoneCall::succeeded, this, &TokenLossView::on_result);
     connect(call_, &FoneCall::failed, this, [this](const QString& why) {
         cancel_button_->setEnabled(false);
@@ -192,8 +202,6 @@ TokenLossView::TokenLossView(RunCatalog* catalog, QWidget* parent) : AnalysisVie
         request_refresh();
     });
     connect(run_b_, &RunPicker::runChanged, this, [this] { request_refresh(); });
-    choose_other_run();
-    request_refresh();
 }
 
 void TokenLossView::choose_other_run() {

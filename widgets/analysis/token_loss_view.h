@@ -15,6 +15,7 @@
 #include "token_loss_plots.h"
 
 class QComboBox;
+class QGridLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -83,6 +84,8 @@ class TokenLossView : public AnalysisView {
     void refresh() override { compare(); }
 
   private:
+    QGridLayout* make_controls(RunCatalog* catalog);
+    void connect_signals();
     void on_result(const nlohmann::json& result);
     void choose_other_run();
     plots::LossColouring colouring() const;
