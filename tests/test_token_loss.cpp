@@ -252,7 +252,7 @@ class TestTokenLoss : public QObject {
                                                   "--batch",
                                                   "4",
                                                   "--context",
-                                                  "32",
+                                                  "64",
                                                   "--vocab-size",
                                                   "300",
                                                   "--hidden",
