@@ -70,16 +70,19 @@ inline constexpr CommandSummary kAnalyseKnockout = {
     "knockout",
     "Remove (or scale) one period's pair at a layer: with --prompt, which digits break; without, the "
     "damage of every layer x period over the run's test split (DIR/knockout.csv, DIR/knockout.png)"};
+inline constexpr CommandSummary kAnalyseTokenLoss = {
+    "token-loss",
+    "A test document of two text runs (same corpus, same text tokenizer) with each token coloured by the "
+    "loss each model pays for it, numbers framed: DIR/token-loss.png; --json: every piece's losses and the "
+    "number each model writes"};
 // The LibTorch commands inside groups of `fone`'s own: {group, command}.
 struct GroupedCommand {
     const char* group;
     CommandSummary command;
 };
-inline constexpr GroupedCommand kTorchSubcommands[] = {{"runs", kRunsConvert},
-                                                       {"model", kModelForward},
-                                                       {"model", kModelGenerate},
-                                                       {"analyse", kAnalysePatch},
-                                                       {"analyse", kAnalyseKnockout}};
+inline constexpr GroupedCommand kTorchSubcommands[] = {
+    {"runs", kRunsConvert},     {"model", kModelForward},      {"model", kModelGenerate},
+    {"analyse", kAnalysePatch}, {"analyse", kAnalyseKnockout}, {"analyse", kAnalyseTokenLoss}};
 // kTorchCommands' description of `name` (throws std::out_of_range for another name).
 std::string torch_command_description(std::string_view name);
 
@@ -118,5 +121,7 @@ void add_timeline_command(CLI::App* analyse);
 void add_replay_command(CLI::App* analyse);
 // analyse patch | knockout (cmd_analyse_intervene.cpp, needs LibTorch), under `analyse`
 void add_intervention_commands(CLI::App& app);
+// analyse token-loss (cmd_analyse_token_loss.cpp, needs LibTorch), under `analyse`
+void add_token_loss_command(CLI::App& app);
 
 }  // namespace fone::cli

@@ -21,6 +21,7 @@ void add_commands(CLI::App& app) {
     add_model_forward_command(app);
     add_model_generate_command(app);
     add_intervention_commands(app);
+    add_token_loss_command(app);
 }
 
 // "LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel": the workbench greys out CUDA unless

@@ -12,6 +12,7 @@
 #include "replay_view.h"
 #include "spectrum_view.h"
 #include "timeline_view.h"
+#include "token_loss_view.h"
 #include "view_registry.h"
 #include "welcome_view.h"
 
@@ -29,8 +30,8 @@ View* with_program(View* view, const WorkbenchContext& context) {
 }  // namespace
 
 QStringList analysis_view_names() {
-    return {"welcome", "circles",    "hidden",   "spectrum", "pca",   "helix",
-            "errors",  "playground", "knockout", "timeline", "replay"};
+    return {"welcome", "circles",    "hidden",   "spectrum", "pca",    "helix",
+            "errors",  "playground", "knockout", "timeline", "replay", "token-loss"};
 }
 
 void register_analysis_views() {
@@ -58,6 +59,8 @@ void register_analysis_views() {
     register_view({"timeline", "Timeline",
                    [](const WorkbenchContext& c) { return with_program(new TimelineView(c.catalog), c); }});
     register_view({"replay", "Replay", [](const WorkbenchContext& c) { return new ReplayView(c.catalog); }});
+    register_view({"token-loss", "Token loss",
+                   [](const WorkbenchContext& c) { return with_program(new TokenLossView(c.catalog), c); }});
     // Presenter mode tells the welcome view's story, its race included.
     register_presenter([](const WorkbenchContext& c) -> QWidget* {
         auto* welcome = c.view ? qobject_cast<WelcomeView*>(c.view("welcome")) : nullptr;

@@ -27,3 +27,9 @@ export -f shot; export here store workbench
 } | xargs -P 2 -L 1 bash -c 'shot "$@"' _
 QT_SCALE_FACTOR=2 shot window-welcome-2800x1800-2x.png --raise welcome --size 1400x900
 QT_SCALE_FACTOR=2 shot presenter-2-2800x1800-2x.png --presenter --set step=2 --size 1400x900
+# The token-loss view needs two text runs on one corpus: TEXT_STORE=DIR holds fone-s1 and subword-s1 as
+# trained in docs/text.md ("See the difference, token by token").
+if [ -n "${TEXT_STORE:-}" ]; then
+    store="$TEXT_STORE" shot view-token-loss-1280x720.png --view token-loss --set run=fone-s1 \
+        --set against=subword-s1 --set doc=0 --size 1280x720
+fi
