@@ -7,14 +7,17 @@
 //
 //   ctest --test-dir build -R test_analysis_views --output-on-failure
 #include <qcustomplot.h>
+#include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QHelpEvent>
 #include <QImage>
 #include <QSet>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <QtTest>
 #include <cmath>
 
@@ -327,6 +330,20 @@ class TestAnalysisViews : public QObject {
         const QPointF bar(pp->xAxis->coordToPixel(2) - 4, pp->yAxis->coordToPixel(0.5));  // x mod 10's bars
         QVERIFY2(probe_panel->hover_text(bar).startsWith("x mod 10: held-out accuracy 100.0%"),
                  qPrintable(probe_panel->hover_text(bar)));
+        // The mouse at rest (Qt's tooltip event) shows the value, not the plot's help; the help only where
+        // there is no value (issue 28).
+        const auto rest = [](QCustomPlot* plot, const QPointF& at) {
+            QHelpEvent help(QEvent::ToolTip, at.toPoint(), plot->mapToGlobal(at.toPoint()));
+            QApplication::sendEvent(plot, &help);
+            return QToolTip::isVisible() ? QToolTip::text() : QString();
+        };
+        QCOMPARE(rest(sp, spike), panel->hover_text(spike));
+        QCOMPARE(rest(pp, bar), probe_panel->hover_text(bar));
+        QToolTip::hideText();
+        const QPointF empty(sp->xAxis->coordToPixel(50), sp->yAxis->coordToPixel(std::sqrt(2.0) * 0.9));
+        QVERIFY(panel->hover_text(empty).isEmpty());
+        QCOMPARE(rest(sp, empty), sp->toolTip());
+        QToolTip::hideText();
         // The probe reads x mod 10 and x mod 100 exactly off the encoder's pairs.
         const SpectrumResult* r = v.result();
         QCOMPARE(r->probe_periods, (std::vector<std::int64_t>{2, 5, 10, 100}));
