@@ -332,15 +332,20 @@ class TestAnalysisViews : public QObject {
                  qPrintable(probe_panel->hover_text(bar)));
         // The mouse at rest (Qt's tooltip event) shows the value, not the plot's help; the help only where
         // there is no value (issue 28).
-        const auto rest = [](QCustomPlot* plot, const QPointF& at) {
-            QHelpEvent help(QEvent::ToolTip, at.toPoint(), plot->mapToGlobal(at.toPoint()));
+        // (At whole pixels, as Qt's events give them: the value under that pixel.)
+        const auto rest = [](QCustomPlot* plot, const QPoint& at) {
+            QHelpEvent help(QEvent::ToolTip, at, plot->mapToGlobal(at));
             QApplication::sendEvent(plot, &help);
             return QToolTip::isVisible() ? QToolTip::text() : QString();
         };
-        QCOMPARE(rest(sp, spike), panel->hover_text(spike));
-        QCOMPARE(rest(pp, bar), probe_panel->hover_text(bar));
+        const QPoint spike_pixel = spike.toPoint(), bar_pixel = bar.toPoint();
+        QVERIFY(panel->hover_text(spike_pixel).startsWith("k = "));
+        QCOMPARE(rest(sp, spike_pixel), panel->hover_text(spike_pixel));
+        QVERIFY(probe_panel->hover_text(bar_pixel).startsWith("x mod 10: held-out accuracy"));
+        QCOMPARE(rest(pp, bar_pixel), probe_panel->hover_text(bar_pixel));
         QToolTip::hideText();
-        const QPointF empty(sp->xAxis->coordToPixel(50), sp->yAxis->coordToPixel(std::sqrt(2.0) * 0.9));
+        const QPoint empty(int(sp->xAxis->coordToPixel(50)),
+                           int(sp->yAxis->coordToPixel(std::sqrt(2.0) * 0.9)));
         QVERIFY(panel->hover_text(empty).isEmpty());
         QCOMPARE(rest(sp, empty), sp->toolTip());
         QToolTip::hideText();
