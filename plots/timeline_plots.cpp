@@ -35,13 +35,15 @@ QCPColorMap* step_map(QCustomPlot& plot, const std::vector<std::int64_t>& steps,
     return map;
 }
 
-// A label at the right (or left) end of row y and a marker at column x (the step the row's period emerged).
-void mark_row(QCustomPlot& plot, int cols, double y, int emerged_column, const QString& label, bool left) {
+// Row y's line, a marker at column x (the step the row's period emerged) and a label at the right (or left)
+// end, its bottom at row label_y (y, or above it when the rows below hold labels).
+void mark_row(QCustomPlot& plot, int cols, double y, double label_y, int emerged_column, const QString& label,
+              bool left) {
     auto* line = new QCPItemLine(&plot);
     line->start->setCoords(-0.5, y);
     line->end->setCoords(cols - 0.5, y);
     line->setPen(QPen(QColor(255, 255, 255, 140), 1, Qt::DashLine));
-    auto* text = style::add_text(plot, left ? -0.5 : cols - 0.5, y, label,
+    auto* text = style::add_text(plot, left ? -0.5 : cols - 0.5, label_y, label,
                                  (left ? Qt::AlignLeft : Qt::AlignRight) | Qt::AlignBottom,
                                  style::font(9, true), Qt::white);
     text->setBrush(QColor(0, 0, 0, 150));  // readable on the brightest cells too
@@ -82,19 +84,29 @@ void draw_timeline(QCustomPlot& plot, const analysis::Timeline& t, std::size_t l
                          QStringLiteral("T=%1").arg(period_label(t.period[static_cast<std::size_t>(r + 1)])));
     plot.yAxis->setTicker(periods);
     plot.yAxis->setLabel(QStringLiteral("period along the number axis"));
-    // Labels of neighbouring rows (within a line of text) go to alternate ends, so they never overlap.
+    // Labels sit above their rows, at the right end, else at the left; where both ends are taken within a
+    // line of text, the label goes above the one before it (its marker stays on its row): none overprints.
     std::vector<analysis::KeyPeriod> keys = t.key_periods.at(layer);
     std::sort(keys.begin(), keys.end(), [](const auto& a, const auto& b) { return a.k < b.k; });
-    const double rows_per_line = rows * 14.0 / std::max(100, plot.axisRect()->height());
-    int previous_k = -1000;
-    bool left = true;
+    // Rows per line of label text (16 px: 9 pt bold and its padding): the data rectangle's height as laid
+    // out before, or, when that is stale from a larger size or not laid out yet, the page's less the
+    // title's and x axis' room.
+    const int laid_out = plot.axisRect()->height() > 0 ? plot.axisRect()->height() : 1 << 20;
+    const int axis_pixels = std::max(60, std::min(laid_out, plot.viewport().height() - 100));
+    const double rows_per_line = rows * 16.0 / axis_pixels;
+    double free_from[2] = {-1e9, -1e9};  // per end (right, left): the lowest row a new label may start at
     for (const analysis::KeyPeriod& k : keys) {
-        left = k.k - previous_k < rows_per_line + 1 ? !left : false;
-        previous_k = k.k;
+        const double row = k.k - 1;
+        const int end = row >= free_from[0]            ? 0
+                        : row >= free_from[1]          ? 1
+                        : free_from[0] <= free_from[1] ? 0
+                                                       : 1;
+        const double at = std::max(row, free_from[end]);
+        free_from[end] = at + rows_per_line;
         const QString when =
             k.emerged_at >= 0 ? QStringLiteral(", from step %1").arg(k.emerged_at) : QString();
-        mark_row(plot, cols, k.k - 1, column_of(t.steps, k.emerged_at),
-                 QStringLiteral("T=%1%2").arg(period_label(k.period), when), left);
+        mark_row(plot, cols, row, at, column_of(t.steps, k.emerged_at),
+                 QStringLiteral("T=%1%2").arg(period_label(k.period), when), end == 1);
     }
     if (current >= 0 && current < cols) {
         auto* cursor = new QCPItemLine(&plot);

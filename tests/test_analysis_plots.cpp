@@ -10,6 +10,8 @@
 #include <cmath>
 
 #include "analysis_plots.h"
+#include "fone/analysis/timeline.h"
+#include "timeline_plots.h"
 
 using fone::Decimal;
 namespace fa = fone::analysis;
@@ -309,6 +311,40 @@ class TestAnalysisPlots : public QObject {
             for (int j = i + 1; j < boxes.size(); ++j)
                 QVERIFY2(!boxes[i].second.intersects(boxes[j].second),
                          qPrintable(boxes[i].first + " overlaps " + boxes[j].first));
+        }
+    }
+
+    // The Timeline's labels of periods in neighbouring rows (T = 200, 100, 50 three rows apart, as a
+    // 200-number probe set gives them) never overprint: the third goes above the others (issue 28).
+    void timeline_labels_keep_apart() {
+        fa::Timeline t;
+        for (int s = 1; s <= 40; ++s)
+            t.steps.push_back(10 * s);
+        for (int k = 0; k <= 100; ++k) {
+            t.k.push_back(k);
+            t.period.push_back(k == 0 ? 0.0 : 200.0 / k);
+        }
+        t.magnitude.push_back(Eigen::MatrixXd::Constant(40, 101, 0.1));
+        t.key_periods.push_back(
+            {{1, 200, 4, 80}, {2, 100, 3, 10}, {4, 50, 3, 90}, {20, 10, 2, 10}, {40, 5, 2, 150}});
+        for (const QSize size : {QSize(760, 260), QSize(760, 180), QSize(1200, 600)}) {
+            QCustomPlot plot;
+            plot.resize(size);
+            plot.setViewport(QRect(QPoint(0, 0), size));
+            fp::draw_timeline(plot, t, 0, "Spectrum over training", -1);
+            plot.replot();
+            QList<std::pair<QString, QRectF>> boxes;
+            for (int i = 0; i < plot.itemCount(); ++i)
+                if (auto* text = qobject_cast<QCPItemText*>(plot.item(i));
+                    text && text->text().startsWith("T="))
+                    boxes.push_back({text->text(), QRectF(text->topLeft->pixelPosition(),
+                                                          text->bottomRight->pixelPosition())});
+            QCOMPARE(boxes.size(), 5);
+            for (int i = 0; i < boxes.size(); ++i)
+                for (int j = i + 1; j < boxes.size(); ++j)
+                    QVERIFY2(!boxes[i].second.intersects(boxes[j].second),
+                             qPrintable(QStringLiteral("%1x%2: ").arg(size.width()).arg(size.height()) +
+                                        boxes[i].first + " overlaps " + boxes[j].first));
         }
     }
 

@@ -7,14 +7,17 @@
 //
 //   ctest --test-dir build -R test_analysis_views --output-on-failure
 #include <qcustomplot.h>
+#include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QHelpEvent>
 #include <QImage>
 #include <QSet>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <QtTest>
 #include <cmath>
 
@@ -327,6 +330,25 @@ class TestAnalysisViews : public QObject {
         const QPointF bar(pp->xAxis->coordToPixel(2) - 4, pp->yAxis->coordToPixel(0.5));  // x mod 10's bars
         QVERIFY2(probe_panel->hover_text(bar).startsWith("x mod 10: held-out accuracy 100.0%"),
                  qPrintable(probe_panel->hover_text(bar)));
+        // The mouse at rest (Qt's tooltip event) shows the value, not the plot's help; the help only where
+        // there is no value (issue 28).
+        // (At whole pixels, as Qt's events give them: the value under that pixel.)
+        const auto rest = [](QCustomPlot* plot, const QPoint& at) {
+            QHelpEvent help(QEvent::ToolTip, at, plot->mapToGlobal(at));
+            QApplication::sendEvent(plot, &help);
+            return QToolTip::isVisible() ? QToolTip::text() : QString();
+        };
+        const QPoint spike_pixel = spike.toPoint(), bar_pixel = bar.toPoint();
+        QVERIFY(panel->hover_text(spike_pixel).startsWith("k = "));
+        QCOMPARE(rest(sp, spike_pixel), panel->hover_text(spike_pixel));
+        QVERIFY(probe_panel->hover_text(bar_pixel).startsWith("x mod 10: held-out accuracy"));
+        QCOMPARE(rest(pp, bar_pixel), probe_panel->hover_text(bar_pixel));
+        QToolTip::hideText();
+        const QPoint empty(int(sp->xAxis->coordToPixel(50)),
+                           int(sp->yAxis->coordToPixel(std::sqrt(2.0) * 0.9)));
+        QVERIFY(panel->hover_text(empty).isEmpty());
+        QCOMPARE(rest(sp, empty), sp->toolTip());
+        QToolTip::hideText();
         // The probe reads x mod 10 and x mod 100 exactly off the encoder's pairs.
         const SpectrumResult* r = v.result();
         QCOMPARE(r->probe_periods, (std::vector<std::int64_t>{2, 5, 10, 100}));

@@ -1,9 +1,11 @@
 // The bundled demo model (resources/demo-model, made by scripts/make-demo-model.sh) still loads with this
-// build and still answers: 123.456+654.321 = 777.777, the sums people type (500+500, 0.5+0.25, ...), and at
-// least 99% exact match on its test split.
+// build and still answers: 123.456+654.321 = 777.777, the sums people type (500+500, 0.5+0.25, ...), every
+// sum at the edges of its range (999.999+999.999, 0+0, the carries from the top; answers worked out here in
+// integer thousandths), and at least 99% exact match on its test split.
 // The installed copy (share/fone-workbench/demo-model) is checked by scripts/package.sh --install-check.
 #include <QDir>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <cmath>
@@ -11,6 +13,44 @@
 #include "fone_process.h"
 
 using namespace fone_test;
+
+namespace {
+
+// "999.999" -> 999999 thousandths, from the text alone (no library arithmetic).
+qint64 thousandths(const QString& x) {
+    const QStringList parts = x.split('.');
+    const QString frac = (parts.size() > 1 ? parts[1] : QString()).leftJustified(3, '0');
+    return parts[0].toLongLong() * 1000 + frac.toLongLong();
+}
+// 1999998 -> "1999.998", 1000000 -> "1000", 0 -> "0".
+QString written(qint64 milli) {
+    QString frac = QString::number(milli % 1000).rightJustified(3, '0');
+    while (frac.endsWith('0'))
+        frac.chop(1);
+    return QString::number(milli / 1000) + (frac.isEmpty() ? "" : "." + frac);
+}
+
+// The range's ends (issue 28): the largest, 0, nines and the sums whose carry ripples from the top digit,
+// each in both orders.
+QStringList edge_sums() {
+    const QStringList pairs{"999.999+999.999", "999.999+0",       "0+0",           "999.999+0.001",
+                            "500+500",         "999+1",           "0.999+0.001",   "99.999+900.001",
+                            "9.999+990.001",   "999.9+0.1",       "999.99+0.01",   "999.999+1",
+                            "999.999+999",     "999.999+0.999",   "999.999+500",   "999.998+0.002",
+                            "999.5+0.5",       "999.999+999.998", "998.999+1.001", "0.001+0",
+                            "999+999",         "99.99+900.01",    "9.9+990.1",     "999.001+0.999"};
+    QStringList out;
+    for (const QString& p : pairs) {
+        const QStringList xy = p.split('+');
+        for (const auto& [a, b] : {std::pair{xy[0], xy[1]}, std::pair{xy[1], xy[0]}}) {
+            const QString line = a + "+" + b + "=" + written(thousandths(a) + thousandths(b));
+            if (!out.contains(line)) out << line;
+        }
+    }
+    return out;
+}
+
+}  // namespace
 
 class TestDemoModel : public QObject {
     Q_OBJECT
@@ -54,6 +94,25 @@ class TestDemoModel : public QObject {
             QVERIFY2(r.code == 0, r.err.constData());
             QCOMPARE(first_line(r.out)["value"].toString(), QString(answer));
         }
+    }
+
+    // Every sum at the edges of the range, as a visitor types them to test the limit: all right.
+    void answers_the_edges_of_its_range() {
+        const QStringList sums = edge_sums();
+        QCOMPARE(sums.first(), QString("999.999+999.999=1999.998"));  // the arithmetic above, by hand
+        QVERIFY(sums.contains("99.999+900.001=1000") && sums.contains("0+999.999=999.999"));
+        QTemporaryDir dir;
+        QFile data(dir.filePath("edges.txt"));
+        QVERIFY(data.open(QIODevice::WriteOnly));
+        data.write((sums.join('\n') + '\n').toUtf8());
+        data.close();
+        const Result r = run_fone({"eval", "--run", model_, "--runs-dir", store_.path(), "--threads", "1",
+                                   "--data", data.fileName(), "--mispredictions", "100"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject m = first_line(r.out);
+        QCOMPARE(m["n"].toInt(), static_cast<int>(sums.size()));
+        QVERIFY2(m["exact_match"].toDouble() == 1.0,
+                 QJsonDocument(m["mispredictions"].toArray()).toJson(QJsonDocument::Compact).constData());
     }
 
     void exact_match_on_its_test_split() {

@@ -269,6 +269,86 @@ class TestTypedSums : public QObject {
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, fone::validate_task(bad));
     }
 
+    // The range's ends (issue 28): off by default, on when named. Definitions on sums checked by hand.
+    void edges_definition() {
+        const std::pair<const char*, bool> dec[] = {{"999.999+999.999=1999.998", true},
+                                                    {"999.999+0=999.999", true},
+                                                    {"0+0=0", true},
+                                                    {"0+999.999=999.999", true},
+                                                    {"999.999+0.001=1000", true},
+                                                    {"500+500=1000", true},
+                                                    {"999+1=1000", true},
+                                                    {"0.999+0.001=1", true},
+                                                    {"99.999+900.001=1000", true},
+                                                    {"999.991+5=1004.991", true},
+                                                    {"0.5+0.5=1", true},
+                                                    {"123.456+654.321=777.777", false},
+                                                    {"250+250=500", false},
+                                                    {"999.89+1=1000.89", false},
+                                                    {"998.999+0.01=999.009", false},
+                                                    {"999.9+0.1=1000", true},
+                                                    {"999.95+0.999=1000.949", true},
+                                                    {"909+1=910", false}};
+        for (const auto& [line, edge] : dec)
+            QVERIFY2(fone::has_shape(TaskKind::dec_add, sum(line), SumShape::edges) == edge, line);
+        QVERIFY(fone::has_shape(TaskKind::int_add, sum("999999+1=1000000"), SumShape::edges));
+        QVERIFY(fone::has_shape(TaskKind::sub, sum("1000-1=999"), SumShape::edges));  // 1 + 999 = 1000
+        QVERIFY(!fone::has_shape(TaskKind::sub, sum("5000-1=4999"), SumShape::edges));
+        QCOMPARE(*fone::shape_named("edges"), SumShape::edges);
+    }
+
+    // Every drawn edge sum has the shape, lies in the range, has the exact answer; operands in both orders.
+    void edges_draws() {
+        for (const TaskKind kind : kTyped) {
+            std::mt19937_64 rng(5);
+            const std::int64_t max = kind == TaskKind::sub       ? 99999000
+                                     : kind == TaskKind::dec_add ? 999999
+                                                                 : 999999000;
+            std::set<std::string> distinct;
+            int swapped = 0, at_max = 0;
+            for (int i = 0; i < 3000; ++i) {
+                const Example e = fone::draw_shape(kind, SumShape::edges, rng);
+                QVERIFY2(fone::has_shape(kind, e, SumShape::edges), e.line().c_str());
+                const std::int64_t a = milli(e.operands[0]), b = milli(e.operands[1]);
+                QVERIFY2(a >= 0 && b >= 0 && a <= max && b <= max, e.line().c_str());
+                QCOMPARE(milli(e.answer), kind == TaskKind::sub ? a - b : a + b);
+                if (kind == TaskKind::sub) QVERIFY2(a >= b, e.line().c_str());
+                swapped += a > b;
+                at_max += a == max || b == max;
+                distinct.insert(e.line());
+            }
+            QVERIFY2(distinct.size() > 1000, qPrintable(QString::number(distinct.size())));
+            QVERIFY2(at_max > 450, qPrintable(QString::number(at_max)));  // the largest operand is common
+            if (kind != TaskKind::sub)
+                QVERIFY2(swapped > 1100 && swapped < 1900, qPrintable(QString::number(swapped)));
+        }
+    }
+
+    // Off by default: not a shape of the suite nor of the default mixture, and a weight of 0 draws exactly
+    // the split of before; named, it takes its share.
+    void edges_off_unless_named() {
+        for (const TaskKind kind : kTyped) {
+            const auto shapes = fone::task_shapes(kind);
+            QVERIFY(std::find(shapes.begin(), shapes.end(), SumShape::edges) == shapes.end());
+            QCOMPARE(fone::training_shapes(kind).back(), SumShape::edges);
+            QCOMPARE(fone::training_shapes(kind).size(), shapes.size() + 1);
+            QVERIFY(!fone::default_shape_weights(kind, 51200).count("edges"));
+        }
+        QVERIFY(fone::training_shapes(TaskKind::mul3).empty());
+        auto weights = fone::default_shape_weights(TaskKind::dec_add, 4000);
+        const auto plain = fone::generate_splits(typed(TaskKind::dec_add), 4000, 100, 100, 9);
+        weights["edges"] = 0;
+        QVERIFY(fone::generate_splits(typed(TaskKind::dec_add, weights), 4000, 100, 100, 9).train ==
+                plain.train);
+        fone::validate_shape_weights(TaskKind::sub, {{"edges", 1}});
+        const auto half =
+            fone::generate_splits(typed(TaskKind::dec_add, {{"edges", 1}, {"uniform", 1}}), 4000, 0, 100, 3);
+        const auto edges = std::count_if(half.train.begin(), half.train.end(), [](const Example& e) {
+            return fone::has_shape(TaskKind::dec_add, e, SumShape::edges);
+        });
+        QVERIFY2(std::abs(edges - 2000) < 150, qPrintable(QString::number(edges)));
+    }
+
     void range_in_plain_words() {
         QCOMPARE(fone::task_range_text(TaskKind::dec_add),
                  std::string("numbers from 0 to 999.999, with up to three decimals"));

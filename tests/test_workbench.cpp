@@ -489,14 +489,30 @@ class TestWorkbench : public QObject {
     void launch_form_says_what_the_run_gets() {
         LaunchPanel panel;
         panel.show();
-        const QPoint epochs_at = panel.field("epochs")->pos();
-        // A problem is listed by the button; the fields do not move.
+        const QPoint epochs_at = panel.field("epochs")->pos(), lr_at = panel.field("lr")->pos();
+        // A problem shows beside its field, under the field's title; no field moves.
         panel.field("lr")->setText("abc");
+        panel.field("epochs")->setText("-1");
         QVERIFY(!panel.is_valid());
         QVERIFY2(panel.problems_text().contains("Learning rate: must be a number"),
                  qPrintable(panel.problems_text()));
+        QVERIFY2(panel.field_problem("lr").startsWith("must be a number"),
+                 qPrintable(panel.field_problem("lr")));
+        QCOMPARE(panel.field_problem("epochs"), QString("must not be negative"));
+        QCOMPARE(panel.field_problem("batch"), QString());
+        auto* beside = panel.findChild<QLabel*>("lr_problem");
+        QVERIFY(beside && beside->isVisible());
+        const QRect field = panel.field("lr")->geometry(), line = beside->geometry();
+        QVERIFY2(std::abs(beside->mapTo(&panel, QPoint(0, 0)).y() -
+                          panel.field("lr")->mapTo(&panel, QPoint(0, 0)).y()) < field.height() + 2,
+                 "the problem sits in the field's row");
+        QVERIFY(line.height() >= beside->fontMetrics().height());
         QCOMPARE(panel.field("epochs")->pos(), epochs_at);
+        QCOMPARE(panel.field("lr")->pos(), lr_at);
         panel.field("lr")->clear();
+        panel.field("epochs")->clear();
+        QCOMPARE(panel.field_problem("lr"), QString());
+        QCOMPARE(panel.field("epochs")->pos(), epochs_at);
         // Threads: no more than this computer's cores.
         panel.field("threads")->setText("1000");
         QVERIFY(!panel.is_valid());

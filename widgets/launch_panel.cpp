@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
+#include <QPainter>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScrollArea>
@@ -18,6 +19,7 @@
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
 #include "fone/tasks/tasks.h"
+#include "fone/tasks/typed_sums.h"
 #include "recipes.h"
 #include "run_catalog.h"
 
@@ -31,6 +33,24 @@ const char* const kModelKeys[] = {"hidden", "layers", "heads", "kv_heads", "inte
 const char* const kIntKeys[] = {"train_size", "test_size", "epochs", "batch", "seed", "threads"};
 const char* const kDefaultModel = "Default for the task and size";
 const char* const kDefaultChoice = "default";
+
+// A field's problem, under its title beside the field: one line always reserved (the rows never move when a
+// problem comes or goes), elided to the column's width; the whole sentence is its tooltip.
+class FieldMessage : public QLabel {
+  public:
+    FieldMessage() {
+        setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+        setFixedHeight(fontMetrics().height());
+    }
+
+  protected:
+    void paintEvent(QPaintEvent*) override {
+        QPainter p(this);
+        p.setPen(QColor(0xd6, 0x27, 0x28));  // the red of the field's border
+        p.drawText(rect(), Qt::AlignLeft | Qt::AlignTop,
+                   fontMetrics().elidedText(text(), Qt::ElideRight, width()));
+    }
+};
 
 // The cores of this computer: more threads than that only slow a run down.
 int core_count() {
@@ -87,8 +107,12 @@ QString will_train_text(const TrainConfig& c) {
                        .arg(swaps ? QStringLiteral("about ") : QString())
                        .arg(format_count(double(c.epochs) * std::ceil(examples / c.batch)))
                        .arg(c.seed);
-    if (c.target_acc > 0)
-        text += QStringLiteral("; stops at %1% exact match").arg(100.0 * c.target_acc, 0, 'g', 4);
+    if (c.target_acc > 0)  // the trainer's rule, in --target-acc's words
+        text += QStringLiteral("; stops once the test exact match%2 reaches %1%")
+                    .arg(100.0 * c.target_acc, 0, 'g', 4)
+                    .arg(c.task.sampling == "typed" && has_typed_sums(c.task.kind)
+                             ? QStringLiteral(" and every typed shape's")
+                             : QString());
     return text;
 }
 
@@ -203,7 +227,8 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     add_edit(form, "seed", "Seed", "Seeds the data, the initialisation and the batch order.");
     add_combo(form, "device", "Device", {"auto", "cpu", "cuda"}, "Where the run trains.");
     add_edit(form, "threads", "CPU threads",
-             QStringLiteral("0: every core (this computer has %1). Use 1 when several runs train at once.")
+             QStringLiteral("0: auto, from the CPUs free now, adapted while training (this computer has %1). "
+                            "Use 1 when several runs train at once. fone train --threads.")
                  .arg(core_count()));
     processes_ = new QSpinBox;
     processes_->setRange(1, core_count());
@@ -212,7 +237,8 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
         "each with its share of the threads. 1: one process.");
     form->addRow("Processes", processes_);
     add_edit(form, "target_acc", "Stop at exact match (%)",
-             "Stop once the test exact match reaches this percentage, e.g. 99.");
+             "Stop once the test exact match reaches this percentage, e.g. 99 (typed sampling: and every "
+             "typed shape's). fone train --target-acc 0.99.");
     add_edit(form, "name", "Run name", "Empty: made from task, method and time.");
     outer->addLayout(form);
 
@@ -224,12 +250,12 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     connect(launch_button_, &QPushButton::clicked, this, &LaunchPanel::launch);
     outer->addWidget(resolved_);
     outer->addStretch(1);
-    // What is wrong sits under the fields, by the button: typing never moves a field.
+    // A field's problem shows beside it (titled()); what concerns no field (the store, several settings
+    // together) sits by the button, in room for two lines always: nothing above it moves or shrinks.
     problems_ = new QLabel;
     problems_->setWordWrap(true);
     problems_->setStyleSheet("color: #d62728;");
-    // Room for three lines always (the whole list in the tooltip): the form above never moves or shrinks.
-    problems_->setFixedHeight(3 * problems_->fontMetrics().lineSpacing() + 4);
+    problems_->setFixedHeight(2 * problems_->fontMetrics().lineSpacing() + 4);
     problems_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     auto* button_row = new QVBoxLayout;
     button_row->setContentsMargins(8, 4, 8, 8);
@@ -250,11 +276,25 @@ QLineEdit* LaunchPanel::add_edit(QFormLayout* form, const QString& key, const QS
     edit->setToolTip(tip);
     edit->setClearButtonEnabled(true);
     edit->setProperty("tip", tip);
-    form->addRow(title, edit);
+    form->addRow(titled(key, title), edit);
     edits_[key] = edit;
     titles_[key] = title.trimmed();
     connect(edit, &QLineEdit::textChanged, this, &LaunchPanel::validate);
     return edit;
+}
+
+// The title of a field's row with the line of its problem under it.
+QWidget* LaunchPanel::titled(const QString& key, const QString& title) {
+    auto* cell = new QWidget;
+    auto* column = new QVBoxLayout(cell);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(new QLabel(title));
+    auto* message = new FieldMessage;
+    message->setObjectName(key + "_problem");
+    column->addWidget(message);
+    messages_[key] = message;
+    return cell;
 }
 
 QComboBox* LaunchPanel::add_combo(QFormLayout* form, const QString& key, const QString& title,
@@ -266,7 +306,7 @@ QComboBox* LaunchPanel::add_combo(QFormLayout* form, const QString& key, const Q
     combo->addItems(items);
     combo->setToolTip(tip);
     combo->setProperty("tip", tip);
-    form->addRow(title, combo);
+    form->addRow(titled(key, title), combo);
     combos_[key] = combo;
     titles_[key] = title.trimmed();
     connect(combo, &QComboBox::currentIndexChanged, this, &LaunchPanel::validate);
@@ -396,7 +436,7 @@ void LaunchPanel::validate() {
 }
 
 void LaunchPanel::show_errors(const QMap<QString, QString>& errors, const QString& general) {
-    QStringList lines;
+    QStringList lines, elsewhere;  // every problem; those of no field
     for (auto it = titles_.begin(); it != titles_.end(); ++it) {
         const QString why = errors.value(it.key());
         QWidget* field = edits_.contains(it.key()) ? static_cast<QWidget*>(edits_[it.key()])
@@ -405,16 +445,23 @@ void LaunchPanel::show_errors(const QMap<QString, QString>& errors, const QStrin
         field->setStyleSheet(why.isEmpty() ? QString() : "border: 1px solid #d62728;");
         field->setToolTip(why.isEmpty() ? field->property("tip").toString()
                                         : why + "\n\n" + field->property("tip").toString());
+        messages_[it.key()]->setText(why);
+        messages_[it.key()]->setToolTip(why);
         if (!why.isEmpty()) lines << it.value() + ": " + why;
     }
-    if (!general.isEmpty()) lines << general;
-    if (!store_problem_.isEmpty()) lines << store_problem_;
-    problems_->setText(lines.join('\n'));
-    problems_->setToolTip(lines.join('\n'));
+    if (!general.isEmpty()) elsewhere << general;
+    if (!store_problem_.isEmpty()) elsewhere << store_problem_;
+    problems_text_ = (lines + elsewhere).join('\n');
+    problems_->setText(elsewhere.join('\n'));
+    problems_->setToolTip(elsewhere.join('\n'));
 }
 
 QString LaunchPanel::problems_text() const {
-    return problems_->text();
+    return problems_text_;
+}
+
+QString LaunchPanel::field_problem(const QString& key) const {
+    return messages_.contains(key) ? messages_[key]->text() : QString();
 }
 
 QString LaunchPanel::resolved_text() const {

@@ -1,5 +1,6 @@
 // The launch panel: every setting of a training run, checked as you type (a wrong field gets a red border,
-// and what is wrong is listed above the Launch button, so the fields never move while you type; from the same
+// and what is wrong shows beside it, under its title, in a line each row always keeps, so the fields never
+// move while you type; what concerns no one field is listed above the Launch button; from the same
 // resolve_with_sources the CLI uses, plus the machine's core count for threads), presets, "re-run this
 // run's config", and the `fone train` arguments it makes. Empty fields keep the defaults the task and
 // training-set size choose (shown greyed in the field, from that same resolution); the "Will train" line
@@ -51,6 +52,8 @@ class LaunchPanel : public QWidget {
     void set_store_problem(const QString& problem);
     // What is wrong, one "Field: why" per line ("" when the settings are valid), and the "Will train" line.
     QString problems_text() const;
+    // What is wrong with one field, as shown beside it ("" when nothing is).
+    QString field_problem(const QString& key) const;
     QString resolved_text() const;
     // How long a run of these settings will take, in words ("about 4:10 of training, …"; "" when unknown),
     // shown under "Will train" before launching. The window gives the sweep designer's estimate (the store's
@@ -80,6 +83,7 @@ class LaunchPanel : public QWidget {
     QLineEdit* add_edit(QFormLayout* form, const QString& key, const QString& title, const QString& tip);
     QComboBox* add_combo(QFormLayout* form, const QString& key, const QString& title,
                          const QStringList& items, const QString& tip);
+    QWidget* titled(const QString& key, const QString& title);
     void update_model_fields();
     // The resolved values of the empty fields, as "default N" placeholders.
     void update_placeholders(const ResolvedSettings& resolved);
@@ -93,6 +97,8 @@ class LaunchPanel : public QWidget {
     QFormLayout* form_ = nullptr;
     QComboBox* presets_ = nullptr;
     QLabel* problems_ = nullptr;
+    QMap<QString, QLabel*> messages_;  // field key -> the line of its problem
+    QString problems_text_;
     QString store_problem_;
     QLabel* resolved_ = nullptr;
     std::function<QString(const nlohmann::json&)> estimator_;

@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QFontInfo>
 #include <QHBoxLayout>
+#include <QHelpEvent>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -214,6 +215,7 @@ void PlotPanel::enable_inspection(std::function<QString(const PlotHit&)> describ
     plot_->setMouseTracking(true);
     connect(plot_, &QCustomPlot::mouseMove, this,
             [this](QMouseEvent* e) { on_hover(e->position(), e->globalPosition().toPoint()); });
+    plot_->installEventFilter(this);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] {
         if (redraw_) {
             redraw_figure(theme_.name == "dark");
@@ -256,6 +258,17 @@ QString PlotPanel::hover_text(const QPointF& pixel) const {
     const QString key = hit.key_label.isEmpty() ? QString::number(hit.key, 'g', 6) : hit.key_label;
     const QString name = hit.plottable->name();
     return (name.isEmpty() ? QString() : name + ": ") + key + " → " + QString::number(hit.value, 'g', 4);
+}
+
+bool PlotPanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::ToolTip) {
+        const auto* help = static_cast<QHelpEvent*>(event);
+        if (const QString text = hover_text(help->pos()); !text.isEmpty()) {
+            QToolTip::showText(help->globalPos(), text, plot_);
+            return true;
+        }
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void PlotPanel::on_hover(const QPointF& pixel, const QPoint& global) {

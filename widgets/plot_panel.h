@@ -113,6 +113,9 @@ class PlotPanel : public QWidget {
   protected:
     // Called just before each throttled replot: views that update axis ranges do it here, once per frame.
     virtual void before_replot() {}
+    // A plot that is inspected answers the tooltip event (the mouse at rest) with the value under the mouse;
+    // its help text only where there is no value.
+    bool eventFilter(QObject* watched, QEvent* event) override;
     QString x_name_ = "x", y_name_ = "y";
 
   private:

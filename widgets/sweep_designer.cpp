@@ -34,20 +34,11 @@ namespace {
 
 constexpr std::size_t kSliceCells = 250;  // cells queued per turn of the event loop
 
+// A finished run's config.json (or the Launch panel's settings) as the run got it: the layers a config
+// file gives `fone train --config` (its "preset": "" is no preset, its "versions" no setting).
 std::optional<TrainConfig> resolved(const json& settings) {
     try {
-        std::vector<json> layers;
-        // A run's config.json says "preset": "" when it had none (every run `fone train` makes): that is no
-        // preset, not an unknown one (which dropped every finished run from the estimates).
-        const std::string preset = settings.value("preset", nlohmann::json()).is_string()
-                                       ? settings["preset"].get<std::string>()
-                                       : std::string();
-        if (!preset.empty()) layers.push_back(preset_settings(preset));
-        // and its "versions" (which build trained it) is a record, not a setting, as `--config` reads it
-        json run_settings = settings;
-        if (run_settings.is_object()) run_settings.erase("versions");
-        layers.push_back(run_settings);
-        return resolve_train_config(layers);
+        return resolve_train_config({settings_object(settings, "a run's config.json")});
     } catch (const std::exception&) {
         return std::nullopt;
     }
@@ -127,8 +118,8 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     threads_ = new QSpinBox;
     threads_->setRange(0, std::max(1, QThread::idealThreadCount()));
     threads_->setValue(1);
-    threads_->setToolTip(QStringLiteral("CPU threads per run (0: every core; this computer has %1). 1 suits "
-                                        "several runs at once.")
+    threads_->setToolTip(QStringLiteral("CPU threads per run (0: auto, from the CPUs free; this computer has "
+                                        "%1). 1 suits several runs at once.")
                              .arg(std::max(1, QThread::idealThreadCount())));
     parallel_->setMaximumWidth(80);
     threads_->setMaximumWidth(80);

@@ -20,6 +20,7 @@
 // (`--source model`); analyse_support.h loads them.
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -272,27 +273,50 @@ json circles_json(const fa::UnitCircles& c) {
     return {{"number", c.number.to_string()}, {"base", c.base}, {"markers", markers}, {"circles", circles}};
 }
 
+// On a terminal: a line per circle, the smallest period first, then where the files went.
+void print_circles_summary(const fa::UnitCircles& c, const json& j) {
+    std::printf("Unit circles of %s (base %d): the point of period T at angle 2π·(x mod T)/T\n",
+                c.number.to_string().c_str(), c.base);
+    std::printf("%-12s %-16s %9s  %s\n", "period T", "x mod T", "angle", "digit");
+    for (const auto& r : c.circles) {
+        const std::string residue = r.residue.size() > 16 ? r.residue.substr(0, 15) + "…" : r.residue;
+        std::printf("%-12s %-16s %8.1f°  %s\n", fa::period_text(r.period).c_str(), residue.c_str(),
+                    r.angle * 180.0 / M_PI, r.digit >= 0 ? std::to_string(r.digit).c_str() : "-");
+    }
+    if (j.contains("files"))
+        for (const auto& [kind, path] : j["files"].items())
+            if (path.is_string()) std::printf("%s: %s\n", kind.c_str(), path.get<std::string>().c_str());
+    std::printf("--json (or a pipe) gives every field: markers, turns, (cos, sin), the nearest marker.\n");
+    std::fflush(stdout);
+}
+
 void register_circles(CLI::App* analyse) {
     auto o = std::make_shared<SourceOptions>();
     auto number = std::make_shared<std::string>();
     auto out_dir = std::make_shared<std::string>();
     auto no_png = std::make_shared<bool>(false);
+    auto as_json = std::make_shared<bool>(false);
     auto* cmd = analyse->add_subcommand(
         "circles",
-        "Unit circles of NUMBER, one per period: JSON on stdout; with --out, circles.json and circles.png");
+        "Unit circles of NUMBER, one per period: a table on a terminal, JSON with --json or when stdout is "
+        "not a terminal; with --out, circles.json and circles.png");
     add_spec_options(cmd, *o);
     cmd->add_option("number", *number, "The number (exact, any length); put -- before a negative one")
         ->required();
     cmd->add_option("--out", *out_dir, "Output folder for circles.json and circles.png");
     cmd->add_flag("--no-png", *no_png, "No PNG");
-    cmd->callback([o, number, out_dir, no_png] {
+    cmd->add_flag("--json", *as_json, "JSON on stdout, as when it is not a terminal");
+    cmd->callback([o, number, out_dir, no_png, as_json] {
         const Decimal x = Decimal::parse(*number);
         const fa::UnitCircles c = fa::unit_circles(x, source_spec(*o, {x}));
         json j = circles_json(c);
         write_json_and_png(
             j, *out_dir, "circles", [&] { return plots::circles_size(c); },
             [&](QCustomPlot& plot) { plots::draw_circles(plot, c); }, *no_png);
-        print_json_line(std::cout, j);
+        if (json_output(*as_json))
+            print_json_line(std::cout, j);
+        else
+            print_circles_summary(c, j);
     });
 }
 

@@ -23,6 +23,7 @@
 //               three seeds (docs/peers.md)
 //   grokking    (a + b) mod 113 on a one-layer model: key frequencies of the embedding, restricted and
 //               excluded loss over training (Nanda et al. 2023; docs/analysis.md)
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -50,7 +51,7 @@ using nlohmann::json;
 struct Options {
     std::string experiment, preset = "quick", out, runs_dir, methods;
     int threads = 0;
-    bool dry_run = false, list = false;
+    bool dry_run = false, list = false, json = false;
 };
 
 std::string run_name(const Experiment& e, const std::string& preset, const ExperimentCell& cell) {
@@ -147,11 +148,31 @@ json off_by_five(const std::string& run_dir) {
     return {{"mispredictions", wrong}, {"off_by_exactly_5", by_five}, {"examples", examples}};
 }
 
-// --list: one JSON line per experiment.
-void list_experiments() {
+// --list on a terminal: a name and title a line, the presets with their run counts under it.
+void print_experiment_summary(const std::vector<Experiment>& experiments) {
+    std::size_t width = 0;
+    for (const Experiment& e : experiments)
+        width = std::max(width, e.name.size());
+    for (const Experiment& e : experiments) {
+        std::string presets;
+        for (const ExperimentPreset& p : e.presets)
+            presets += (presets.empty() ? "" : ", ") + p.name + " " + std::to_string(p.cells.size()) +
+                       (p.cells.size() == 1 ? " run" : " runs");
+        std::cout << e.name << std::string(width + 2 - e.name.size(), ' ') << e.title << '\n'
+                  << std::string(width + 2, ' ') << "presets: " << presets << '\n';
+    }
+    std::cout << experiments.size() << " experiments. fone reproduce NAME --preset quick runs one; "
+              << "--json lists them with their descriptions and files.\n"
+              << std::flush;
+}
+
+// --list: a short summary on a terminal, one JSON line per experiment with --json or when piped.
+void list_experiments(bool as_json) {
     const std::string dir = experiments_dir();
     if (dir.empty()) throw std::invalid_argument("no experiments folder (see fone reproduce --help)");
-    for (const Experiment& e : load_experiments(dir)) {
+    const std::vector<Experiment> experiments = load_experiments(dir);
+    if (!json_output(as_json)) return print_experiment_summary(experiments);
+    for (const Experiment& e : experiments) {
         json presets = json::array();
         for (const ExperimentPreset& p : e.presets)
             presets.push_back({{"preset", p.name}, {"description", p.description}, {"runs", p.cells.size()}});
@@ -241,14 +262,17 @@ void add_reproduce_commands(CLI::App& app) {
                   "List the runs as JSON lines (name, the cell's settings, the whole config), train nothing");
     cmd->add_option("--methods", o->methods, "Only the runs of these methods (e.g. digit,subword)");
     cmd->add_flag("--list", o->list,
-                  "List the experiments as JSON lines (name, title, description, presets with their run "
-                  "counts, file) and exit");
+                  "List the experiments and exit: names, titles and presets' run counts on a terminal; JSON "
+                  "lines (name, title, description, presets with their run counts, file) with --json or when "
+                  "stdout is not a terminal");
+    cmd->add_flag("--json", o->json, "--list: JSON lines, as when stdout is not a terminal");
     cmd->callback([o] {
         if (!o->list && o->experiment.empty())
             fail("reproduce", "experiment is required (fone reproduce --list shows them)", 2);
         run_command("reproduce", [&] {
+            if (o->json && !o->list) throw std::invalid_argument("--json goes with --list");
             if (o->list)
-                list_experiments();
+                list_experiments(o->json);
             else
                 run_reproduce(*o);
         });

@@ -114,7 +114,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
                        "docs/training.md) or uniform (the paper's sampling)");
     cmd->add_option("--sampling-weights", o.weights,
                     "Typed sampling: weight per shape, e.g. uniform=3,round=1,carry=2 (shapes not named "
-                    "are not drawn): round, short, one_decimal, carry, equal, zeros, mixed, uniform");
+                    "are not drawn): round, short, one_decimal, carry, equal, zeros, mixed, uniform, edges "
+                    "(the range's ends; not in the default mixture)");
     o.add<std::size_t>(cmd, "--train-size", "train_size", "Training examples");
     o.add<std::size_t>(cmd, "--val-size", "val_size", "Validation examples");
     o.add<std::size_t>(cmd, "--test-size", "test_size", "Test examples");
@@ -259,7 +260,7 @@ std::string value_text(const json& v) {
 // --dry-run: every setting of the run and where it came from; an aligned table on a terminal, one JSON
 // object with --json or when stdout is a pipe or a file (what a script reads).
 void print_dry_run(const ResolvedSettings& r, bool as_json) {
-    if (as_json || !::isatty(STDOUT_FILENO)) {
+    if (json_output(as_json)) {
         print_json_line(std::cout, r.to_json());
         return;
     }

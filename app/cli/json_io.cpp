@@ -3,11 +3,17 @@
 #include <cstdio>
 #include <iostream>
 
+#include <unistd.h>
+
 namespace fone::cli {
 
 void print_json_line(std::ostream& out, const nlohmann::json& j) {
     out << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
     out.flush();
+}
+
+bool json_output(bool asked) {
+    return asked || !::isatty(STDOUT_FILENO);
 }
 
 void print_error(const std::string& command, const std::string& message) {

@@ -314,6 +314,8 @@ nlohmann::json default_text_settings(const std::string& task, std::size_t train_
     return d;
 }
 
+}  // namespace
+
 nlohmann::json settings_object(nlohmann::json j, const std::string& where) {
     if (!j.is_object())
         throw std::invalid_argument(
@@ -322,7 +324,6 @@ nlohmann::json settings_object(nlohmann::json j, const std::string& where) {
     j.erase("versions");  // a run's config.json can be used as is
     return j;
 }
-}  // namespace
 
 nlohmann::json read_config_file(const std::string& path) {
     return settings_object(read_json_file(path), path);

@@ -19,7 +19,7 @@
 namespace fone {
 namespace {
 
-constexpr std::array<std::pair<SumShape, std::string_view>, 8> kShapeNames{{
+constexpr std::array<std::pair<SumShape, std::string_view>, 9> kShapeNames{{
     {SumShape::round, "round"},
     {SumShape::short_numbers, "short"},
     {SumShape::one_decimal, "one_decimal"},
@@ -28,6 +28,7 @@ constexpr std::array<std::pair<SumShape, std::string_view>, 8> kShapeNames{{
     {SumShape::zeros, "zeros"},
     {SumShape::mixed, "mixed"},
     {SumShape::uniform, "uniform"},
+    {SumShape::edges, "edges"},
 }};
 
 // A task's operands as integers scaled by 10^scale.
@@ -91,6 +92,34 @@ bool is_short(const SumTask& t, std::int64_t x) {
     return x < 100 * pow10(t.scale) && significant_digits(x) <= 2;
 }
 
+bool is_power_of_ten(std::int64_t x) {
+    return x > 0 && x == pow10(digit_count(x) - 1);
+}
+// Written with nines only: its integer part is 0 or all nines, its decimals all nines (0.999, 99.9, 9).
+bool is_nines(const SumTask& t, std::int64_t x) {
+    const std::int64_t unit = pow10(t.scale), whole = x / unit, frac = x % unit;
+    const bool whole_nines = whole == 0 || is_power_of_ten(whole + 1);
+    const bool frac_nines = frac == 0 || is_power_of_ten(frac / pow10(last_place(frac)) + 1);
+    return x > 0 && whole_nines && frac_nines;
+}
+// The operands at the ends of the range: 0, the top (the largest and the 99 units below it), the nines.
+constexpr std::int64_t kTopUnits = 99;
+bool is_edge_operand(const SumTask& t, std::int64_t x) {
+    return x == 0 || x >= t.max - kTopUnits || is_nines(t, x);
+}
+
+// 0 and every number written with nines only (dec-add: 0.9 .. 999.999, 15 of them), in order.
+std::vector<std::int64_t> zero_and_nines(const SumTask& t) {
+    std::vector<std::int64_t> out{0};
+    for (int whole = 0; whole <= t.int_digits; ++whole)
+        for (int decimals = 0; decimals <= t.scale; ++decimals)
+            if (whole + decimals > 0)
+                out.push_back((pow10(whole) - 1) * pow10(t.scale) +
+                              (pow10(decimals) - 1) * pow10(t.scale - decimals));
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 // Every value d·10^p (d in 1..99, not a multiple of 10) from 10^first_place up to `below` (exclusive).
 std::vector<std::int64_t> two_digit_values(int first_place, std::int64_t below) {
     std::vector<std::int64_t> out;
@@ -125,7 +154,8 @@ class ShapeDraws {
     explicit ShapeDraws(TaskKind kind)
         : t_(sum_task(kind)),
           round_(two_digit_values(t_.scale + 1, t_.max + 1)),
-          short_(two_digit_values(0, 100 * pow10(t_.scale))) {
+          short_(two_digit_values(0, 100 * pow10(t_.scale))),
+          nines_(zero_and_nines(t_)) {
         short_.insert(short_.begin(), 0);
     }
     const SumTask& task() const { return t_; }
@@ -154,6 +184,8 @@ class ShapeDraws {
                     random_below(rng, detail::pair_count(static_cast<std::uint64_t>(t_.max) + 1)));
                 return arrange(static_cast<std::int64_t>(a), static_cast<std::int64_t>(b), rng);
             }
+            case SumShape::edges:
+                return edges(rng);
         }
         throw std::logic_error("ShapeDraws::draw: unknown shape");
     }
@@ -216,8 +248,47 @@ class ShapeDraws {
         }
     }
 
+    // One chance in three each: two edge operands (999.999+999.999, 0+0, 999.95+0.999); an edge operand
+    // and one as people write it (999.999+123.4: the carry ripples from the units into the thousands);
+    // a sum that is a power of ten, every digit carrying (99.999+900.001, 999+1, 0.999+0.001).
+    std::pair<std::int64_t, std::int64_t> edges(std::mt19937_64& rng) const {
+        switch (random_below(rng, 3)) {
+            case 0:
+                return arrange(edge_operand(rng), edge_operand(rng), rng);
+            case 1:
+                return arrange(edge_operand(rng), typed_operand(rng), rng);
+            default:
+                return power_of_ten_sum(rng);
+        }
+    }
+    // The largest operand one chance in four, one of the 99 units below it one in four, else 0 or nines:
+    // the largest is what a visitor types first.
+    std::int64_t edge_operand(std::mt19937_64& rng) const {
+        switch (random_below(rng, 4)) {
+            case 0:
+                return t_.max;
+            case 1:
+                return t_.max - draw_between(rng, 1, kTopUnits);
+            default:
+                return pick(nines_, rng);
+        }
+    }
+    // x + y = 10^P with x of a drawn length below it; subtraction writes it 10^P - x = y.
+    std::pair<std::int64_t, std::int64_t> power_of_ten_sum(std::mt19937_64& rng) const {
+        const std::int64_t limit = t_.subtract ? t_.max : 2 * t_.max;
+        for (;;) {
+            const std::int64_t z = pow10(static_cast<int>(draw_between(rng, 1, digit_count(limit) - 1)));
+            const int len = static_cast<int>(draw_between(rng, 1, digit_count(z - 1)));
+            const std::int64_t x =
+                len == 1 ? draw_between(rng, 1, 9) : draw_between(rng, pow10(len - 1), pow10(len) - 1);
+            if (x >= z || x > t_.max || z - x > t_.max) continue;
+            if (t_.subtract) return {z, x};
+            return arrange(x, z - x, rng);
+        }
+    }
+
     SumTask t_;
-    std::vector<std::int64_t> round_, short_;
+    std::vector<std::int64_t> round_, short_, nines_;
 };
 
 // x·10^scale of a number with at most `scale` decimals in [0, max]; nullopt for any other.
@@ -281,7 +352,14 @@ std::vector<SumShape> task_shapes(TaskKind task) {
     std::vector<SumShape> out;
     if (!has_typed_sums(task)) return out;
     for (const auto& [s, name] : kShapeNames)
-        if (s != SumShape::one_decimal || sum_task(task).scale > 0) out.push_back(s);
+        if (s != SumShape::edges && (s != SumShape::one_decimal || sum_task(task).scale > 0))
+            out.push_back(s);
+    return out;
+}
+
+std::vector<SumShape> training_shapes(TaskKind task) {
+    std::vector<SumShape> out = task_shapes(task);
+    if (!out.empty()) out.push_back(SumShape::edges);
     return out;
 }
 
@@ -365,7 +443,7 @@ std::map<std::string, double> parse_shape_weights(std::string_view text) {
 
 void validate_shape_weights(TaskKind task, const std::map<std::string, double>& weights) {
     if (weights.empty()) return;
-    const std::vector<SumShape> shapes = task_shapes(task);
+    const std::vector<SumShape> shapes = training_shapes(task);
     std::string known;
     for (const SumShape s : shapes)
         known += (known.empty() ? "" : ", ") + shape_name(s);
@@ -408,6 +486,10 @@ bool has_shape(TaskKind task, const Example& example, SumShape shape) {
             return written_lengths(t, a) != written_lengths(t, b);
         case SumShape::uniform:
             return true;
+        case SumShape::edges: {
+            const std::int64_t z = t.subtract ? a : a + b;
+            return is_edge_operand(t, a) || is_edge_operand(t, b) || is_power_of_ten(z);
+        }
     }
     return false;
 }
@@ -456,7 +538,7 @@ std::vector<Example> draw_typed_training(const TaskOptions& task, std::size_t co
     validate_shape_weights(task.kind, weights);
     std::vector<SumShape> shapes;
     std::vector<double> w;
-    for (const SumShape s : task_shapes(task.kind)) {
+    for (const SumShape s : training_shapes(task.kind)) {  // edges last: without it, the draws of before
         const auto it = weights.find(shape_name(s));
         if (it != weights.end() && it->second > 0) {
             shapes.push_back(s);

@@ -134,6 +134,10 @@ struct TrainConfig {
 // text already read (`where` names it in errors).
 nlohmann::json read_config_file(const std::string& path);
 nlohmann::json config_settings_from_text(const std::string& text, const std::string& where);
+// The settings of a JSON value read elsewhere (a run's config.json the window holds), as those two do:
+// "versions" dropped, std::invalid_argument naming `where` when it is not an object. Its "preset" ("" when
+// none was named) is the resolver's to read.
+nlohmann::json settings_object(nlohmann::json j, const std::string& where);
 
 // The defaults for a task and training-set size, as a JSON object of TrainConfig keys.
 nlohmann::json default_train_settings(const std::string& task, std::size_t train_size);

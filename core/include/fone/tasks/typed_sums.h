@@ -41,16 +41,24 @@ struct TaskOptions;
 //   zeros        an operand is 0 (0+123.4, 250-0)
 //   mixed        the operands differ in shape: integer digits written or decimals (123.4+5, 100+23)
 //   uniform      the paper's sampling: operands uniform over the task's values
-enum class SumShape { round, short_numbers, one_decimal, carry, equal, zeros, mixed, uniform };
+//   edges        the ends of the range: an operand is 0, the largest operand or within 99 units of it
+//                (999.900..999.999), or written with nines only (9, 99.9, 0.999); or z is a power of ten
+//                (0.01, 1, 1000): the sums a visitor types to test the limit (999.999+999.999, 0+0,
+//                99.999+900.001, 999+1). Off unless --sampling-weights names it (the demo model's recipe
+//                does), so the default mixture, its data and the typed suite are those of before.
+enum class SumShape { round, short_numbers, one_decimal, carry, equal, zeros, mixed, uniform, edges };
 
-// "round", "short", "one_decimal", "carry", "equal", "zeros", "mixed", "uniform".
+// "round", "short", "one_decimal", "carry", "equal", "zeros", "mixed", "uniform", "edges".
 std::string shape_name(SumShape shape);
 std::optional<SumShape> shape_named(std::string_view name);
 
 // dec-add, int-add and sub.
 bool has_typed_sums(TaskKind task);
-// The task's shapes in the order above (one_decimal only for dec-add); empty for other tasks.
+// The task's shapes of the typed suite and the default mixture, in the order above (one_decimal only for
+// dec-add, never edges); empty for other tasks.
 std::vector<SumShape> task_shapes(TaskKind task);
+// The shapes --sampling-weights may name: task_shapes, then edges.
+std::vector<SumShape> training_shapes(TaskKind task);
 // The task's range in plain words: "two numbers from 0 to 999.999, with up to three decimals".
 std::string task_range_text(TaskKind task);
 
