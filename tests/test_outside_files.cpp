@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <QtTest>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 
 #include "fone/io/file_write.h"
@@ -91,6 +93,8 @@ class TestOutsideFiles : public QObject {
     void llama_config_without_head_dim_needs_a_multiple();
     void tokenizer_regex_has_a_time_limit();
     void tokenizer_many_added_tokens();
+    void non_finite_bits_by_hand();
+    void pretrained_non_finite_weight_is_refused();
 };
 
 void TestOutsideFiles::writers_refuse_symbolic_links() {
@@ -317,6 +321,77 @@ void TestOutsideFiles::tokenizer_many_added_tokens() {
     t["added_tokens"] = json::array({{{"id", first}, {"content", std::string(300, 'z')}}});
     QVERIFY(has(error_of([&] { fp::BpeTokenizer::from_json_text(t.dump(), "tokenizer.json"); }),
                 "the limit is 256"));
+}
+
+// The exponent-all-ones rule, against bit patterns worked out by hand for each width.
+void TestOutsideFiles::non_finite_bits_by_hand() {
+    const auto first = [](st::Dtype d, auto values) {
+        return st::first_non_finite(d, std::as_bytes(std::span(values)));
+    };
+    // F32: 1.0, -0.0, the largest finite, the smallest subnormal, then +inf.
+    QCOMPARE(first(st::Dtype::F32,
+                   std::vector<uint32_t>{0x3f800000, 0x80000000, 0x7f7fffff, 0x00000001, 0x7f800000}),
+             int64_t(4));
+    QCOMPARE(first(st::Dtype::F32, std::vector<uint32_t>{0x3f800000, 0xff7fffff}), int64_t(-1));
+    QCOMPARE(first(st::Dtype::F32, std::vector<uint32_t>{0xffc00000}), int64_t(0));  // a quiet NaN
+    // F16: the largest finite 0x7bff (65504), then -inf 0xfc00; a NaN 0x7e00.
+    QCOMPARE(first(st::Dtype::F16, std::vector<uint16_t>{0x7bff, 0x3c00, 0xfc00}), int64_t(2));
+    QCOMPARE(first(st::Dtype::F16, std::vector<uint16_t>{0x7e00}), int64_t(0));
+    QCOMPARE(first(st::Dtype::F16, std::vector<uint16_t>{0x7bff, 0x0001}), int64_t(-1));
+    // BF16: the largest finite 0x7f7f, then a NaN 0x7fc0; -inf 0xff80.
+    QCOMPARE(first(st::Dtype::BF16, std::vector<uint16_t>{0x7f7f, 0x3f80, 0x7fc0}), int64_t(2));
+    QCOMPARE(first(st::Dtype::BF16, std::vector<uint16_t>{0xff80}), int64_t(0));
+    // F64: 1.0, then a NaN.
+    QCOMPARE(first(st::Dtype::F64, std::vector<uint64_t>{0x3ff0000000000000ULL, 0x7ff8000000000000ULL}),
+             int64_t(1));
+    // Integers are never "non-finite".
+    QCOMPARE(first(st::Dtype::I32, std::vector<uint32_t>{0x7f800000}), int64_t(-1));
+}
+
+// Issue 33: NaN/Inf in a model folder's weight (F32, F16, BF16 shards) is refused on the weight's first
+// read, naming it and its file (before: model forward, generate and --init-from used it: plausible-looking
+// numbers or NaN everywhere, exit 0).
+void TestOutsideFiles::pretrained_non_finite_weight_is_refused() {
+    QTemporaryDir tmp;
+    struct Case {
+        std::string folder, file;
+        uint16_t half;  // the bit pattern for a 16-bit dtype (F32 gets a NaN)
+    };
+    for (const Case& c :
+         {Case{"llama", "model.safetensors", 0}, Case{"gpt2-fp16", "model.safetensors", 0xfc00},
+          Case{"llama-bf16-sharded", "model-00002-of-00004.safetensors", 0x7fc0}}) {
+        const std::string dir = copy_of(c.folder, tmp.path().toStdString());
+        const std::string path = dir + "/" + c.file;
+        std::string poisoned, kept;
+        {
+            const st::File f = st::File::open(path);
+            std::vector<std::string> copies;
+            copies.reserve(f.tensors().size());
+            std::vector<st::TensorData> tensors;
+            for (const st::TensorInfo& t : f.tensors()) {
+                const auto b = f.bytes(t);
+                copies.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
+                if (poisoned.empty() && b.size() >= 8) {
+                    const uint32_t nan32 = 0x7fc00000;
+                    std::memcpy(copies.back().data() + 4,
+                                t.dtype == st::Dtype::F32 ? static_cast<const void*>(&nan32) : &c.half,
+                                t.dtype == st::Dtype::F32 ? 4 : 2);
+                    poisoned = t.name;
+                } else {
+                    kept = t.name;
+                }
+                tensors.push_back({t.name, t.dtype, t.shape, copies.back().data(), copies.back().size()});
+            }
+            spit(path + ".new", st::serialize(tensors, f.metadata()));
+        }
+        fs::rename(path + ".new", path);
+        const fp::ModelFolder m = fp::ModelFolder::open(dir);  // opening reads no weight
+        const std::string why = error_of([&] { m.bytes(poisoned); });
+        QVERIFY2(has(why, "\"" + poisoned + "\"") && has(why, c.file) && has(why, "NaN or an infinite") &&
+                     why.find('\n') == std::string::npos,
+                 why.c_str());
+        QVERIFY2(error_of([&] { m.bytes(kept); }).empty(), kept.c_str());  // the others are read as before
+    }
 }
 
 QTEST_MAIN(TestOutsideFiles)
