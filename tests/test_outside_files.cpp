@@ -18,6 +18,7 @@
 #include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
 #include "fone/io/safetensors.h"
+#include "fone/pretrained/forward_memory.h"
 #include "fone/pretrained/model_folder.h"
 #include "fone/pretrained/tokenizer.h"
 #include "fone/store/run_lock.h"
@@ -95,6 +96,7 @@ class TestOutsideFiles : public QObject {
     void tokenizer_many_added_tokens();
     void non_finite_bits_by_hand();
     void pretrained_non_finite_weight_is_refused();
+    void forward_memory_is_checked_first();
 };
 
 void TestOutsideFiles::writers_refuse_symbolic_links() {
@@ -392,6 +394,27 @@ void TestOutsideFiles::pretrained_non_finite_weight_is_refused() {
                  why.c_str());
         QVERIFY2(error_of([&] { m.bytes(kept); }).empty(), kept.c_str());  // the others are read as before
     }
+}
+
+// Issue 33: what a forward of a model folder allocates is worked out, and checked against the machine, before
+// anything is allocated (before: `model forward` asked LibTorch for whatever a config.json and a long input
+// came to). The tiny Llama (hidden 32, intermediate 64, 4 heads of 8, 2 kv heads, 2 layers, vocabulary 320,
+// tied embedding): one block holds 2 * 32 (norms) + 3 * 2048 (MLP) + 2 * 512 (k, v) + 2 * 1024 (q, o) = 9,280
+// weights; all weights 28,832 (with the 10,240 of the embedding and the final norm's 32).
+void TestOutsideFiles::forward_memory_is_checked_first() {
+    const fp::ModelFolder m = fp::ModelFolder::open(kGolden + "llama");
+    // One row of 10 tokens with logits: floats 9,280 (a block) + 10 * 32 (hidden states) + (2 + 2) * 32
+    // (last states) + 320 (logits) = 10,048; the block's work 10 * (5 * 32 + 3 * 64 + (4 + 2 * 2) * 8 +
+    // 2 * 4 * 10) = 4,960; 4 bytes each: 60,032.
+    QCOMPARE(fp::forward_memory_bytes(m, {{1, 10}}, true, false), uint64_t(60032));
+    // A generation session converts every weight: 4 * 28,832.
+    QCOMPARE(fp::forward_memory_bytes(m, {}, false, true), uint64_t(115328));
+    fp::check_forward_memory(m, {{1, 10}}, true, false);  // fits: no throw
+    // 200,000 tokens: the attention scores alone are 2 * 4 * 200,000^2 floats (1.28 TB).
+    const std::string why = error_of([&] { fp::check_forward_memory(m, {{1, 200000}}, true, false); });
+    QVERIFY2(has(why, "this forward needs about") && has(why, "200000 tokens") && has(why, "of memory") &&
+                 why.find('\n') == std::string::npos,
+             why.c_str());
 }
 
 QTEST_MAIN(TestOutsideFiles)
