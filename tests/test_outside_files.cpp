@@ -7,13 +7,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <Eigen/Cholesky>
 #include <QtTest>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <span>
 #include <sstream>
 
+#include "fone/analysis/replay.h"
 #include "fone/io/file_write.h"
 #include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
@@ -29,6 +32,8 @@
 namespace fs = std::filesystem;
 namespace fp = fone::pretrained;
 namespace st = fone::safetensors;
+namespace fa = fone::analysis;
+using fone::Decimal;
 using nlohmann::json;
 
 namespace {
@@ -97,6 +102,8 @@ class TestOutsideFiles : public QObject {
     void non_finite_bits_by_hand();
     void pretrained_non_finite_weight_is_refused();
     void forward_memory_is_checked_first();
+    void ridge_dual_equals_primal();
+    void replay_of_a_wide_snapshot_is_not_cubic();
 };
 
 void TestOutsideFiles::writers_refuse_symbolic_links() {
@@ -415,6 +422,59 @@ void TestOutsideFiles::forward_memory_is_checked_first() {
     QVERIFY2(has(why, "this forward needs about") && has(why, "200000 tokens") && has(why, "of memory") &&
                  why.find('\n') == std::string::npos,
              why.c_str());
+}
+
+// The dual form of the probes' ridge regression gives the weights of the primal one, computed here directly
+// ((XᵀX + λI)⁻¹XᵀY with λ = ridge · trace(XᵀX) / width), for a wide X (more columns than rows).
+void TestOutsideFiles::ridge_dual_equals_primal() {
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> normal;
+    Eigen::MatrixXd x(30, 300), y(30, 2);
+    for (Eigen::Index i = 0; i < x.size(); ++i)
+        x.data()[i] = normal(rng);
+    for (Eigen::Index i = 0; i < y.size(); ++i)
+        y.data()[i] = normal(rng);
+    const double ridge = 1e-3, lambda = ridge * (x.transpose() * x).trace() / 300.0;
+    Eigen::MatrixXd gram = x.transpose() * x;
+    gram.diagonal().array() += lambda;
+    const Eigen::MatrixXd primal = gram.ldlt().solve(x.transpose() * y);
+    const Eigen::MatrixXd dual = fa::ridge_weights(x, y, ridge, 300);
+    QCOMPARE(dual.rows(), Eigen::Index(300));
+    QVERIFY2((dual - primal).cwiseAbs().maxCoeff() < 1e-8 * primal.cwiseAbs().maxCoeff(),
+             std::to_string((dual - primal).cwiseAbs().maxCoeff()).c_str());
+    // A narrow X takes the primal path: the same formula.
+    const Eigen::MatrixXd narrow = x.leftCols(10);
+    Eigen::MatrixXd g10 = narrow.transpose() * narrow;
+    g10.diagonal().array() += ridge * g10.trace() / 10.0;
+    QVERIFY((fa::ridge_weights(narrow, y, ridge, 10) - g10.ldlt().solve(narrow.transpose() * y))
+                .cwiseAbs()
+                .maxCoeff() < 1e-12);
+}
+
+// Issue 33: a snapshot of 48 numbers and 12,000 dimensions (2.3 MB as a file) is analysed for a replay frame
+// in a moment. Before, every probe solved a 12,000 x 12,000 system (1.15 GB, about 10^12 operations each,
+// some 20 probes: hours); the test then ran into CTest's timeout.
+void TestOutsideFiles::replay_of_a_wide_snapshot_is_not_cubic() {
+    fa::Snapshot s;
+    s.source = "hidden_states";
+    s.dims = 12000;
+    for (int i = 0; i < 48; ++i)
+        s.numbers.push_back(Decimal::from_int(i * 7 + 3));
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (int layer = 0; layer < 2; ++layer) {
+        std::vector<float> values(static_cast<std::size_t>(48 * s.dims));
+        for (float& v : values)
+            v = uniform(rng);
+        s.layers.push_back(std::move(values));
+    }
+    const fa::ReplayState state = fa::analyse_snapshot(s);
+    QCOMPARE(state.linear_mod10.size(), std::size_t(2));
+    QCOMPARE(state.sinusoidal.size(), std::size_t(2));
+    QVERIFY(!state.digits.places.empty());
+    QCOMPARE(state.pca.axes.rows(), Eigen::Index(12000));
+    for (const double a : state.linear_mod10)
+        QVERIFY(a >= 0.0 && a <= 1.0);
 }
 
 QTEST_MAIN(TestOutsideFiles)
