@@ -455,7 +455,7 @@ void TestOutsideFiles::ridge_dual_equals_primal() {
 // in a moment. Before, every probe solved a 12,000 x 12,000 system (1.15 GB, about 10^12 operations each,
 // some 20 probes: hours); the test then ran into CTest's timeout.
 void TestOutsideFiles::replay_of_a_wide_snapshot_is_not_cubic() {
-    fa::Snapshot s;
+    fone::Snapshot s;
     s.source = "hidden_states";
     s.dims = 12000;
     for (int i = 0; i < 48; ++i)
