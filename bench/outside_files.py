@@ -11,6 +11,8 @@ Llama of tests/golden/pretrained/llama (its real weights), with:
   added-100000    tokenizer.json with 100,000 added tokens
   deep-config     config.json nested 100,000 levels (`fone model inspect`)
   deep-run        a run folder whose config.json nests 100,000 levels (`fone runs show`)
+  header-95MB     model.safetensors whose header is 95 MB (a metadata string): the peak memory it costs
+Each line also gives the command's own peak RSS (GNU time's %M).
 """
 import json
 import os
@@ -102,20 +104,33 @@ def deep_run(tmp):
     return runs
 
 
+def big_header(tmp, size):
+    d = folder(tmp, "header-%dMB" % (size // 1000000))
+    header, data = read_safetensors(os.path.join(d, "model.safetensors"))
+    header["__metadata__"] = dict(header.get("__metadata__") or {}, pad="x" * size)
+    write_safetensors(os.path.join(d, "model.safetensors"), header, data)
+    return d
+
+
 def timed(name, args):
     """Wall and CPU seconds (user + system, what a shared machine's load does not inflate much), the peak RSS
     of all children so far (ru_maxrss), the exit status and the start of stderr."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
-    try:
-        p = subprocess.run(args, capture_output=True, timeout=900)
-        code, err = p.returncode, p.stderr[:160].decode(errors="replace").strip()
-    except subprocess.TimeoutExpired:
-        code, err = "timeout", "(killed after 900 s)"
+    with tempfile.NamedTemporaryFile(mode="r") as rss:
+        try:
+            p = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss.name] + args, capture_output=True,
+                               timeout=900)
+            code, err = p.returncode, p.stderr[:160].decode(errors="replace").strip()
+        except subprocess.TimeoutExpired:
+            code, err = "timeout", "(killed after 900 s)"
+        words = rss.read().split()
+        peak = int(words[-1]) / 1024.0 if words and words[-1].isdigit() else -1.0
     wall = time.monotonic() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    print("%-14s wall %7.2f s  cpu %7.2f s  exit %4s  %s" % (name, wall, cpu, code, err), flush=True)
+    print("%-14s wall %7.2f s  cpu %7.2f s  peak %6.0f MB  exit %4s  %s" % (name, wall, cpu, peak, code, err),
+          flush=True)
 
 
 def main():
@@ -127,6 +142,7 @@ def main():
         timed("added-100000", [fone, "model", "inspect", added_tokens(tmp, 100000)])
         timed("deep-config", [fone, "model", "inspect", deep_config(tmp)])
         timed("deep-run", [fone, "runs", "show", "deep", "--runs-dir", deep_run(tmp)])
+        timed("header-95MB", [fone, "model", "inspect", big_header(tmp, 95000000)])
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 # Builds libFuzzer targets (tests/fuzz/) in their own clang tree and runs each for a while.
 #   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
 #     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_experiment, fuzz_safetensors,
-#     fuzz_model_files, fuzz_checkpoint; all: the seven, N s each.
+#     fuzz_model_files, fuzz_serve_requests, fuzz_checkpoint; all: the eight, N s each.
 #     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's core libraries,
 #     and its seed checkpoint is a tiny run trained by that fone).
 # Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
@@ -16,7 +16,7 @@ build_dir=build-fuzz
 target=fuzz_numbers
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fone="$repo/build/bin/fone"
-usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
+usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) seconds="${2:?--seconds needs a value}"; shift 2 ;;
@@ -32,8 +32,8 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 case "$target" in
-    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_checkpoint) targets=("$target") ;;
-    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_model_files fuzz_checkpoint) ;;
+    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_checkpoint) targets=("$target") ;;
+    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_model_files fuzz_serve_requests fuzz_checkpoint) ;;
     *) echo "fuzz.sh: unknown --target '$target'" >&2; usage; exit 2 ;;
 esac
 
@@ -127,6 +127,17 @@ make_seeds() {
             { printf '\x03%s' "$deep"; } >"$corpus/json_deep"
             { printf '\x03["'; head -c 200000 /dev/zero | tr '\0' 'a'; printf '"]'; } >"$corpus/json_long_line"
             { printf '\x03{"shape":[%s]}' "$(seq -s, 1000000000000 1 1000000000100)"; } >"$corpus/json_huge_shape" ;;
+        fuzz_serve_requests)
+            # Requests as the window sends them, fields of the wrong types, and structures: a line nested
+            # 30,000 deep (under the line limit), one of 200 KB (over it), many requests in one input.
+            local deep
+            deep="$(head -c 30000 /dev/zero | tr '\0' '[')"
+            seed "$corpus/patch" $'{"prompt":"1.5+2.25=","place":0,"digit":3,"id":1}\n{"prompt":"12+7=","place":-1,"angle":90.5,"layer":1,"position":2}\n'
+            seed "$corpus/types" $'{"prompt":"1+2=","place":1099511627776,"digit":3}\n{"prompt":"1+2=","place":true,"digit":3}\n{"prompt":"1+2=","place":3.7,"digit":"3"}\n{"prompt":5}\n[1]\n'
+            seed "$corpus/layers" $'{"prompt":"1+2=","digit":1,"layer":"head"}\n{"prompt":"1+2=","digit":1,"layer":"x"}\n{"prompt":"1+2=","digit":1,"layer":4097,"position":-2}\n'
+            printf '%s\n' "$deep" >"$corpus/deep"
+            { printf '{"prompt":"'; head -c 200000 /dev/zero | tr '\0' '1'; printf '+1=","digit":3}\n'; } >"$corpus/long_line"
+            seq 1 2000 | sed 's/.*/{"prompt":"&+1=","digit":&,"place":0}/' >"$corpus/many" ;;
         fuzz_safetensors)
             cp "$repo/tests/golden/safetensors/reference.safetensors" "$corpus/reference"
             printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' >"$corpus/empty" ;;
@@ -158,6 +169,8 @@ run_one() {
     if [[ "$name" == fuzz_metrics || "$name" == fuzz_experiment ]]; then max_len=16384; fi
     # The model files' seeds are structures of up to ~2 MB (100,000 index entries): inputs may be that long.
     if [[ "$name" == fuzz_model_files ]]; then max_len=2500000; fi
+    # A request line may be up to 64 KB, and longer ones must be consumed: inputs up to 256 KB.
+    if [[ "$name" == fuzz_serve_requests ]]; then max_len=262144; fi
     if [[ "$name" == fuzz_checkpoint ]]; then
         # A tiny trained run's checkpoint: the seed of the flips and structured modes, and (raw mode) a file.
         local store="$dir/seed-store"

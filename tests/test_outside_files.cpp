@@ -7,15 +7,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <Eigen/Cholesky>
 #include <QtTest>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <span>
 #include <sstream>
 
+#include "fone/analysis/replay.h"
 #include "fone/io/file_write.h"
 #include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
 #include "fone/io/safetensors.h"
+#include "fone/pretrained/forward_memory.h"
 #include "fone/pretrained/model_folder.h"
 #include "fone/pretrained/tokenizer.h"
 #include "fone/store/run_lock.h"
@@ -26,6 +32,8 @@
 namespace fs = std::filesystem;
 namespace fp = fone::pretrained;
 namespace st = fone::safetensors;
+namespace fa = fone::analysis;
+using fone::Decimal;
 using nlohmann::json;
 
 namespace {
@@ -91,6 +99,11 @@ class TestOutsideFiles : public QObject {
     void llama_config_without_head_dim_needs_a_multiple();
     void tokenizer_regex_has_a_time_limit();
     void tokenizer_many_added_tokens();
+    void non_finite_bits_by_hand();
+    void pretrained_non_finite_weight_is_refused();
+    void forward_memory_is_checked_first();
+    void ridge_dual_equals_primal();
+    void replay_of_a_wide_snapshot_is_not_cubic();
 };
 
 void TestOutsideFiles::writers_refuse_symbolic_links() {
@@ -317,6 +330,151 @@ void TestOutsideFiles::tokenizer_many_added_tokens() {
     t["added_tokens"] = json::array({{{"id", first}, {"content", std::string(300, 'z')}}});
     QVERIFY(has(error_of([&] { fp::BpeTokenizer::from_json_text(t.dump(), "tokenizer.json"); }),
                 "the limit is 256"));
+}
+
+// The exponent-all-ones rule, against bit patterns worked out by hand for each width.
+void TestOutsideFiles::non_finite_bits_by_hand() {
+    const auto first = [](st::Dtype d, auto values) {
+        return st::first_non_finite(d, std::as_bytes(std::span(values)));
+    };
+    // F32: 1.0, -0.0, the largest finite, the smallest subnormal, then +inf.
+    QCOMPARE(first(st::Dtype::F32,
+                   std::vector<uint32_t>{0x3f800000, 0x80000000, 0x7f7fffff, 0x00000001, 0x7f800000}),
+             int64_t(4));
+    QCOMPARE(first(st::Dtype::F32, std::vector<uint32_t>{0x3f800000, 0xff7fffff}), int64_t(-1));
+    QCOMPARE(first(st::Dtype::F32, std::vector<uint32_t>{0xffc00000}), int64_t(0));  // a quiet NaN
+    // F16: the largest finite 0x7bff (65504), then -inf 0xfc00; a NaN 0x7e00.
+    QCOMPARE(first(st::Dtype::F16, std::vector<uint16_t>{0x7bff, 0x3c00, 0xfc00}), int64_t(2));
+    QCOMPARE(first(st::Dtype::F16, std::vector<uint16_t>{0x7e00}), int64_t(0));
+    QCOMPARE(first(st::Dtype::F16, std::vector<uint16_t>{0x7bff, 0x0001}), int64_t(-1));
+    // BF16: the largest finite 0x7f7f, then a NaN 0x7fc0; -inf 0xff80.
+    QCOMPARE(first(st::Dtype::BF16, std::vector<uint16_t>{0x7f7f, 0x3f80, 0x7fc0}), int64_t(2));
+    QCOMPARE(first(st::Dtype::BF16, std::vector<uint16_t>{0xff80}), int64_t(0));
+    // F64: 1.0, then a NaN.
+    QCOMPARE(first(st::Dtype::F64, std::vector<uint64_t>{0x3ff0000000000000ULL, 0x7ff8000000000000ULL}),
+             int64_t(1));
+    // Integers are never "non-finite".
+    QCOMPARE(first(st::Dtype::I32, std::vector<uint32_t>{0x7f800000}), int64_t(-1));
+}
+
+// Issue 33: NaN/Inf in a model folder's weight (F32, F16, BF16 shards) is refused on the weight's first
+// read, naming it and its file (before: model forward, generate and --init-from used it: plausible-looking
+// numbers or NaN everywhere, exit 0).
+void TestOutsideFiles::pretrained_non_finite_weight_is_refused() {
+    QTemporaryDir tmp;
+    struct Case {
+        std::string folder, file;
+        uint16_t half;  // the bit pattern for a 16-bit dtype (F32 gets a NaN)
+    };
+    for (const Case& c :
+         {Case{"llama", "model.safetensors", 0}, Case{"gpt2-fp16", "model.safetensors", 0xfc00},
+          Case{"llama-bf16-sharded", "model-00002-of-00004.safetensors", 0x7fc0}}) {
+        const std::string dir = copy_of(c.folder, tmp.path().toStdString());
+        const std::string path = dir + "/" + c.file;
+        std::string poisoned, kept;
+        {
+            const st::File f = st::File::open(path);
+            std::vector<std::string> copies;
+            copies.reserve(f.tensors().size());
+            std::vector<st::TensorData> tensors;
+            for (const st::TensorInfo& t : f.tensors()) {
+                const auto b = f.bytes(t);
+                copies.emplace_back(reinterpret_cast<const char*>(b.data()), b.size());
+                if (poisoned.empty() && b.size() >= 8) {
+                    const uint32_t nan32 = 0x7fc00000;
+                    std::memcpy(copies.back().data() + 4,
+                                t.dtype == st::Dtype::F32 ? static_cast<const void*>(&nan32) : &c.half,
+                                t.dtype == st::Dtype::F32 ? 4 : 2);
+                    poisoned = t.name;
+                } else {
+                    kept = t.name;
+                }
+                tensors.push_back({t.name, t.dtype, t.shape, copies.back().data(), copies.back().size()});
+            }
+            spit(path + ".new", st::serialize(tensors, f.metadata()));
+        }
+        fs::rename(path + ".new", path);
+        const fp::ModelFolder m = fp::ModelFolder::open(dir);  // opening reads no weight
+        const std::string why = error_of([&] { m.bytes(poisoned); });
+        QVERIFY2(has(why, "\"" + poisoned + "\"") && has(why, c.file) && has(why, "NaN or an infinite") &&
+                     why.find('\n') == std::string::npos,
+                 why.c_str());
+        QVERIFY2(error_of([&] { m.bytes(kept); }).empty(), kept.c_str());  // the others are read as before
+    }
+}
+
+// Issue 33: what a forward of a model folder allocates is worked out, and checked against the machine, before
+// anything is allocated (before: `model forward` asked LibTorch for whatever a config.json and a long input
+// came to). The tiny Llama (hidden 32, intermediate 64, 4 heads of 8, 2 kv heads, 2 layers, vocabulary 320,
+// tied embedding): one block holds 2 * 32 (norms) + 3 * 2048 (MLP) + 2 * 512 (k, v) + 2 * 1024 (q, o) = 9,280
+// weights; all weights 28,832 (with the 10,240 of the embedding and the final norm's 32).
+void TestOutsideFiles::forward_memory_is_checked_first() {
+    const fp::ModelFolder m = fp::ModelFolder::open(kGolden + "llama");
+    // One row of 10 tokens with logits: floats 9,280 (a block) + 10 * 32 (hidden states) + (2 + 2) * 32
+    // (last states) + 320 (logits) = 10,048; the block's work 10 * (5 * 32 + 3 * 64 + (4 + 2 * 2) * 8 +
+    // 2 * 4 * 10) = 4,960; 4 bytes each: 60,032.
+    QCOMPARE(fp::forward_memory_bytes(m, {{1, 10}}, true, false), uint64_t(60032));
+    // A generation session converts every weight: 4 * 28,832.
+    QCOMPARE(fp::forward_memory_bytes(m, {}, false, true), uint64_t(115328));
+    fp::check_forward_memory(m, {{1, 10}}, true, false);  // fits: no throw
+    // 200,000 tokens: the attention scores alone are 2 * 4 * 200,000^2 floats (1.28 TB).
+    const std::string why = error_of([&] { fp::check_forward_memory(m, {{1, 200000}}, true, false); });
+    QVERIFY2(has(why, "this forward needs about") && has(why, "200000 tokens") && has(why, "of memory") &&
+                 why.find('\n') == std::string::npos,
+             why.c_str());
+}
+
+// The dual form of the probes' ridge regression gives the weights of the primal one, computed here directly
+// ((XᵀX + λI)⁻¹XᵀY with λ = ridge · trace(XᵀX) / width), for a wide X (more columns than rows).
+void TestOutsideFiles::ridge_dual_equals_primal() {
+    std::mt19937_64 rng(7);
+    std::normal_distribution<double> normal;
+    Eigen::MatrixXd x(30, 300), y(30, 2);
+    for (Eigen::Index i = 0; i < x.size(); ++i)
+        x.data()[i] = normal(rng);
+    for (Eigen::Index i = 0; i < y.size(); ++i)
+        y.data()[i] = normal(rng);
+    const double ridge = 1e-3, lambda = ridge * (x.transpose() * x).trace() / 300.0;
+    Eigen::MatrixXd gram = x.transpose() * x;
+    gram.diagonal().array() += lambda;
+    const Eigen::MatrixXd primal = gram.ldlt().solve(x.transpose() * y);
+    const Eigen::MatrixXd dual = fa::ridge_weights(x, y, ridge, 300);
+    QCOMPARE(dual.rows(), Eigen::Index(300));
+    QVERIFY2((dual - primal).cwiseAbs().maxCoeff() < 1e-8 * primal.cwiseAbs().maxCoeff(),
+             std::to_string((dual - primal).cwiseAbs().maxCoeff()).c_str());
+    // A narrow X takes the primal path: the same formula.
+    const Eigen::MatrixXd narrow = x.leftCols(10);
+    Eigen::MatrixXd g10 = narrow.transpose() * narrow;
+    g10.diagonal().array() += ridge * g10.trace() / 10.0;
+    QVERIFY((fa::ridge_weights(narrow, y, ridge, 10) - g10.ldlt().solve(narrow.transpose() * y))
+                .cwiseAbs()
+                .maxCoeff() < 1e-12);
+}
+
+// Issue 33: a snapshot of 48 numbers and 12,000 dimensions (2.3 MB as a file) is analysed for a replay frame
+// in a moment. Before, every probe solved a 12,000 x 12,000 system (1.15 GB, about 10^12 operations each,
+// some 20 probes: hours); the test then ran into CTest's timeout.
+void TestOutsideFiles::replay_of_a_wide_snapshot_is_not_cubic() {
+    fone::Snapshot s;
+    s.source = "hidden_states";
+    s.dims = 12000;
+    for (int i = 0; i < 48; ++i)
+        s.numbers.push_back(Decimal::from_int(i * 7 + 3));
+    std::mt19937_64 rng(3);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (int layer = 0; layer < 2; ++layer) {
+        std::vector<float> values(static_cast<std::size_t>(48 * s.dims));
+        for (float& v : values)
+            v = uniform(rng);
+        s.layers.push_back(std::move(values));
+    }
+    const fa::ReplayState state = fa::analyse_snapshot(s);
+    QCOMPARE(state.linear_mod10.size(), std::size_t(2));
+    QCOMPARE(state.sinusoidal.size(), std::size_t(2));
+    QVERIFY(!state.digits.places.empty());
+    QCOMPARE(state.pca.axes.rows(), Eigen::Index(12000));
+    for (const double a : state.linear_mod10)
+        QVERIFY(a >= 0.0 && a <= 1.0);
 }
 
 QTEST_MAIN(TestOutsideFiles)

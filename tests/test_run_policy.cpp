@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fone/store/run_lock.h"
 #include "fone/store/run_policy.h"
 #include "fone/store/sweep.h"
 
@@ -88,11 +89,25 @@ class TestRunPolicy : public QObject {
         spit(make_run(r, "overruled", {{"status", "failed"}}, true) + "/summary.json",
              R"({"status": "finished"})");
         QCOMPARE(actions(r + "/overruled"), QStringList({"leave", "retry", "resume"}));
-        // Training in a live process here (this test's pid), and "running" on another machine.
-        QCOMPARE(actions(make_run(r, "live", {{"status", "running"}, {"pid", me}, {"host", host}}, true)),
-                 QStringList({"wait", "wait", "refuse"}));
-        QCOMPARE(actions(make_run(r, "away", {{"status", "running"}, {"pid", 1}, {"host", "node-7"}}, true)),
-                 QStringList({"elsewhere", "elsewhere", "resume"}));
+        // Training: the run's lock is held (here by this test; on a shared filesystem another machine's lock
+        // is seen the same way). A trainer holds it from before its run appears (RunStore::create_run).
+        const std::string live_dir =
+            make_run(r, "live", {{"status", "running"}, {"pid", me}, {"host", host}}, true);
+        const fone::RunLock live_lock = fone::RunLock::acquire(live_dir);
+        QCOMPARE(actions(live_dir), QStringList({"wait", "wait", "refuse"}));
+        const std::string away_dir =
+            make_run(r, "away", {{"status", "running"}, {"pid", 1}, {"host", "node-7"}}, true);
+        const fone::RunLock away_lock = fone::RunLock::acquire(away_dir);
+        QCOMPARE(actions(away_dir), QStringList({"elsewhere", "elsewhere", "resume"}));
+        // Issue 33: without a lock file nobody trains the run, whatever status.json names: a live pid here
+        // (before: "wait" for ever, and `sweep --resume` waited on it) or another host (before: "elsewhere",
+        // left for ever). They are interrupted: resumed from their checkpoint.
+        QCOMPARE(actions(make_run(r, "live-pid-no-lock", {{"status", "running"}, {"pid", me}, {"host", host}},
+                                  true)),
+                 QStringList({"resume", "resume", "resume"}));
+        QCOMPARE(actions(make_run(r, "away-no-lock", {{"status", "running"}, {"pid", 1}, {"host", "node-7"}},
+                                  true)),
+                 QStringList({"resume", "resume", "resume"}));
         // Stopped or interrupted (a dead pid here): resumed from a checkpoint, else restarted.
         QCOMPARE(actions(make_run(r, "stopped", {{"status", "stopped"}}, true)),
                  QStringList({"resume", "resume", "resume"}));

@@ -291,14 +291,24 @@ class TestRunStore : public QObject {
         st["pid"] = gone;
         fone::write_json_atomic(killed + "/status.json", st);
 
-        const std::string alive = store.create_run("d-running", config);
+        // Training: its lock held (here by this test), as a trainer holds it from before its run appears.
+        fone::RunLock alive_lock;
+        const std::string alive = store.create_run("d-running", config, &alive_lock);
+        QVERIFY(alive_lock.held());
         fone::write_status(alive, fone::kStatusRunning, "epoch 1");
 
         store.create_run("e-no-status", config);  // crashed before its first status write
 
-        const std::string elsewhere = store.create_run("f-other-host", config);
+        // Another machine's run on a shared filesystem: its lock is seen from here.
+        fone::RunLock elsewhere_lock;
+        const std::string elsewhere = store.create_run("f-other-host-locked", config, &elsewhere_lock);
         st["host"] = "some-other-machine-" + std::to_string(gone);
         fone::write_json_atomic(elsewhere + "/status.json", st);
+        // Issue 33: the same without a lock file (before: "running" for ever, and `sweep --resume` waited).
+        const std::string unlocked = store.create_run("i-other-host-unlocked", config);
+        fone::write_json_atomic(unlocked + "/status.json", st);
+        const std::string live_pid = store.create_run("j-live-pid-unlocked", config);
+        fone::write_status(live_pid, fone::kStatusRunning, "epoch 1");  // this (live) process's pid, no lock
 
         const std::string bad_summary = store.create_run("g-bad-summary", config);
         fone::write_status(bad_summary, fone::kStatusFinished);
@@ -318,7 +328,8 @@ class TestRunStore : public QObject {
             names.push_back(r.name);
         QCOMPARE(names,
                  (std::vector<std::string>{"a-finished", "b-broken", "c-killed", "d-running", "e-no-status",
-                                           "f-other-host", "g-bad-summary", "h-no-config"}));
+                                           "f-other-host-locked", "g-bad-summary", "h-no-config",
+                                           "i-other-host-unlocked", "j-live-pid-unlocked"}));
 
         QCOMPARE(runs[0].status, std::string("finished"));
         QCOMPARE(runs[0].message, std::string("done"));
@@ -343,7 +354,10 @@ class TestRunStore : public QObject {
         QCOMPARE(runs[4].status, std::string("interrupted"));
         QCOMPARE(runs[4].last_status, json::object());
 
-        QCOMPARE(runs[5].status, std::string("running"));  // another machine's: cannot be checked here
+        QCOMPARE(runs[5].status, std::string("running"));  // another machine's, its lock held
+        QCOMPARE(runs[8].status, std::string("interrupted"));
+        QVERIFY2(runs[8].message.find("the process on some-other-machine-") == 0, runs[8].message.c_str());
+        QCOMPARE(runs[9].status, std::string("interrupted"));
 
         QCOMPARE(runs[6].status, std::string("broken"));
         QVERIFY2(runs[6].message.find("summary.json: corrupt JSON") != std::string::npos,
@@ -528,11 +542,40 @@ class TestRunStore : public QObject {
         QCOMPARE(fone::run_identity(a).size(), std::size_t(16));
     }
 
+    // Issue 33: a run appears whole. It is made in a hidden folder and renamed into place, its lock taken
+    // before it appears; a dead creator's hidden folder is never listed and is removed by the next creation.
+    // (Before: mkdir, then config.json, then the lock: a kill between left a folder without its settings.)
+    void creation_is_atomic() {
+        QTemporaryDir tmp;
+        fone::RunStore store(tmp.path().toStdString() + "/runs");
+        const int gone = dead_pid();
+        const std::string dead = store.root() + "/.x" + ".tmp-creating-" + std::to_string(gone);
+        fs::create_directory(dead);
+        spit(dead + "/config.json", "{}");
+        QCOMPARE(store.list().size(), std::size_t(0));
+        fone::RunLock lock;
+        const std::string dir = store.create_run("x", json{{"task", "dec-add"}}, &lock);
+        QCOMPARE(dir, store.root() + "/x");
+        QVERIFY(!fs::exists(dead));
+        QVERIFY(lock.held());
+        QCOMPARE(fone::probe_run_lock(dir).state, fone::LockState::held);
+        QCOMPARE(fone::read_json_file(dir + "/config.json"), (json{{"task", "dec-add"}}));
+        std::vector<std::string> entries;
+        for (const auto& e : fs::directory_iterator(store.root()))
+            entries.push_back(e.path().filename().string());
+        QCOMPARE(entries, std::vector<std::string>{"x"});  // nothing of the creation left beside it
+        // A taken name gets the next one; an empty folder of that name (a husk of an older build) too.
+        fs::create_directory(store.root() + "/x-2");
+        QCOMPARE(store.create_run("x", json::object()), store.root() + "/x-3");
+    }
+
     // The lock: a second acquire is refused naming the holder; the probe sees it held, then free.
     void run_lock_is_exclusive_and_released() {
         QTemporaryDir tmp;
         const std::string dir = tmp.path().toStdString();
-        QCOMPARE(fone::probe_run_lock(dir).state, fone::LockState::unknown);
+        // No lock file: nobody trains the run (issue 33; before, "unknown", and the pid decided).
+        QCOMPARE(fone::probe_run_lock(dir).state, fone::LockState::absent);
+        QVERIFY(!fone::run_process_alive(dir, ::getpid()));
         {
             const fone::RunLock lock = fone::RunLock::acquire(dir);
             QVERIFY(lock.held());
@@ -568,7 +611,9 @@ class TestRunStore : public QObject {
                            json{{"step", 2}, {"loss", 0.25}, {"exact_match", 0.9}, {"note", "a,\"b\""}});
         fone::write_status(alpha, fone::kStatusFinished);
         fone::write_json_atomic(alpha + "/summary.json", json{{"exact_match", 0.9}});
-        const std::string beta = store.create_run("beta", json{{"task", "mul3"}, {"method", "xval"}});
+        fone::RunLock beta_lock;  // training: its lock held (the fone processes below see it)
+        const std::string beta =
+            store.create_run("beta", json{{"task", "mul3"}, {"method", "xval"}}, &beta_lock);
         fone::write_status(beta, fone::kStatusRunning);
         spit(beta + "/metrics.jsonl", "{\"step\": 1}\nnot json\n{\"step\": 3}\n");
         // The trainer's summary: the last evaluation under "final".

@@ -25,6 +25,7 @@
 #include "confirm.h"
 #include "curve_view.h"
 #include "fone/platform/cpu.h"
+#include "fone/store/run_lock.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
 #include "fone_process.h"
@@ -444,6 +445,8 @@ class TestWorkbench : public QObject {
                                 {"loss", 2.0},
                                 {"elapsed_seconds", 0.5}});
         }
+        // "running" is the lock's (issue 33): the live run's is held, as its trainer would hold it.
+        const fone::RunLock live_lock = fone::RunLock::acquire((root + "/live").toStdString());
         WorkbenchWindow w(options_for(root));
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
         QVERIFY(loaded.wait(10000));

@@ -356,8 +356,8 @@ void RunCatalog::refresh_row(int row) {
     // The run's files are reread only when status.json changed or its process is gone (a stat, and for a
     // running run a look at its lock, not three JSON files, per run and poll).
     // The run's lock says whether its process lives (the same rule as the store's: a pid may be reused).
-    const bool gone = e.status == "running" && e.host == QString::fromStdString(host_name()) &&
-                      !run_process_alive(e.dir.toStdString(), e.pid);
+    const bool gone =
+        e.status == "running" && !run_process_alive(e.dir.toStdString(), e.pid, e.host.toStdString());
     bool changed_status = false;
     if (status_file_changed(e) || gone) {
         const int job = e.job_id;

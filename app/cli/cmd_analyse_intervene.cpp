@@ -12,28 +12,17 @@
 
 #include "analyse_output.h"
 #include "command_support.h"
-#include "fone/io/json_bounded.h"
 #include "fone/io/shown_text.h"
 #include "fone/probes/intervention.h"
 #include "fone/store/run_store.h"
 #include "intervention_plots.h"
 #include "json_io.h"
+#include "serve_request.h"
 
 namespace fone::cli {
 namespace {
 
 using nlohmann::json;
-
-// "head" or a layer number.
-int parse_layer(const std::string& text) {
-    if (text == "head") return kHeadLayer;
-    int layer = 0;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), layer);
-    if (ec != std::errc() || end != text.data() + text.size() || layer < 0)
-        throw std::invalid_argument("--layer takes 'head' or a layer number 0.. (0: the input), not '" +
-                                    text + "'");
-    return layer;
-}
 
 struct RunOptions {
     std::string run, runs_dir;
@@ -50,74 +39,6 @@ void add_run_options(CLI::App* cmd, RunOptions& o) {
 
 std::string run_dir(const RunOptions& o) {
     return open_store(o.runs_dir, false).resolve(o.run);
-}
-
-// The longest request line `--serve` reads; a longer one is answered with an error and skipped, and
-// never held in memory beyond this (before, a 10 MB line cost 2.5 GB).
-constexpr std::size_t kMaxServeLineBytes = 64 * 1024;
-// The longest error message an answer carries (LibTorch's errors are condensed to their first line).
-constexpr std::size_t kMaxServeErrorBytes = 500;
-
-// An integer field of a request, in [lo, hi]; absent: fallback. true, 3.7, "3" or 2^40 are errors.
-int int_field(const json& j, const char* key, int fallback, long long lo, long long hi) {
-    const auto it = j.find(key);
-    if (it == j.end()) return fallback;
-    const bool fits =
-        it->is_number_integer() &&
-        (it->is_number_unsigned() ? it->get<unsigned long long>() <= static_cast<unsigned long long>(hi)
-                                  : it->get<long long>() >= lo && it->get<long long>() <= hi);
-    if (!fits)
-        throw std::invalid_argument(std::string("\"") + key + "\" must be a whole number in " +
-                                    std::to_string(lo) + ".." + std::to_string(hi));
-    return static_cast<int>(it->get<long long>());
-}
-
-// A request of `--serve`: the options of one patch as JSON ({"prompt", "place", "digit" | "angle",
-// "layer", "position"}), every field type-checked (nothing is coerced).
-PatchRequest request_from_json(const json& j) {
-    if (!j.is_object()) throw std::invalid_argument("a request is a JSON object");
-    PatchRequest r;
-    const auto prompt = j.find("prompt");
-    if (prompt == j.end() || !prompt->is_string()) throw std::invalid_argument("\"prompt\" must be a string");
-    r.prompt = prompt->get<std::string>();
-    r.place = int_field(j, "place", 0, -1000, 1000);
-    if (j.contains("digit")) r.digit = int_field(j, "digit", -1, 0, 9);
-    if (const auto angle = j.find("angle"); angle != j.end()) {
-        if (!angle->is_number() || angle->is_boolean() || !std::isfinite(angle->get<double>()))
-            throw std::invalid_argument("\"angle\" must be a finite number of degrees");
-        r.angle_degrees = angle->get<double>();
-    }
-    if (r.digit < 0 && std::isnan(r.angle_degrees))
-        throw std::invalid_argument("give \"digit\" or \"angle\"");
-    const auto layer = j.find("layer");
-    if (layer == j.end() || layer->is_string())
-        r.layer = parse_layer(layer == j.end() ? std::string("head") : layer->get<std::string>());
-    else
-        r.layer = int_field(j, "layer", 0, 0, 4096);
-    r.position = int_field(j, "position", -1, -1, 1 << 20);
-    return r;
-}
-
-// One line of an error answer: the first line of the message, at most kMaxServeErrorBytes, escaped.
-std::string served_error(const std::string& what) {
-    return shown_text(what.substr(0, what.find('\n')), kMaxServeErrorBytes);
-}
-
-// Reads one line of at most max_bytes (without its newline). A longer line is consumed to its end and
-// *too_long set; only max_bytes of it are ever held. False at the end of the input.
-bool read_bounded_line(std::istream& in, std::string& line, std::size_t max_bytes, bool* too_long) {
-    line.clear();
-    *too_long = false;
-    std::streambuf* buf = in.rdbuf();
-    for (;;) {
-        const int c = buf->sbumpc();
-        if (c == std::char_traits<char>::eof()) return !line.empty() || *too_long;
-        if (c == '\n') return true;
-        if (line.size() < max_bytes)
-            line += static_cast<char>(c);
-        else
-            *too_long = true;
-    }
 }
 
 // One answer per request line until stdin ends; a bad request is an {"error"} line, not the end.
@@ -137,9 +58,8 @@ void serve(InterventionSession& session) {
         if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
         try {
             json request;
-            std::string error;
-            if (!parse_json_bounded(line, "the request", request, &error)) throw std::invalid_argument(error);
-            json answer = session.patch(request_from_json(request));
+            const PatchRequest parsed = parse_serve_line(line, &request);
+            json answer = session.patch(parsed);
             if (request.contains("id")) answer["id"] = request["id"];
             print_json_line(std::cout, answer);
         } catch (const std::exception& e) {

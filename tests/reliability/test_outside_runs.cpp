@@ -8,6 +8,7 @@
 //   - `analyse patch --serve`: fields type-checked (place 2^40, true, 3.7 are errors, not 0, 1, 3), a
 //     prompt without "=" refused as predict refuses it, a line over the limit refused without being held,
 //     deep JSON refused, errors one short line without nlohmann's tags
+//   - a kill at each step of making a run: no run or a whole one; an older build's husk is never deleted
 //   ctest --test-dir build -R test_outside_runs --output-on-failure
 #include <QDir>
 #include <QFile>
@@ -177,6 +178,49 @@ class TestOutsideRuns : public QObject {
         QCOMPARE(ok.out.count('\n'), 1);
         QVERIFY(ok.out.startsWith("{\""));
         QVERIFY(QFile::exists(legacy + "/" + fone::kLastCheckpoint));
+    }
+
+    // A kill while a run is being made (FONE_INJECT_CREATE_KILL: SIGKILL at each step of the creation)
+    // leaves no run or a whole one, never a husk. Before, the run folder was made, then config.json was
+    // written (through a temporary), then the lock taken: a kill in the middle left a folder whose only copy
+    // of its settings was "config.json.tmp-<pid>", and `train --resume` deleted it as litter.
+    void kill_while_made_leaves_no_husk() {
+        const QString runs = dir_.path() + "/made";
+        const QStringList steps = {"folder", "config", "lock", "published"};
+        for (const QString& step : steps) {
+            const Result r =
+                run_fone(tiny_args(runs, "made"), {}, 300000, {"FONE_INJECT_CREATE_KILL=" + step});
+            QVERIFY2(r.code == -1, qPrintable(step + ": " + r.err));  // killed
+            const QStringList visible = QDir(runs).entryList(QDir::AllEntries | QDir::NoDotAndDotDot);
+            if (step != "published") {
+                QVERIFY2(visible.isEmpty(), qPrintable(step + ": " + visible.join(',')));
+                continue;
+            }
+            // Whole: its settings and lock are there; the earlier kills' hidden folders are gone.
+            QCOMPARE(QDir(runs).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden),
+                     QStringList{"made"});
+            QVERIFY(read_json(runs + "/made/config.json").contains("seed"));
+            QVERIFY(QFile::exists(runs + "/made/" + fone::kLockFile));
+        }
+        const Result listed = run_fone({"runs", "list", "--format", "json", "--runs-dir", runs});
+        QCOMPARE(first_line(listed.out)["status"].toString(), QString("interrupted"));
+        const Result resumed = run_fone({"train", "--resume", "made", "--runs-dir", runs, "--threads", "1"});
+        QVERIFY2(resumed.code == 0, resumed.err.constData());
+        QCOMPARE(read_json(runs + "/made/status.json")["status"].toString(), QString("finished"));
+    }
+
+    // A husk an older build left (no config.json, only the temporary of its write): --resume refuses it in
+    // one line and deletes nothing (before: the temporary, the run's only copy of its settings, was removed
+    // as litter, then config.json was reported missing).
+    void resume_keeps_an_unfinished_config() {
+        const QString husk = runs_ + "/husk";
+        QVERIFY(QDir().mkpath(husk));
+        const QString temporary = husk + "/config.json.tmp-999999999";
+        QVERIFY(QFile::copy(good_ + "/config.json", temporary));
+        const Result r = run_fone({"train", "--resume", "husk", "--runs-dir", runs_, "--threads", "1"});
+        QVERIFY2(r.code != 0 && one_line(r.err) && r.err.contains("config.json.tmp-999999999, kept"),
+                 r.err.constData());
+        QCOMPARE(read_all(temporary), read_all(good_ + "/config.json"));
     }
 
     void serve_requests_are_typed_and_bounded() {

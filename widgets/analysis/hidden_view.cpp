@@ -188,10 +188,10 @@ void HiddenView::connect_signals() {
         show_info("Cancelled.");
     });
     connect(prompt_, &QLineEdit::textEdited, this, [this] {
-        truth_->setPlaceholderText(
-            expected_answer(prompt_->text())
-                ? "auto: " + QString::fromStdString(expected_answer(prompt_->text())->to_string())
-                : "not worked out: type it");
+        const std::optional<Decimal> answer =
+            expected_answer(prompt_->text());  // once (bounded: expression.h)
+        truth_->setPlaceholderText(answer ? "auto: " + QString::fromStdString(answer->to_string())
+                                          : "not worked out: type it");
         debounce_->start();
     });
     connect(truth_, &QLineEdit::textEdited, this, [this] { redraw(); });

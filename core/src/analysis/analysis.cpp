@@ -434,6 +434,20 @@ std::vector<int> residue_classes(const std::vector<Decimal>& numbers, std::int64
     return classes;
 }
 
+Eigen::MatrixXd ridge_weights(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, double ridge,
+                              Eigen::Index width) {
+    const double lambda =
+        ridge * std::max(x.squaredNorm() / static_cast<double>(std::max<Eigen::Index>(width, 1)), 1e-300);
+    if (x.cols() > x.rows()) {
+        Eigen::MatrixXd gram = x * x.transpose();
+        gram.diagonal().array() += lambda;
+        return x.transpose() * gram.ldlt().solve(y);
+    }
+    Eigen::MatrixXd gram = x.transpose() * x;
+    gram.diagonal().array() += lambda;
+    return gram.ldlt().solve(x.transpose() * y);
+}
+
 ProbeResult probe(const Eigen::MatrixXd& rows, const std::vector<int>& classes, int class_count,
                   const ProbeOptions& options) {
     const Eigen::Index n = rows.rows(), d = rows.cols();
@@ -470,10 +484,7 @@ ProbeResult probe(const Eigen::MatrixXd& rows, const std::vector<int>& classes, 
     const Eigen::RowVectorXd x_mean = x.colwise().mean(), y_mean = y.colwise().mean();
     x.rowwise() -= x_mean;
     y.rowwise() -= y_mean;
-    Eigen::MatrixXd gram = x.transpose() * x;
-    const double lambda = options.ridge * std::max(gram.trace() / static_cast<double>(d), 1e-300);
-    gram.diagonal().array() += lambda;
-    const Eigen::MatrixXd weights = gram.ldlt().solve(x.transpose() * y);
+    const Eigen::MatrixXd weights = ridge_weights(x, y, options.ridge, d);
 
     ProbeResult r;
     r.period = class_count;

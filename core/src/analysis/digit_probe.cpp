@@ -139,11 +139,7 @@ SinusoidalProbe probe_sinusoidal(const Eigen::MatrixXd& rows, const std::vector<
     const Eigen::RowVectorXd x_mean = x.colwise().mean(), y_mean = y.colwise().mean();
     x.rowwise() -= x_mean;
     y.rowwise() -= y_mean;
-    Eigen::MatrixXd gram = x.transpose() * x;
-    gram.diagonal().array() +=
-        options.ridge *
-        std::max(gram.trace() / static_cast<double>(std::max<Eigen::Index>(rows.cols(), 1)), 1e-300);
-    const Eigen::MatrixXd weights = gram.ldlt().solve(x.transpose() * y);
+    const Eigen::MatrixXd weights = ridge_weights(x, y, options.ridge, rows.cols());
 
     int exact = 0;
     std::vector<int> place_hits(places.size(), 0);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "fone/pretrained/families.h"
+#include "fone/pretrained/forward_memory.h"
 
 namespace fone::pretrained {
 namespace {
@@ -214,6 +215,10 @@ DecoderOutput run_decoder(const ModelFolder& m, const std::vector<torch::Tensor>
     torch::NoGradGuard no_grad;
     const PretrainedConfig& c = m.config();
     check_batches(c, batches);
+    std::vector<BatchShape> shapes;
+    for (const auto& b : batches)
+        shapes.push_back({b.size(0), b.size(1)});
+    check_forward_memory(m, shapes, logits, false);  // before anything is allocated
     const Context ctx{c, stores_transposed(c)};
     const std::string& prefix = m.weight_prefix();
     DecoderOutput out;
@@ -263,6 +268,7 @@ struct DecoderSession::Impl {
 };
 
 DecoderSession::DecoderSession(const ModelFolder& m) {
+    check_forward_memory(m, {}, false, true);  // every weight becomes float32 here
     const PretrainedConfig& c = m.config();
     const std::string& prefix = m.weight_prefix();
     impl_.reset(new Impl{m, Context{c, stores_transposed(c)}, {}, {}, {}, {}, {}, {}, {}, 0});

@@ -179,6 +179,37 @@ std::size_t dtype_size(Dtype d) {
     return row_of(d).size;
 }
 
+namespace {
+
+// Elements whose exponent field (mask) is all ones: NaN or infinity, in any IEEE width.
+template <typename Bits>
+int64_t first_all_ones(std::span<const std::byte> bytes, Bits mask) {
+    const std::size_t n = bytes.size() / sizeof(Bits);
+    for (std::size_t i = 0; i < n; ++i) {
+        Bits v;
+        std::memcpy(&v, bytes.data() + i * sizeof(Bits), sizeof(Bits));  // the mapping may be unaligned
+        if ((v & mask) == mask) return static_cast<int64_t>(i);
+    }
+    return -1;
+}
+
+}  // namespace
+
+int64_t first_non_finite(Dtype dtype, std::span<const std::byte> bytes) {
+    switch (dtype) {
+        case Dtype::F64:
+            return first_all_ones<uint64_t>(bytes, 0x7ff0000000000000ULL);
+        case Dtype::F32:
+            return first_all_ones<uint32_t>(bytes, 0x7f800000U);
+        case Dtype::F16:
+            return first_all_ones<uint16_t>(bytes, static_cast<uint16_t>(0x7c00));
+        case Dtype::BF16:
+            return first_all_ones<uint16_t>(bytes, static_cast<uint16_t>(0x7f80));
+        default:
+            return -1;
+    }
+}
+
 uint64_t TensorInfo::elements() const {
     uint64_t n = 1;
     for (int64_t d : shape)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -278,6 +279,11 @@ json PretrainedConfig::to_json() const {
     return j;
 }
 
+struct ModelFolder::FiniteChecks {
+    std::mutex mutex;
+    std::set<std::string, std::less<>> finite;
+};
+
 ModelFolder::ModelFolder(ModelFolder&&) noexcept = default;
 ModelFolder& ModelFolder::operator=(ModelFolder&&) noexcept = default;
 ModelFolder::~ModelFolder() = default;
@@ -354,6 +360,7 @@ ModelFolder ModelFolder::open(const std::string& dir) {
                               " (a Hugging Face model folder holds config.json, model.safetensors or its "
                               "shards, and tokenizer.json)");
     ModelFolder m;
+    m.finite_ = std::make_shared<FiniteChecks>();
     m.dir_ = dir;
     m.config_ = PretrainedConfig::from_json(read_json(root / kConfigFile), (root / kConfigFile).string());
     const WeightFiles listed = weight_files(root);
@@ -409,7 +416,20 @@ const safetensors::TensorInfo& ModelFolder::tensor(std::string_view name) const 
 
 std::span<const std::byte> ModelFolder::bytes(std::string_view name) const {
     const safetensors::TensorInfo& t = tensor(name);
-    return files_[where_.find(name)->second].bytes(t);
+    const std::size_t file = where_.find(name)->second;
+    const std::span<const std::byte> b = files_[file].bytes(t);
+    // NaN or infinity in a weight gives plausible-looking numbers downstream (as in a checkpoint,
+    // checkpoint_file.cpp): refused, naming the weight and its file. One pass over a weight, once.
+    std::lock_guard<std::mutex> hold(finite_->mutex);
+    if (finite_->finite.count(name) == 0) {
+        if (const int64_t at = safetensors::first_non_finite(t.dtype, b); at >= 0)
+            throw PretrainedError(files_[file].path() + ": weight \"" + std::string(name) +
+                                  "\" holds NaN or an "
+                                  "infinite value (element " +
+                                  std::to_string(at) + "): a damaged model is not used");
+        finite_->finite.emplace(name);
+    }
+    return b;
 }
 
 int64_t ModelFolder::parameter_count() const {

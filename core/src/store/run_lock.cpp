@@ -59,7 +59,10 @@ LockProbe probe_run_lock(const std::string& run_dir) {
     LockProbe p;
     const std::string path = lock_path(run_dir);
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) return p;  // no lock file: unknown
+    if (fd < 0) {
+        if (errno == ENOENT) p.state = LockState::absent;
+        return p;
+    }
     // A shared lock for an instant: it fails only while a trainer holds the exclusive one. (A trainer that
     // starts in that instant retries: RunLock::acquire.)
     if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
@@ -73,16 +76,22 @@ LockProbe probe_run_lock(const std::string& run_dir) {
     return p;
 }
 
-bool run_process_alive(const std::string& run_dir, int pid) {
+bool run_process_alive(const std::string& run_dir, int pid, const std::string& host) {
     switch (probe_run_lock(run_dir).state) {
         case LockState::held:
             return true;
         case LockState::free:
+        case LockState::absent:
             return false;
         case LockState::unknown:
             break;
     }
+    if (!host.empty() && host != host_name()) return true;  // no locks, another machine: cannot tell
     return process_alive(pid);
+}
+
+bool run_process_alive(const std::string& run_dir, int pid) {
+    return run_process_alive(run_dir, pid, "");
 }
 
 RunLock RunLock::acquire(const std::string& run_dir) {

@@ -322,6 +322,9 @@ std::optional<Decimal> exact_answer(std::string_view prompt) {
     try {
         const Example e = parse_example_line(std::string(prompt) + "0");
         const auto& x = e.operands;
+        for (const Decimal& operand : x)
+            if (operand.int_digit_count() + operand.frac_digit_count() > kMaxExactAnswerDigits)
+                return std::nullopt;
         if (e.ops.size() == 1 && x.size() == 2) {
             if (e.ops[0] == "+") return x[0] + x[1];
             if (e.ops[0] == "-") return x[0] - x[1];

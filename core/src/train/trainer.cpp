@@ -655,6 +655,23 @@ void remove_stale_temporaries(const std::string& run_dir) {
     }
 }
 
+// A run folder of an older build killed while it was being made: no config.json, only the temporary of its
+// write, which is the one copy of the run's settings. Refused, and nothing deleted (the temporary is not
+// litter here: remove_stale_temporaries would have deleted it).
+void refuse_unfinished_creation(const std::string& run_dir) {
+    std::error_code ec;
+    if (fs::exists(fs::path(run_dir) / kConfigFile, ec)) return;
+    const std::string prefix = std::string(kConfigFile) + ".tmp-";
+    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.rfind(prefix, 0) == 0)
+            throw RunError(run_dir +
+                           ": its config.json was never finished (the run was killed while being made); "
+                           "its settings are only in " +
+                           name + ", kept: nothing to resume");
+    }
+}
+
 // Where a resume starts, as the store's run policy decides (fone/store/run_policy.h, goal resume): a
 // finished run or one training in a live process is refused; a run killed before its first checkpoint has
 // nothing to lose and starts again from its config.json (nullopt); any other continues from its last
@@ -726,8 +743,7 @@ TrainOutcome train_new(const TrainConfig& wanted, RunStore& store, const EventSi
         json record = config.to_json();
         record["versions"] = {
             {"fone", FONE_VERSION}, {"libtorch", torch_version()}, {"git_revision", FONE_GIT_REVISION}};
-        const std::string made = store.create_run(config.name, record);
-        lock = RunLock::acquire(made);
+        const std::string made = store.create_run(config.name, record, &lock);
         if (plan.gradient_shards > 1) write_gradient_shards(made, plan.gradient_shards);
         return made;
     });
@@ -738,6 +754,7 @@ TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int
                           const DistributedSetup& dist) {
     // Refusals that need no lock (a finished run, a damaged or older checkpoint) come first: a refused
     // command writes nothing, not even the lock file.
+    refuse_unfinished_creation(run_dir);
     std::optional<Checkpoint> c = resume_point(run_dir, false);
     // A run without a checkpoint restarts from its config.json: its device is read there by every rank.
     ParallelPlan plan = connect_ranks(c ? c->config.device : run_device_setting(run_dir), dist);

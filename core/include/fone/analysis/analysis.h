@@ -163,6 +163,14 @@ struct ProbeResult {
 // for integers exactly x mod T. Exact for numbers of any length. Throws NumberError for T outside 1..10^9.
 std::vector<int> residue_classes(const std::vector<Decimal>& numbers, std::int64_t period);
 
+// The ridge regression of every probe: W = (XᵀX + λI)⁻¹ XᵀY for centred X (N x D) and Y, with
+// λ = ridge · max(trace(XᵀX) / width, 1e-300) (width: the representation's dimension). With more columns
+// than rows it is solved in its dual form, W = Xᵀ(XXᵀ + λI)⁻¹Y (the same W for λ > 0): N x N instead of
+// D x D, so the cost is O(N·D·min(N, D)), never cubic in a representation's width (issue 33: a 4 MB
+// snapshot of 3,000 dimensions took over 130 s to replay).
+Eigen::MatrixXd ridge_weights(const Eigen::MatrixXd& x, const Eigen::MatrixXd& y, double ridge,
+                              Eigen::Index width);
+
 // Throws std::invalid_argument when the sizes disagree or either split would be empty.
 ProbeResult probe(const Eigen::MatrixXd& rows, const std::vector<int>& classes, int class_count,
                   const ProbeOptions& options = {});

@@ -113,6 +113,11 @@ struct TensorData {
 void write(const std::string& path, const std::vector<TensorData>& tensors,
            const std::map<std::string, std::string>& metadata = {});
 
+// The index of the first NaN or infinite element of a floating tensor's bytes (F64, F32, F16, BF16: its
+// exponent bits all ones), or -1 when every element is finite or the dtype is not floating. One pass, no
+// conversion: pretrained weights are checked this way before any computation reads them.
+int64_t first_non_finite(Dtype dtype, std::span<const std::byte> bytes);
+
 // The bytes write() would put in the file (for tests and in-memory round trips).
 std::string serialize(const std::vector<TensorData>& tensors,
                       const std::map<std::string, std::string>& metadata);

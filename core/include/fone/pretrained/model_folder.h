@@ -83,7 +83,8 @@ class ModelFolder {
     std::vector<std::string> files() const;
     // Every weight the family's forward reads, with its shape (the tied LM head is not a second weight).
     const std::vector<WeightSpec>& weights() const { return weights_; }
-    // The tensor of a weight and its bytes in the mapping; PretrainedError when absent.
+    // The tensor of a weight and its bytes in the mapping; PretrainedError when absent, or (bytes) when
+    // the weight holds NaN or an infinity, naming it (checked on a weight's first read, once).
     const safetensors::TensorInfo& tensor(std::string_view name) const;
     std::span<const std::byte> bytes(std::string_view name) const;
     // Parameters the forward reads (the tied head counted once, as transformers' num_parameters()).
@@ -107,6 +108,8 @@ class ModelFolder {
     std::vector<WeightSpec> weights_;
     std::vector<safetensors::File> files_;
     std::map<std::string, std::size_t, std::less<>> where_;  // tensor name -> index in files_
+    struct FiniteChecks;                                     // the weights found finite so far
+    std::shared_ptr<FiniteChecks> finite_;
 };
 
 // What `fone model inspect` prints: the family and shape, the dtype and parameter count, the files, the

@@ -20,7 +20,9 @@ struct LockHolder {
 enum class LockState {
     held,     // a process holds it: the run is training
     free,     // nobody holds it: no process trains the run
-    unknown,  // no lock file (a run made before locks, or one never trained), or the filesystem has no locks
+    unknown,  // the filesystem has no locks (or the lock file cannot be opened): only a pid can tell
+    absent,   // no lock file: no process of this build trains the run (a trainer's run is never visible
+              // without its lock: RunStore::create_run takes it before the run appears)
 };
 
 struct LockProbe {
@@ -31,8 +33,12 @@ struct LockProbe {
 // Whether a process holds run_dir's lock now. Creates nothing (read-only tools call it).
 LockProbe probe_run_lock(const std::string& run_dir);
 
-// Whether the process training run_dir (status.json says "running" with this pid, on this host) is alive:
-// the lock when there is one, else the pid (a run of an older build, a filesystem without locks).
+// Whether a process trains run_dir (status.json says "running", with this pid, written on host): the lock
+// decides, wherever the run trains (a lock on a shared filesystem is seen from every host); a run without
+// a lock file is not training, whatever live pid or other host its status.json names. Only where the
+// filesystem has no locks does the pid decide, and a run on another host cannot be checked (true).
+bool run_process_alive(const std::string& run_dir, int pid, const std::string& host);
+// The same for a status.json written on this host.
 bool run_process_alive(const std::string& run_dir, int pid);
 
 // The lock of a run, held from acquire() until the object is destroyed or the process ends.

@@ -5,23 +5,26 @@
 //   absent                           start                                   refuse: no such run
 //   finished (or interrupted with    reuse                                   refuse: nothing to resume
 //     a summary.json that says so)
-//   running, live process here       wait (until it ends, then decide again) refuse: it is training
-//   running on another host          elsewhere (left alone)                  resume / restart (*)
+//   running (its lock held) here     wait (until it ends, then decide again) refuse: it is training
+//   running (its lock held) on       elsewhere (left alone)                  resume / restart (*)
+//     another host
 //   stopped, interrupted             resume; restart without a checkpoint    resume; restart without one
 //   failed                           leave; retry when the caller asks       resume; restart without one
 //   broken (unreadable config etc.)  restart without a checkpoint, else as failed    as failed
 //   other settings than wanted (**)  refuse
 //
-// "running" is what the store says: the run's lock held by a live process (fone/store/run_lock.h); a run
-// whose process died (its lock free) is interrupted, whatever pid status.json names.
+// "running" is what the store says: the run's lock held by a live process (fone/store/run_lock.h), here or
+// on another host of a shared filesystem; a run whose process died (its lock free) or that has no lock file
+// is interrupted, whatever pid or host status.json names (issue 33: such a run read "running" for ever and
+// `sweep --resume` waited on it). Only on a filesystem without locks does status.json's pid decide.
 //
 // In words: a finished run is used as it is, never trained again; a run with checkpoint-last is resumed
 // and one without is restarted (nothing trained is lost); a failed run is kept as evidence (left alone, or
 // moved aside to RUN.failed-<k> and trained afresh when the caller wants it retried), never deleted; a run
 // training in a live process is never touched. Only a run without a checkpoint is ever deleted.
 //
-// (*) a "running" run on another host cannot be checked from here; resuming it is what a requeued Slurm
-//     task does after its node died (`fone sweep --slurm`).
+// (*) resuming a run "running" on another host is what a requeued Slurm task does after its node died
+//     (`fone sweep --slurm`): its lock, if still held, refuses the second trainer naming the first.
 // (**) only when the caller names the settings the run must have been made with (`fone reproduce`: a
 //     preset changed since would otherwise be reported under the new one).
 //

@@ -22,6 +22,8 @@
 
 namespace fone {
 
+class RunLock;  // fone/store/run_lock.h
+
 // Every error of a run file: the ground floor's FileError (fone/io/json_files.h), named for the store.
 using RunError = FileError;
 
@@ -96,7 +98,12 @@ class RunStore {
     // Makes a new run directory and writes config.json. With an empty name, a readable unique one is made
     // from the config ("dec-add-fone-20261122-041502"); a name already taken gets "-2", "-3", ... Names
     // may not contain '/' or start with '.' (RunError).
+    // The run appears whole: it is made in a hidden folder beside its name and renamed into place, so a kill
+    // at any moment leaves no run or one with its config.json (never a folder without its settings).
     std::string create_run(const std::string& name, const nlohmann::json& config);
+    // The same, with the run's lock (fone/store/run_lock.h) taken before the run appears: a trainer's run
+    // is never visible unlocked, so "running" is decided by the lock alone.
+    std::string create_run(const std::string& name, const nlohmann::json& config, RunLock* lock);
     // A run's directory from its name or a path. A bare name (no '/') is the store's run first; only when
     // the store has none is a run directory of that name in the current folder taken. Anything with a '/'
     // is a path. RunError if neither.

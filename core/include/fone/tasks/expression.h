@@ -89,7 +89,11 @@ std::vector<PromptTerm> parse_prompt(std::string_view prompt, PromptForm form = 
 
 // The exact answer of an arithmetic prompt "a+b=", "a-b=", "a*b=", "a max b=", "a/b=" (when the quotient
 // ends within 30 digits after the point) or "a+b mod p=" (p not 0), read as the start of a dataset line;
-// nullopt for anything else (a classify prompt asks for a label, not a result; 1/3 never ends).
+// nullopt for anything else (a classify prompt asks for a label, not a result; 1/3 never ends), and for
+// an operand of more than kMaxExactAnswerDigits digits: the window works the answer out as the user
+// types, and schoolbook multiplication and long division cost the product of the operands' lengths
+// (1e7888/1e9811= took 1.8 s, issue 33); within the bound an answer costs milliseconds.
+inline constexpr int kMaxExactAnswerDigits = 1000;
 std::optional<Decimal> exact_answer(std::string_view prompt);
 
 }  // namespace fone
