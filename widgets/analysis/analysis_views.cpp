@@ -1,5 +1,6 @@
 #include "analysis_views.h"
 
+#include "adapter_view.h"
 #include "circles_view.h"
 #include "errors_view.h"
 #include "helix_view.h"
@@ -29,8 +30,8 @@ View* with_program(View* view, const WorkbenchContext& context) {
 }  // namespace
 
 QStringList analysis_view_names() {
-    return {"welcome", "circles",    "hidden",   "spectrum", "pca",   "helix",
-            "errors",  "playground", "knockout", "timeline", "replay"};
+    return {"welcome", "circles",    "hidden",   "spectrum", "pca",    "helix",
+            "errors",  "playground", "knockout", "timeline", "replay", "adapter"};
 }
 
 void register_analysis_views() {
@@ -58,6 +59,8 @@ void register_analysis_views() {
     register_view({"timeline", "Timeline",
                    [](const WorkbenchContext& c) { return with_program(new TimelineView(c.catalog), c); }});
     register_view({"replay", "Replay", [](const WorkbenchContext& c) { return new ReplayView(c.catalog); }});
+    register_view({"adapter", "FoNE adapter",
+                   [](const WorkbenchContext& c) { return with_program(new AdapterView, c); }});
     // Presenter mode tells the welcome view's story, its race included.
     register_presenter([](const WorkbenchContext& c) -> QWidget* {
         auto* welcome = c.view ? qobject_cast<WelcomeView*>(c.view("welcome")) : nullptr;

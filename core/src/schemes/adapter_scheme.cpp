@@ -193,8 +193,10 @@ nlohmann::json AdapterScheme::evaluate(FoneTransformer& model, const Batch& spli
     constexpr int64_t kRows = 16;  // a [rows, L, vocab] logits tensor at a time
     const auto piece_mask = is_piece_.to(device);
     for (int64_t start = 0; start < split.n; start += kRows) {
-        const Batch b =
-            to_device(select_rows(split, torch::arange(start, std::min(split.n, start + kRows))), device);
+        const Batch b = to_device(
+            select_rows(split,
+                        torch::arange(start, std::min(split.n, start + kRows)).to(split.in.tokens.device())),
+            device);
         const auto logits = model->lm_logits(model->forward(b.in, false)).to(torch::kFloat32);
         const auto nll =
             F::cross_entropy(logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
