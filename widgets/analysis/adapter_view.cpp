@@ -140,10 +140,12 @@ bool AdapterView::set_run(const QString& dir) {
 void AdapterView::set_adapted(const QString& dir) {
     adapted_ = dir;
     adapted_edit_->setText(dir);
+    if (clocks_) request_refresh();
 }
 
 void AdapterView::set_question(const QString& question) {
     question_->setText(question);
+    if (clocks_) request_refresh();
 }
 
 QString AdapterView::question() const {

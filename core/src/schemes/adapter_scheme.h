@@ -33,8 +33,8 @@ std::vector<int> number_piece_values(const pretrained::BpeTokenizer& tokenizer, 
 
 class AdapterScheme : public NumberScheme {
   public:
-    // vocab_size: the model's (config.json), at least the tokenizer's. context: tokens per packed window
-    // of documents (0: one row per example).
+    // vocab_size: the model's (config.json); tokens past it are refused where a text uses them. context:
+    // tokens per packed window of documents (0: one row per example).
     AdapterScheme(pretrained::BpeTokenizer tokenizer, int64_t vocab_size, int64_t context);
 
     std::string name() const override { return "fone-adapter"; }
@@ -71,6 +71,7 @@ class AdapterScheme : public NumberScheme {
                             std::size_t max_wrong = 0) const override;
 
   private:
+    std::vector<int64_t> ids_of(const std::string& text) const;  // with the special prefix
     pretrained::BpeTokenizer tokenizer_;
     int64_t context_;
     FoneSpec spec_;
