@@ -16,13 +16,14 @@
 #   ALIGN_STEPS  steps of the alignment phase, only the projection trains  (default 1000; -1: the whole run)
 #   EPOCHS, BATCH, CONTEXT, LR    training                                   (default 1, 8, 1024, 1e-4)
 #   TRAIN_SIZE   documents of the corpus to train on at most                (default 100000000: all)
+#   TEST_SIZE    documents held out for the eval events' perplexities       (default 200)
 #   PROBLEMS     benchmark problems per task (2000 is lm-eval's; the folder forward runs on the CPU, so
 #                the benchmark is the slow part on a GPU machine: 1B, about 0.3 s a problem a core)
 #                                                                            (default 200; 0: no benchmark)
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
-    sed -n '2,23p' "$0"
+    sed -n '2,24p' "$0"
     exit 2
 fi
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,7 +57,7 @@ benchmark() {
 }
 benchmark "$MODEL" "$OUT/benchmark-before.json"
 "$FONE" train --init-from "$MODEL" --method fone-adapter --task text --data "$CORPUS" --device "$DEVICE" \
-    --train-size "${TRAIN_SIZE:-100000000}" --epochs "${EPOCHS:-1}" --batch "${BATCH:-8}" --context "${CONTEXT:-1024}" \
+    --train-size "${TRAIN_SIZE:-100000000}" --test-size "${TEST_SIZE:-200}" --epochs "${EPOCHS:-1}" --batch "${BATCH:-8}" --context "${CONTEXT:-1024}" \
     --lr "${LR:-1e-4}" --align-steps "${ALIGN_STEPS:-1000}" --snapshots none --runs-dir "$OUT/runs" \
     --name adapter | tee "$OUT/train.jsonl"
 "$FONE" export --run adapter --runs-dir "$OUT/runs" --out "$OUT/exported" --format hf
