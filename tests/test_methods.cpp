@@ -45,7 +45,7 @@ class TestMethods : public QObject {
     void built_in_rows_in_help_order() {
         QCOMPARE(QString::fromStdString(method_list_text()),
                  QString("fone, digit, subword, xval, ntl, abacus, fone+abacus, fone-direct, bittokens, "
-                         "numerologic, toy"));
+                         "numerologic, fone-adapter, toy"));
         QVERIFY(method_takes_init_from("fone") && method_takes_init_from("digit") &&
                 method_takes_init_from("subword") && !method_takes_init_from("xval"));
         QVERIFY(find_number_method("fone")->text && !find_number_method("bittokens")->text);
@@ -63,8 +63,9 @@ class TestMethods : public QObject {
             resolve_train_config({{{"task", "word-problems"}, {"method", "toy"}}});
             QFAIL("a method whose row says text=false trained on text");
         } catch (const std::invalid_argument& e) {
-            QVERIFY2(QString(e.what()).contains("text tasks take fone, digit or subword, not 'toy'"),
-                     e.what());
+            QVERIFY2(
+                QString(e.what()).contains("text tasks take fone, digit, subword or fone-adapter, not 'toy'"),
+                e.what());
         }
         try {
             resolve_train_config({{{"task", "dec-add"}, {"method", "nope"}}});

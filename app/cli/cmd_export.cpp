@@ -1,5 +1,6 @@
 // fone export --run RUN --out DIR: a run's model without its optimiser state, as a run directory that
-// `fone eval/predict --run DIR` and the workbench open (how the bundled demo model is made).
+// `fone eval/predict --run DIR` and the workbench open (how the bundled demo model is made); with
+// --format hf, a fone-adapter run as a Hugging Face model folder (fone/checkpoints/checkpoint.h).
 // fone runs convert RUN --trust: an older build's .pt checkpoints rewritten as safetensors (it needs
 // LibTorch, so it is registered here, under the `runs` group of cmd_runs.cpp).
 #include <unistd.h>
@@ -67,14 +68,23 @@ void add_export_commands(CLI::App& app) {
     auto run = std::make_shared<std::string>();
     auto out = std::make_shared<std::string>();
     auto runs_dir = std::make_shared<std::string>();
+    auto format = std::make_shared<std::string>("run");
     auto* cmd = app.add_subcommand("export", torch_command_description("export"));
     cmd->add_option("--run", *run, "Run name or directory")->required();
     cmd->add_option("--out", *out, "New folder for the copy")->required();
     cmd->add_option("--runs-dir", *runs_dir, "Run store");
-    cmd->callback([run, out, runs_dir] {
+    cmd->add_option("--format", *format,
+                    "run (a run directory without the optimiser state, the default) or hf (a fone-adapter "
+                    "run as a Hugging Face model folder, the adapter merged into the embeddings)")
+        ->check(CLI::IsMember({"run", "hf"}));
+    cmd->callback([run, out, runs_dir, format] {
         run_command("export", [&] {
-            export_model(open_store(*runs_dir, false).resolve(*run), *out);
-            print_json_line(std::cout, {{"exported", *out}});
+            const std::string run_dir = open_store(*runs_dir, false).resolve(*run);
+            if (*format == "hf")
+                export_hf_model(run_dir, *out);
+            else
+                export_model(run_dir, *out);
+            print_json_line(std::cout, {{"exported", *out}, {"format", *format}});
         });
     });
     add_convert_command(app);

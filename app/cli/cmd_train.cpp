@@ -124,8 +124,11 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<int>(cmd, "--long-digits", "long_digits", "Longest operand of long-add");
     o.add<std::string>(cmd, "--init-from", "init_from",
                        "Start from a Hugging Face Llama or Qwen2 folder (its shape and weights; the size "
-                       "options are then ignored): fone, digit or subword on an arithmetic task, lr 5e-5 and "
-                       "batch 200 by default (docs/pretrained.md)");
+                       "options are then ignored): fone, digit or subword on an arithmetic task, or "
+                       "fone-adapter on text; lr 5e-5 and batch 200 by default (docs/pretrained.md)");
+    o.add<int>(cmd, "--align-steps", "align_steps",
+               "fone-adapter: steps of the alignment phase, where only the FoNE projection trains (every "
+               "weight after them; -1, the default: the whole run)");
     o.add<int>(cmd, "--size-level", "size_level", "The paper's model size level 1..6");
     o.add<int>(cmd, "--hidden", "hidden", "Hidden size (custom shape)", true);
     o.add<int>(cmd, "--layers", "layers", "Layers (custom shape)", true);

@@ -1,5 +1,6 @@
 #include "analysis_views.h"
 
+#include "adapter_view.h"
 #include "circles_view.h"
 #include "errors_view.h"
 #include "helix_view.h"
@@ -30,8 +31,8 @@ View* with_program(View* view, const WorkbenchContext& context) {
 }  // namespace
 
 QStringList analysis_view_names() {
-    return {"welcome", "circles",    "hidden",   "spectrum", "pca",    "helix",
-            "errors",  "playground", "knockout", "timeline", "replay", "token-loss"};
+    return {"welcome",    "circles",  "hidden",   "spectrum", "pca",        "helix",  "errors",
+            "playground", "knockout", "timeline", "replay",   "token-loss", "adapter"};
 }
 
 void register_analysis_views() {
@@ -61,6 +62,8 @@ void register_analysis_views() {
     register_view({"replay", "Replay", [](const WorkbenchContext& c) { return new ReplayView(c.catalog); }});
     register_view({"token-loss", "Token loss",
                    [](const WorkbenchContext& c) { return with_program(new TokenLossView(c.catalog), c); }});
+    register_view({"adapter", "FoNE adapter",
+                   [](const WorkbenchContext& c) { return with_program(new AdapterView, c); }});
     // Presenter mode tells the welcome view's story, its race included.
     register_presenter([](const WorkbenchContext& c) -> QWidget* {
         auto* welcome = c.view ? qobject_cast<WelcomeView*>(c.view("welcome")) : nullptr;

@@ -42,8 +42,9 @@ void export_model(const std::string& run_dir, const std::string& out_dir) {
     if (::mkdir(tmp.c_str(), 0755) != 0) throw write_error(tmp, "create", errno);
     try {
         // config.json first: the copy's identity is the run's, so the copied checkpoint belongs to it.
-        for (const char* f : {kConfigFile, kSummaryFile, kTokenizerFile})
-            if (fs::exists(fs::path(run_dir) / f)) fs::copy_file(fs::path(run_dir) / f, fs::path(tmp) / f);
+        for (const char* f : {kConfigFile, kSummaryFile, kTokenizerFile, kPretrainedFilesDir})
+            if (fs::exists(fs::path(run_dir) / f))
+                fs::copy(fs::path(run_dir) / f, fs::path(tmp) / f, fs::copy_options::recursive);
         save_checkpoint((fs::path(tmp) / kBestCheckpoint).string(), r.model, nullptr, c.config, c.pos,
                         c.identity);
         write_status(tmp, kStatusFinished, "exported from " + fs::path(run_dir).filename().string());

@@ -5,10 +5,12 @@
 #include <optional>
 
 #include "fone/io/file_read.h"
+#include "fone/io/json_files.h"
 #include "fone/nn/device.h"
 #include "fone/store/run_store.h"
 #include "hf/init_from.h"
 #include "nn/device_setup.h"
+#include "schemes/adapter_scheme.h"
 
 namespace fone {
 namespace {
@@ -112,6 +114,42 @@ void open_text(RunModel& r, const std::string& run_dir, RunData data, bool new_r
     r.scheme = std::move(text);
 }
 
+// The files of a pretrained folder a fone-adapter run keeps (kPretrainedFilesDir): its config and tokenizer.
+const char* const kKeptFiles[] = {"config.json", "tokenizer.json", "tokenizer_config.json",
+                                  "special_tokens_map.json", "generation_config.json"};
+
+// A fone-adapter run (schemes/adapter_scheme.h): its text, the pretrained folder's tokenizer over the
+// model's whole vocabulary, FoNE through a linear map. A new run copies the folder's config and tokenizer
+// files into RUN/pretrained/ and reads them from there ever after.
+void open_adapter(RunModel& r, const std::string& run_dir, RunData data, bool new_run) {
+    if (r.config.init_from.empty())
+        throw std::invalid_argument(
+            "method fone-adapter: adds FoNE to a pretrained model: give --init-from DIR");
+    if (data != RunData::none || new_run) r.text_splits = load_text_splits(r.config);
+    const fs::path kept = fs::path(run_dir) / kPretrainedFilesDir;
+    const fs::path from = new_run ? fs::path(r.config.init_from) : kept;
+    check_adapter_folder(from.string());
+    if (new_run && !run_dir.empty()) {
+        fs::create_directories(kept);
+        for (const char* name : kKeptFiles)
+            if (fs::exists(from / name))
+                fs::copy_file(from / name, kept / name, fs::copy_options::overwrite_existing);
+    }
+    const auto config = pretrained::PretrainedConfig::from_json(
+        read_json_file((from / "config.json").string()), (from / "config.json").string());
+    r.config.model.fone_input = "linear";
+    r.spec = adapter_spec();
+    auto scheme =
+        std::make_unique<AdapterScheme>(pretrained::BpeTokenizer::load((from / "tokenizer.json").string()),
+                                        config.vocab_size, r.config.text_context);
+    if (data == RunData::batches) {
+        r.train = scheme->encode_text(r.text_splits.train);
+        r.val = scheme->encode_text(r.text_splits.val);
+        r.test = scheme->encode_text(r.text_splits.test);
+    }
+    r.scheme = std::move(scheme);
+}
+
 // A new model's rotary tables cover its longest batch: token schemes write long sequences (prompt + answer
 // digits); text runs get room to generate answers longer than the longest seen.
 void fit_sequence_length(RunModel& r) {
@@ -135,7 +173,9 @@ RunModel open_model(TrainConfig config, const std::string& run_dir, RunData data
     // Training on other data than the run started with would not continue the run: refused.
     if (!r.data_note.empty() && trained && data == RunData::batches) throw RunError(r.data_note);
     if (!trained && !r.config.init_from.empty()) pretrained::adopt_pretrained_shape(r.config);
-    if (r.config.is_text()) {
+    if (is_adapter_method(r.config.method)) {
+        open_adapter(r, run_dir, data, !trained);
+    } else if (r.config.is_text()) {
         open_text(r, run_dir, data, !trained);
     } else {
         open_arithmetic(r, data);
@@ -151,6 +191,19 @@ RunModel open_model(TrainConfig config, const std::string& run_dir, RunData data
     return r;
 }
 
+// A new run's weights from its pretrained folder. fone-adapter: the whole model, and the projection of the
+// number pieces' FoNE at zero, so that the run starts as exactly the pretrained model.
+void start_from_pretrained(RunModel& r) {
+    if (!is_adapter_method(r.config.method)) {
+        pretrained::copy_pretrained_weights(r.model, r.scheme->vocabulary(), r.config.init_from);
+        return;
+    }
+    pretrained::copy_whole_pretrained_model(r.model, r.config.init_from);
+    torch::NoGradGuard no_grad;
+    r.model->fone_map->weight.zero_();
+    r.model->fone_map->bias.zero_();
+}
+
 }  // namespace
 
 RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData data,
@@ -158,9 +211,8 @@ RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData 
     RunModel r = open_model(std::move(config), run_dir, data, weights != nullptr);
     if (weights)
         load_weights(*weights, r.model);
-    else if (!r.config.init_from.empty() &&
-             data == RunData::batches)  // a check only reads the folder's shape
-        pretrained::copy_pretrained_weights(r.model, r.scheme->vocabulary(), r.config.init_from);
+    else if (!r.config.init_from.empty() && data == RunData::batches)  // a check only reads its shape
+        start_from_pretrained(r);
     return r;
 }
 

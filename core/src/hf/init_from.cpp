@@ -102,22 +102,12 @@ std::vector<std::vector<int64_t>> pretrained_ids(const std::vector<std::string>&
     return out;
 }
 
-void copy_pretrained_weights(FoneTransformer& model, const std::vector<std::string>& vocabulary,
-                             const std::string& dir) {
-    const ModelFolder m = open_for_init(dir);
+namespace {
+
+// The blocks and the final norm: every weight but the embedding and the head.
+void copy_blocks(FoneTransformer& model, const ModelFolder& m) {
     const PretrainedConfig& c = m.config();
-    const std::string path = m.tokenizer_path();
-    if (path.empty()) throw std::invalid_argument("init_from: " + dir + " has no tokenizer.json");
-    const auto ids = pretrained_ids(vocabulary, BpeTokenizer::load(path), c);
     const std::string& prefix = m.weight_prefix();
-    torch::NoGradGuard no_grad;
-    // Of the embedding and the head only the method's rows are converted (a 128k vocabulary stays mapped).
-    const auto embed_name = weight_name(c, prefix, Weight::embed);
-    copy_into(model->embed->weight, vocabulary_rows(stored_weight(m, embed_name), ids), embed_name);
-    if (model->lm_head) {
-        const std::string head = weight_name(c, prefix, Weight::lm_head);
-        copy_into(model->lm_head->weight, vocabulary_rows(stored_weight(m, head), ids), head);
-    }
     for (int l = 0; l < c.layers; ++l) {
         auto name = [&](BlockWeight w) { return block_weight_name(c, prefix, l, w); };
         auto& block = *model->blocks[static_cast<std::size_t>(l)]->as<Block>();
@@ -146,6 +136,41 @@ void copy_pretrained_weights(FoneTransformer& model, const std::vector<std::stri
     }
     copy_into(model->final_norm->weight, load_weight(m, weight_name(c, prefix, Weight::final_norm_weight)),
               "final norm");
+}
+
+}  // namespace
+
+void copy_pretrained_weights(FoneTransformer& model, const std::vector<std::string>& vocabulary,
+                             const std::string& dir) {
+    const ModelFolder m = open_for_init(dir);
+    const PretrainedConfig& c = m.config();
+    const std::string path = m.tokenizer_path();
+    if (path.empty()) throw std::invalid_argument("init_from: " + dir + " has no tokenizer.json");
+    const auto ids = pretrained_ids(vocabulary, BpeTokenizer::load(path), c);
+    const std::string& prefix = m.weight_prefix();
+    torch::NoGradGuard no_grad;
+    // Of the embedding and the head only the method's rows are converted (a 128k vocabulary stays mapped).
+    const auto embed_name = weight_name(c, prefix, Weight::embed);
+    copy_into(model->embed->weight, vocabulary_rows(stored_weight(m, embed_name), ids), embed_name);
+    if (model->lm_head) {
+        const std::string head = weight_name(c, prefix, Weight::lm_head);
+        copy_into(model->lm_head->weight, vocabulary_rows(stored_weight(m, head), ids), head);
+    }
+    copy_blocks(model, m);
+}
+
+void copy_whole_pretrained_model(FoneTransformer& model, const std::string& dir) {
+    const ModelFolder m = open_for_init(dir);
+    const PretrainedConfig& c = m.config();
+    const std::string& prefix = m.weight_prefix();
+    torch::NoGradGuard no_grad;
+    const auto embed_name = weight_name(c, prefix, Weight::embed);
+    copy_into(model->embed->weight, load_weight(m, embed_name), embed_name);
+    if (model->lm_head) {
+        const std::string head = weight_name(c, prefix, Weight::lm_head);
+        copy_into(model->lm_head->weight, load_weight(m, head), head);
+    }
+    copy_blocks(model, m);
 }
 
 }  // namespace fone::pretrained

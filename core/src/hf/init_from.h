@@ -35,4 +35,9 @@ std::vector<std::vector<int64_t>> pretrained_ids(const std::vector<std::string>&
 void copy_pretrained_weights(FoneTransformer& model, const std::vector<std::string>& vocabulary,
                              const std::string& dir);
 
+// fone-adapter (schemes/adapter_scheme.h): the model keeps the folder's whole vocabulary, so every weight is
+// copied as it is (embedding and head row for row). Throws std::invalid_argument when the model's shape
+// is not the folder's.
+void copy_whole_pretrained_model(FoneTransformer& model, const std::string& dir);
+
 }  // namespace fone::pretrained

@@ -6,6 +6,7 @@
 
 #include "fone/tasks/expression.h"
 #include "nn/timing.h"
+#include "schemes/adapter_scheme.h"
 #include "schemes/scheme_parts.h"
 
 namespace fone {
@@ -300,6 +301,7 @@ std::vector<std::pair<std::string, SchemeFactory>>& scheme_factories() {
         {"number-token", make_number_token_scheme},
         {"bittokens", make_bittokens_scheme},
         {"tokens", make_token_scheme},
+        {kAdapterFamily, make_adapter_scheme},
     };
     return families;
 }

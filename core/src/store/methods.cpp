@@ -33,6 +33,10 @@ std::vector<NumberMethod>& table() {
         {"numerologic",
          "digit (or subword) tokens behind the number's digit count, {2:42}; generated token by token",
          "tokens", "tokens", false, false},
+        {"fone-adapter",
+         "a pretrained model's own tokens; each number piece's embedding + a learned projection of its FoNE "
+         "(zero at the start; --init-from, --task text)",
+         "pretrained-adapter", "tokens", true, true},
     };
     return rows;
 }

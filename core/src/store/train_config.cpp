@@ -138,9 +138,16 @@ void TrainConfig::validate() const {
     check(ntl_lambda >= 0 && ntl_lambda <= 100, "ntl_lambda: must be in [0, 100]");
     check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
     check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");
+    const bool adapter = row && row->scheme == "pretrained-adapter";
+    check(!adapter || (is_text() && !init_from.empty()),
+          "method " + method +
+              ": adds FoNE to a pretrained model's own tokens: it needs --init-from DIR and a "
+              "text task (--task text --data FILE)");
+    check(align_steps >= -1, "align_steps: must be -1 (the whole run) or a number of steps");
     if (!init_from.empty()) {
-        check(!is_text(),
-              "init_from: a text task trains its own tokenizer; --init-from takes an arithmetic task");
+        check(!is_text() || adapter,
+              "init_from: a text task trains its own tokenizer; --init-from takes an arithmetic task (or "
+              "--method fone-adapter, which keeps the model's tokens)");
         check(method_takes_init_from(method),
               "init_from: --init-from takes --method " + init_from_method_list() + ", not '" + method + "'");
     }
@@ -230,6 +237,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("text_loss", c.text_loss);
     field("drills", c.drills);
     field("text_context", c.text_context);
+    field("align_steps", c.align_steps);
 };
 
 }  // namespace

@@ -24,6 +24,7 @@
 #include "nn/timing.h"
 #include "probes/grokking_probe.h"
 #include "probes/snapshot_writer.h"
+#include "schemes/adapter_scheme.h"
 #include "train/data_parallel.h"
 #include "train/thread_tuning.h"
 #include "train/typed_eval.h"
@@ -348,6 +349,8 @@ Step Trainer::train_step() {
     s.lr = lr_at(pos_.step);
     for (auto& group : opt_->param_groups())
         static_cast<torch::optim::AdamWOptions&>(group.options()).lr(s.lr);
+    if (is_adapter_method(cfg().method))
+        set_alignment_phase(run_.model, cfg().align_steps < 0 || pos_.step < cfg().align_steps);
     opt_->zero_grad();
     if (plan_.active()) {
         if (!sharded_update(b, s)) return s;
@@ -628,6 +631,11 @@ TrainConfig with_settled_data(TrainConfig c) {
 void check_trainable(const TrainConfig& config) {
     config.validate();
     resolve_device(config.device);
+    if (is_adapter_method(config.method)) {
+        TrainConfig shaped = config;
+        pretrained::adopt_pretrained_shape(shaped);  // a folder that is not a Llama or a Qwen2 is refused
+        check_adapter_folder(config.init_from);
+    }
     if (config.is_text()) {
         check_text_corpus(config);  // unreadable data, numbers that do not fit (no tokenizer trained yet)
         return;

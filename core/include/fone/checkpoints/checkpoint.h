@@ -21,6 +21,13 @@ nlohmann::json inspect_checkpoint(const std::string& path);
 // it. Throws RunError for an unreadable run or an existing out_dir.
 void export_model(const std::string& run_dir, const std::string& out_dir);
 
+// `fone export --format hf`: a fone-adapter run as a standard Hugging Face model folder: config.json (the
+// pretrained one, float32, tie_word_embeddings false), model.safetensors (the run's weights under the
+// family's names, the adapter merged into the embedding table: schemes/adapter_scheme.h, merged_embedding;
+// the output head the run's own) and the tokenizer files the run kept. Throws RunError for an unreadable
+// run or an existing out_dir, std::invalid_argument for a run of another method.
+void export_hf_model(const std::string& run_dir, const std::string& out_dir);
+
 // `fone runs convert RUN --trust`: rewrites an older build's checkpoints (checkpoint-last.pt,
 // checkpoint-best.pt: LibTorch archives) as safetensors checkpoints with the same weights, optimiser state,
 // config and position, and the run's identity. The only code that opens such an archive: opening one can

@@ -53,6 +53,9 @@ inline constexpr const char* kLegacyBestCheckpoint = "checkpoint-best.pt";
 inline constexpr const char* kLockFile = "train.lock";
 // A text run's SentencePiece model, trained on its train split when the run starts.
 inline constexpr const char* kTokenizerFile = "tokenizer.model";
+// A fone-adapter run's copy of its pretrained folder's config.json and tokenizer files (not the weights,
+// which its checkpoints hold): the run answers and exports without the folder.
+inline constexpr const char* kPretrainedFilesDir = "pretrained";
 // A run trained on several processes (docs/cluster.md): {"gradient_shards": N}, the number of disjoint
 // shares each batch's gradient is summed from. A resume keeps it, on any number of processes, so that it
 // computes the same sums (absent: 1, the whole batch at once).

@@ -114,6 +114,10 @@ struct TrainConfig {
     // split's memory is its token count, not documents x the longest. 0: one row per example, padded to
     // the longest (examples with prompts always; text runs made before this setting).
     int text_context = 0;
+    // fone-adapter (the paper's simplified FoNE on a pretrained model): the first align_steps optimiser steps
+    // train only the projection of the number pieces' FoNE (the alignment phase), every weight after them;
+    // -1: the whole run is the alignment phase.
+    int align_steps = -1;
 
     bool is_text() const { return !text_task.empty(); }
     // Whether the method writes numbers in subword chunks (subword, or ntl/numerologic on subword tokens).

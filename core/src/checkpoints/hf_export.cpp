@@ -1,0 +1,115 @@
+// `fone export --run RUN --out DIR --format hf`: a fone-adapter run as a standard Hugging Face model folder.
+// The adapter adds W FoNE(v) + b to the input embedding of every number piece of value v: a fixed vector
+// per token once trained, so it is merged into the embedding table and the folder is a plain Llama (or
+// Qwen2) that transformers and our reader load as any other.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
+
+#include "checkpoints/checkpoint_file.h"
+#include "checkpoints/run_model.h"
+#include "fone/checkpoints/checkpoint.h"
+#include "fone/io/json_files.h"
+#include "fone/io/safetensors.h"
+#include "fone/pretrained/families.h"
+#include "fone/store/run_store.h"
+#include "schemes/adapter_scheme.h"
+
+namespace fone {
+namespace {
+
+namespace fs = std::filesystem;
+using pretrained::BlockWeight;
+
+// Tensors to write, kept alive until the file is written.
+struct Weights {
+    std::vector<torch::Tensor> keep;
+    std::vector<safetensors::TensorData> data;
+    void add(const std::string& name, const torch::Tensor& t) {
+        keep.push_back(t.detach().to(torch::kFloat32).contiguous());
+        const torch::Tensor& k = keep.back();
+        data.push_back({name, safetensors::Dtype::F32, k.sizes().vec(), k.data_ptr(),
+                        static_cast<std::size_t>(k.nbytes())});
+    }
+};
+
+// The blocks under the family's names: the fused q|k|v and gate|up projections split back.
+void add_blocks(Weights& w, FoneTransformer& model, const pretrained::PretrainedConfig& c) {
+    const int64_t q = int64_t{c.heads} * c.head_dim, kv = int64_t{c.kv_heads} * c.head_dim;
+    for (int l = 0; l < c.layers; ++l) {
+        auto name = [&](BlockWeight b) { return pretrained::block_weight_name(c, "", l, b); };
+        auto& block = *model->blocks[static_cast<std::size_t>(l)]->as<Block>();
+        w.add(name(BlockWeight::attn_norm_weight), block.attn_norm->weight);
+        const auto& qkv = block.attn->qkv->weight;
+        w.add(name(BlockWeight::q_weight), qkv.narrow(0, 0, q));
+        w.add(name(BlockWeight::k_weight), qkv.narrow(0, q, kv));
+        w.add(name(BlockWeight::v_weight), qkv.narrow(0, q + kv, kv));
+        if (c.attention_bias) {
+            const auto& bias = block.attn->qkv->bias;
+            w.add(name(BlockWeight::q_bias), bias.narrow(0, 0, q));
+            w.add(name(BlockWeight::k_bias), bias.narrow(0, q, kv));
+            w.add(name(BlockWeight::v_bias), bias.narrow(0, q + kv, kv));
+        }
+        w.add(name(BlockWeight::o_weight), block.attn->o->weight);
+        w.add(name(BlockWeight::mlp_norm_weight), block.mlp_norm->weight);
+        const auto& gate_up = block.mlp->gate_up->weight;
+        w.add(name(BlockWeight::gate_weight), gate_up.narrow(0, 0, c.intermediate));
+        w.add(name(BlockWeight::up_weight), gate_up.narrow(0, c.intermediate, c.intermediate));
+        w.add(name(BlockWeight::down_weight), block.mlp->down->weight);
+    }
+}
+
+// The exported config.json: the pretrained one, float32, and never tied (the merged input table differs
+// from the output head at the number pieces).
+nlohmann::json exported_config(nlohmann::json j) {
+    j["tie_word_embeddings"] = false;
+    j["torch_dtype"] = "float32";
+    if (j.contains("dtype")) j["dtype"] = "float32";
+    return j;
+}
+
+void write_folder(const std::string& run_dir, const RunModel& r, const std::string& tmp) {
+    const fs::path kept = fs::path(run_dir) / kPretrainedFilesDir;
+    const nlohmann::json config = exported_config(read_json_file((kept / "config.json").string()));
+    auto c = pretrained::PretrainedConfig::from_json(config, (kept / "config.json").string());
+    const auto& scheme = dynamic_cast<const AdapterScheme&>(*r.scheme);
+    FoneTransformer model = r.model;
+    torch::NoGradGuard no_grad;
+    Weights w;
+    w.add(pretrained::weight_name(c, "", pretrained::Weight::embed), merged_embedding(model, scheme));
+    w.add("lm_head.weight", model->lm_head ? model->lm_head->weight : model->embed->weight);
+    add_blocks(w, model, c);
+    w.add(pretrained::weight_name(c, "", pretrained::Weight::final_norm_weight), model->final_norm->weight);
+    safetensors::write((fs::path(tmp) / "model.safetensors").string(), w.data, {{"format", "pt"}});
+    write_json_atomic((fs::path(tmp) / "config.json").string(), config);
+    for (const auto& entry : fs::directory_iterator(kept))
+        if (entry.path().filename() != "config.json")
+            fs::copy_file(entry.path(), fs::path(tmp) / entry.path().filename());
+}
+
+}  // namespace
+
+void export_hf_model(const std::string& run_dir, const std::string& out_dir) {
+    if (fs::exists(out_dir)) throw RunError(out_dir + " exists; choose a new folder");
+    Checkpoint c = open_run_checkpoint(run_dir, model_checkpoint(run_dir));
+    if (!is_adapter_method(c.config.method))
+        throw std::invalid_argument(
+            "export --format hf: " + run_dir + " is a " + c.config.method +
+            " run; only a fone-adapter run (the model's own tokens) becomes a Hugging "
+            "Face model folder");
+    RunModel r = open_run_model(c.config, run_dir, RunData::none, &c);
+    const std::string tmp = out_dir + ".tmp-" + std::to_string(::getpid());
+    if (::mkdir(tmp.c_str(), 0755) != 0) throw write_error(tmp, "create", errno);
+    try {
+        write_folder(run_dir, r, tmp);
+    } catch (...) {
+        std::error_code ec;
+        fs::remove_all(tmp, ec);
+        throw;
+    }
+    fs::rename(tmp, out_dir);
+}
+
+}  // namespace fone

@@ -1,0 +1,260 @@
+#include "schemes/adapter_scheme.h"
+
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+#include "fone/store/methods.h"
+
+namespace fone {
+namespace {
+
+namespace F = torch::nn::functional;
+constexpr int64_t kNoTarget = -100;
+
+// One stream of ids as rows of `width` inputs with their next tokens: row r reads stream[r w .. r w + w]
+// and predicts stream[r w + 1 .. r w + w]; the last row's missing targets are kNoTarget.
+void pack_rows(const std::vector<int64_t>& stream, int64_t width, std::vector<std::vector<int64_t>>& inputs,
+               std::vector<std::vector<int64_t>>& targets) {
+    const int64_t n = static_cast<int64_t>(stream.size());
+    for (int64_t start = 0; start + 1 < n; start += width) {
+        std::vector<int64_t> in, next;
+        for (int64_t i = start; i < std::min(n - 1, start + width); ++i) {
+            in.push_back(stream[static_cast<std::size_t>(i)]);
+            next.push_back(stream[static_cast<std::size_t>(i + 1)]);
+        }
+        inputs.push_back(std::move(in));
+        targets.push_back(std::move(next));
+    }
+}
+
+// Rows right-padded to the longest (padding: token 0, no target; causal attention never reads it).
+torch::Tensor padded(const std::vector<std::vector<int64_t>>& rows, int64_t fill) {
+    std::size_t longest = 1;
+    for (const auto& r : rows)
+        longest = std::max(longest, r.size());
+    auto out =
+        torch::full({static_cast<int64_t>(rows.size()), static_cast<int64_t>(longest)}, fill, torch::kInt64);
+    auto* p = out.data_ptr<int64_t>();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        std::copy(rows[i].begin(), rows[i].end(), p + i * longest);
+    return out;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+bool is_adapter_method(const std::string& method) {
+    const NumberMethod* m = find_number_method(method);
+    return m && m->scheme == kAdapterFamily;
+}
+
+void check_adapter_folder(const std::string& dir) {
+    if (!std::filesystem::exists(std::filesystem::path(dir) / "tokenizer.json"))
+        throw std::invalid_argument("fone-adapter: " + dir +
+                                    " has no tokenizer.json (the adapter keeps the model's own tokens)");
+}
+
+FoneSpec adapter_spec() {
+    FoneSpec spec;
+    spec.int_digits = 3;
+    spec.frac_digits = 0;
+    spec.sign_feature = false;
+    return spec;
+}
+
+std::vector<int> number_piece_values(const pretrained::BpeTokenizer& tokenizer, int64_t vocab_size) {
+    std::vector<int> values(static_cast<std::size_t>(vocab_size), -1);
+    const int64_t known = std::min(vocab_size, tokenizer.vocab_size());
+    for (int64_t id = 0; id < known; ++id) {
+        std::string text = tokenizer.token_text(id);
+        if (!text.empty() && text[0] == ' ') text.erase(0, 1);
+        if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        values[static_cast<std::size_t>(id)] = std::stoi(text);
+    }
+    return values;
+}
+
+std::string write_example(const TextExample& e) {
+    if (e.prompt.empty()) return e.answer;
+    if (e.answer.empty()) return e.prompt;
+    const bool spaced = std::isspace(static_cast<unsigned char>(e.prompt.back())) ||
+                        std::isspace(static_cast<unsigned char>(e.answer.front()));
+    return e.prompt + (spaced ? "" : " ") + e.answer;
+}
+
+AdapterScheme::AdapterScheme(pretrained::BpeTokenizer tokenizer, int64_t vocab_size, int64_t context)
+    : tokenizer_(std::move(tokenizer)), context_(context), spec_(adapter_spec()) {
+    values_ = number_piece_values(tokenizer_, vocab_size);
+    const int64_t width = spec_.width();
+    fone_table_ = torch::zeros({vocab_size, width}, torch::kFloat32);
+    is_piece_ = torch::zeros({vocab_size}, torch::kBool);
+    float* table = fone_table_.data_ptr<float>();
+    bool* piece = is_piece_.data_ptr<bool>();
+    vocabulary_.reserve(static_cast<std::size_t>(vocab_size));
+    for (int64_t id = 0; id < vocab_size; ++id) {
+        vocabulary_.push_back(id < tokenizer_.vocab_size() ? tokenizer_.token_text(id)
+                                                           : "[unused " + std::to_string(id) + "]");
+        const int v = values_[static_cast<std::size_t>(id)];
+        if (v < 0) continue;
+        encode_into(Decimal::from_int(v), spec_, table + id * width);
+        piece[id] = true;
+    }
+}
+
+ModelHeads AdapterScheme::heads() const {
+    ModelHeads h;
+    h.fone_width = spec_.width();
+    return h;
+}
+
+void AdapterScheme::add_number_inputs(ModelInputs& in) const {
+    const auto ids = in.tokens.to(torch::kCPU);
+    in.fone = fone_table_.index_select(0, ids.reshape({-1})).reshape({ids.size(0), ids.size(1), -1});
+    in.num_mask = is_piece_.index_select(0, ids.reshape({-1})).reshape(ids.sizes());
+    if (in.tokens.device() != ids.device()) {
+        in.fone = in.fone.to(in.tokens.device());
+        in.num_mask = in.num_mask.to(in.tokens.device());
+    }
+}
+
+// A tokenizer may have added tokens past the model's rows (the tests' Llama-3 tokenizer.json has one): a
+// text that uses one cannot be fed.
+std::vector<int64_t> AdapterScheme::ids_of(const std::string& text) const {
+    std::vector<int64_t> ids = tokenizer_.encode(text, true);
+    for (const int64_t id : ids)
+        if (id >= static_cast<int64_t>(vocabulary_.size()))
+            throw std::invalid_argument("fone-adapter: the tokenizer gives id " + std::to_string(id) +
+                                        " (\"" + tokenizer_.token_text(id) +
+                                        "\"), past the model's vocabulary of " +
+                                        std::to_string(vocabulary_.size()));
+    return ids;
+}
+
+Batch AdapterScheme::encode_text(const std::vector<TextExample>& examples) const {
+    std::vector<std::vector<int64_t>> inputs, targets;
+    std::vector<int64_t> stream;
+    for (const TextExample& e : examples) {
+        const std::vector<int64_t> ids = ids_of(write_example(e));
+        if (context_ > 0)
+            stream.insert(stream.end(), ids.begin(), ids.end());
+        else
+            pack_rows(ids, static_cast<int64_t>(ids.size()), inputs, targets);
+    }
+    if (context_ > 0) pack_rows(stream, context_, inputs, targets);
+    Batch b;
+    b.n = static_cast<int64_t>(inputs.size());
+    if (b.n == 0) return b;
+    b.in.tokens = padded(inputs, 0);
+    b.targets = padded(targets, kNoTarget);
+    add_number_inputs(b.in);
+    return b;
+}
+
+Batch AdapterScheme::encode_prompt(const std::string& prompt) const {
+    const std::vector<int64_t> ids = ids_of(prompt);
+    if (ids.empty()) throw std::invalid_argument("fone-adapter: an empty prompt has no tokens");
+    Batch b;
+    b.n = 1;
+    b.in.tokens = torch::tensor(ids, torch::kInt64).unsqueeze(0);
+    add_number_inputs(b.in);
+    b.prompt_texts = {prompt};
+    return b;
+}
+
+Batch AdapterScheme::encode(const std::vector<Example>&) const {
+    throw std::logic_error("fone-adapter trains on text: encode_text, not arithmetic examples");
+}
+
+int64_t AdapterScheme::tokens_for(const Decimal& x) const {
+    return static_cast<int64_t>(tokenizer_.encode(x.to_string(), false).size());
+}
+
+torch::Tensor AdapterScheme::loss(FoneTransformer& model, const Batch& b, bool) const {
+    const torch::Tensor logits = model->lm_logits(model->forward(b.in, false));
+    return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
+                            F::CrossEntropyFuncOptions().ignore_index(kNoTarget));
+}
+
+std::vector<Answer> AdapterScheme::answer(FoneTransformer&, const Batch&) const {
+    throw std::invalid_argument(
+        "a fone-adapter run writes text, not arithmetic answers: export it (fone export --run RUN --out DIR "
+        "--format hf) and use fone model generate DIR or fone eval --benchmark arithmetic --model DIR");
+}
+
+nlohmann::json AdapterScheme::explain(FoneTransformer& model, const Batch& prompt) const {
+    answer(model, prompt);
+    return {};
+}
+
+nlohmann::json AdapterScheme::evaluate(FoneTransformer& model, const Batch& split,
+                                       const torch::Device& device, std::size_t) const {
+    const auto t0 = std::chrono::steady_clock::now();
+    torch::NoGradGuard no_grad;
+    double all_nll = 0, text_nll = 0;
+    int64_t all_tokens = 0, text_tokens = 0, pieces = 0, pieces_right = 0;
+    constexpr int64_t kRows = 16;  // a [rows, L, vocab] logits tensor at a time
+    const auto piece_mask = is_piece_.to(device);
+    for (int64_t start = 0; start < split.n; start += kRows) {
+        const Batch b = to_device(
+            select_rows(split,
+                        torch::arange(start, std::min(split.n, start + kRows)).to(split.in.tokens.device())),
+            device);
+        const auto logits = model->lm_logits(model->forward(b.in, false)).to(torch::kFloat32);
+        const auto nll =
+            F::cross_entropy(logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
+                             F::CrossEntropyFuncOptions().ignore_index(kNoTarget).reduction(torch::kNone))
+                .to(torch::kFloat64);
+        const auto targets = b.targets.reshape({-1});
+        const auto valid = targets.ne(kNoTarget);
+        const auto is_piece = piece_mask.index_select(0, targets.clamp_min(0)).logical_and(valid);
+        const auto text = valid.logical_and(is_piece.logical_not());
+        all_nll += nll.masked_select(valid).sum().item<double>();
+        text_nll += nll.masked_select(text).sum().item<double>();
+        all_tokens += valid.sum().item<int64_t>();
+        text_tokens += text.sum().item<int64_t>();
+        pieces += is_piece.sum().item<int64_t>();
+        const auto right = logits.reshape({-1, logits.size(-1)}).argmax(-1).eq(targets).logical_and(is_piece);
+        pieces_right += right.sum().item<int64_t>();
+    }
+    const auto ratio = [](double a, int64_t b) { return b > 0 ? a / static_cast<double>(b) : 0.0; };
+    const double accuracy = ratio(static_cast<double>(pieces_right), pieces);
+    return {{"loss", ratio(all_nll, all_tokens)},
+            {"perplexity", std::exp(ratio(all_nll, all_tokens))},
+            {"text_perplexity", std::exp(ratio(text_nll, text_tokens))},
+            {"number_piece_accuracy", accuracy},
+            {"exact_match", accuracy},
+            {"text_tokens", text_tokens},
+            {"number_tokens", pieces},
+            {"n", split.n},
+            {"eval_seconds", seconds_since(t0)}};
+}
+
+torch::Tensor merged_embedding(FoneTransformer& model, const AdapterScheme& scheme) {
+    torch::NoGradGuard no_grad;
+    // The forward's own arithmetic (nn/model.cpp): embed + fone_map(FoNE) x the number-piece mask.
+    const torch::Tensor rows = model->embed->weight;
+    return rows + model->fone_map(scheme.fone_table()) * scheme.piece_mask().unsqueeze(-1).to(rows.dtype());
+}
+
+void set_alignment_phase(FoneTransformer& model, bool aligning) {
+    for (auto& p : model->parameters())
+        p.set_requires_grad(!aligning);
+    for (auto& p : model->fone_map->parameters())
+        p.set_requires_grad(true);
+}
+
+std::unique_ptr<NumberScheme> make_adapter_scheme(const TrainConfig& config, const FoneSpec&,
+                                                  const std::vector<Op>&) {
+    throw std::invalid_argument("method " + config.method +
+                                ": a fone-adapter run opens with its pretrained folder's tokenizer "
+                                "(open_run_model), not make_scheme");
+}
+
+}  // namespace fone
