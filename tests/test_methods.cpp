@@ -48,7 +48,8 @@ class TestMethods : public QObject {
                          "numerologic, toy"));
         QVERIFY(method_takes_init_from("fone") && method_takes_init_from("digit") &&
                 method_takes_init_from("subword") && !method_takes_init_from("xval"));
-        QVERIFY(find_number_method("fone")->text && !find_number_method("bittokens")->text);
+        QVERIFY(find_number_method("fone")->text && find_number_method("bittokens")->text &&
+                !find_number_method("ntl")->text);
         QCOMPARE(method_description("nope"), std::string());
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, add_number_method(toy_row()));  // taken
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, add_scheme_family("toy", make_toy_scheme));
@@ -63,7 +64,8 @@ class TestMethods : public QObject {
             resolve_train_config({{{"task", "word-problems"}, {"method", "toy"}}});
             QFAIL("a method whose row says text=false trained on text");
         } catch (const std::invalid_argument& e) {
-            QVERIFY2(QString(e.what()).contains("text tasks take fone, digit or subword, not 'toy'"),
+            QVERIFY2(QString(e.what()).contains(
+                         "text tasks take fone, digit, subword, xval or bittokens, not 'toy'"),
                      e.what());
         }
         try {
