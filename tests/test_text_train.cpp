@@ -528,7 +528,8 @@ class TestTextTrain : public QObject {
 
     // The 5-country sample as one-[NUM] runs see it: xval and bittokens the same windows of the same tokens
     // as fone (only the inputs at [NUM] differ), digit the same text pieces around its digit tokens; each
-    // trains a step (the loss falls) and is evaluated with the number measures.
+    // one-[NUM] method trains ten steps (the loss falls; xval's wobbles at the first steps) and is
+    // evaluated with the number measures.
     void xval_and_bittokens_on_the_factbook_sample() {
         const TextSplits s =
             factbook_splits(read_factbook(std::string(FONE_SOURCE_DIR) + "/tests/data/factbook-sample"));
@@ -546,7 +547,7 @@ class TestTextTrain : public QObject {
             all.train = docs;
             const TextLmScheme scheme(tok.with_scheme(text_tokens_of(method)), text_spec(c, all), c);
             batches[method] = scheme.encode_text(docs);
-            if (std::string(method) == "fone" || std::string(method) == "digit") continue;
+            if (std::string(method) == "digit") continue;  // (its text pieces: below)
             QVERIFY(torch::equal(batches[method].in.tokens, batches["fone"].in.tokens));
             QVERIFY(torch::equal(batches[method].targets, batches["fone"].targets));
             QVERIFY(torch::equal(batches[method].number_start, batches["fone"].number_start));
@@ -563,12 +564,18 @@ class TestTextTrain : public QObject {
             torch::manual_seed(3);
             FoneTransformer model(m, scheme.heads());
             const Batch b = select_rows(batches[method], torch::arange(0, 8, torch::kInt64));
-            torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(3e-3));
-            const auto before = scheme.loss(model, b, true);
-            before.backward();
-            opt.step();
+            torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
+            double first = 0;
+            for (int step = 0; step < 10; ++step) {  // ten steps on the same windows: the loss falls
+                opt.zero_grad();
+                const auto loss = scheme.loss(model, b, true);
+                if (step == 0) first = loss.item<double>();
+                loss.backward();
+                opt.step();
+            }
             const double after = scheme.loss(model, b, true).item<double>();
-            QVERIFY2(std::isfinite(after) && after < before.item<double>(), method);
+            QVERIFY2(std::isfinite(after) && after < first,
+                     qPrintable(QString("%1: %2 -> %3").arg(method).arg(first).arg(after)));
             const auto ev = scheme.evaluate(model, b, torch::kCPU);
             QVERIFY(ev["text_perplexity"].get<double>() > 1.0 && ev["text_tokens"].get<int64_t>() > 500);
             for (const char* key : {"next_number_digit_accuracy", "next_number_within_1_percent",
