@@ -48,7 +48,8 @@ class TestMethods : public QObject {
                          "numerologic, fone-adapter, toy"));
         QVERIFY(method_takes_init_from("fone") && method_takes_init_from("digit") &&
                 method_takes_init_from("subword") && !method_takes_init_from("xval"));
-        QVERIFY(find_number_method("fone")->text && !find_number_method("bittokens")->text);
+        QVERIFY(find_number_method("fone")->text && find_number_method("bittokens")->text &&
+                !find_number_method("ntl")->text);
         QCOMPARE(method_description("nope"), std::string());
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, add_number_method(toy_row()));  // taken
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, add_scheme_family("toy", make_toy_scheme));
@@ -63,9 +64,9 @@ class TestMethods : public QObject {
             resolve_train_config({{{"task", "word-problems"}, {"method", "toy"}}});
             QFAIL("a method whose row says text=false trained on text");
         } catch (const std::invalid_argument& e) {
-            QVERIFY2(
-                QString(e.what()).contains("text tasks take fone, digit, subword or fone-adapter, not 'toy'"),
-                e.what());
+            QVERIFY2(QString(e.what()).contains(
+                         "text tasks take fone, digit, subword, xval, bittokens or fone-adapter, not 'toy'"),
+                     e.what());
         }
         try {
             resolve_train_config({{{"task", "dec-add"}, {"method", "nope"}}});

@@ -9,9 +9,12 @@
 #include <map>
 
 #include "fone/checkpoints/checkpoint.h"
+#include "fone/numbers/float_bits.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
+#include "fone/text/corpus.h"
 #include "fone_process.h"
+#include "schemes/scheme_parts.h"
 #include "schemes/text_scheme.h"
 
 using namespace fone;
@@ -32,6 +35,9 @@ TrainConfig text_config(const std::string& method) {
     TrainConfig c;
     c.text_task = "word-problems";
     c.method = method;
+    c.model.hidden = 64;  // the tiny models' width (bittokens' input scale reads it)
+    // bittokens: the 64 bits of x only, so that they fit the 64-wide models zero-padded.
+    c.bittokens_reciprocal = false;
     return c;
 }
 
@@ -44,7 +50,7 @@ struct Tiny {
 Tiny train_tiny(const std::string& method, int steps) {
     TokenizerOptions to;
     to.vocab_size = 300;
-    const TextTokenizer tok = TextTokenizer::train(kCorpus, text_scheme_from_name(method), to);
+    const TextTokenizer tok = TextTokenizer::train(kCorpus, text_tokens_of(method), to);
     const TrainConfig c = text_config(method);
     TextSplits splits;
     splits.train = kCorpus;
@@ -181,7 +187,8 @@ class TestTextTrain : public QObject {
             }
             return QString();
         };
-        QVERIFY(problems({{"task", "tables"}, {"method", "abacus"}}).contains("fone, digit or subword"));
+        QVERIFY(problems({{"task", "tables"}, {"method", "abacus"}})
+                    .contains("fone, digit, subword, xval or bittokens"));
         QVERIFY(problems({{"task", "text"}}).contains("--data"));
         QVERIFY(problems({{"task", "units"}, {"data", "x.jsonl"}}).contains("--task text"));
         QVERIFY(problems({{"task", "units"}, {"text_loss", "prompt"}}).contains("text_loss"));
@@ -426,6 +433,168 @@ class TestTextTrain : public QObject {
                                 torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100))
                                 .item<double>();
         QVERIFY(std::abs(d.scheme->loss(d.model, db, true).item<double>() - want) < 1e-5);
+    }
+
+    // xval and bittokens: the next-token cross-entropy + their number loss at the [NUM] targets, by hand:
+    // xval the squared error of the regression against value / 10^m (m = 2 here: 41.40, 12, 7.05), bittokens
+    // 10 x the mean binary cross-entropy of the 64 logits against the value's float64 bits (std::bit_cast).
+    void xval_and_bittokens_losses_by_hand() {
+        for (const char* method : {"xval", "bittokens"}) {
+            Tiny& t = trained_tiny(method, 0);
+            const Batch b = t.scheme->encode_text(kCorpus);
+            const auto h = t.model->forward(b.in, false);
+            const auto lm = torch::nn::functional::cross_entropy(
+                t.model->lm_logits(h).reshape({-1, static_cast<int64_t>(t.scheme->vocabulary().size())}),
+                b.targets.reshape({-1}), torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+            const auto at = b.targets.eq(tt::kNum).nonzero();
+            QCOMPARE(at.size(0), int64_t(3));
+            QCOMPARE(t.scheme->digit_spec().int_digits, 2);
+            double number = 0;
+            for (int64_t k = 0; k < at.size(0); ++k) {
+                const int64_t i = at[k][0].item<int64_t>(), p = at[k][1].item<int64_t>();
+                const double value =
+                    parse_numbers(kCorpus[static_cast<std::size_t>(i)].answer).numbers[0].value.to_double();
+                const auto out = t.model->regress(h[i][p]).to(torch::kFloat64);
+                if (std::string(method) == "xval") {
+                    const double e = out[0].item<double>() - value / 100.0;
+                    number += e * e;
+                    continue;
+                }
+                const auto word = std::bit_cast<std::uint64_t>(value);
+                double bce = 0;
+                for (int j = 0; j < 64; ++j) {
+                    const double z = out[j].item<double>(), y = double((word >> (63 - j)) & 1u);
+                    bce += std::max(z, 0.0) - z * y + std::log1p(std::exp(-std::abs(z)));
+                }
+                number += 10.0 * bce / 64.0;
+            }
+            number /= static_cast<double>(at.size(0));
+            const double total = t.scheme->loss(t.model, b, true).item<double>();
+            QVERIFY2(
+                std::abs(total - (lm.item<double>() + number)) < 1e-4,
+                qPrintable(
+                    QString("%1: %2 vs %3 + %4").arg(method).arg(total).arg(lm.item<double>()).arg(number)));
+        }
+    }
+
+    // The inputs at [NUM] by hand: xval scales [NUM]'s embedding by value / 10^m and leaves every other
+    // token's at 1; bittokens replaces it (scale 0) by the value's bits as ±1 times sqrt(64 / 64) = 1:
+    // 12 = 1.5 x 2^3 is sign 0, exponent 1023 + 3 = 10000000010, significand 1000...0.
+    void xval_and_bittokens_inputs_by_hand() {
+        const Batch xb = trained_tiny("xval", 0).scheme->encode_text(kCorpus);
+        const Batch bb = trained_tiny("bittokens", 0).scheme->encode_text(kCorpus);
+        const auto nums = xb.in.tokens.eq(tt::kNum);
+        QVERIFY(!xb.in.fone.defined());
+        QVERIFY(xb.in.scale.masked_select(nums.logical_not()).eq(1.0f).all().item<bool>());
+        QVERIFY(torch::allclose(xb.in.scale.masked_select(nums), torch::tensor({0.414f, 0.12f, 0.0705f}), 0,
+                                1e-7));
+        QVERIFY(torch::equal(bb.in.tokens, xb.in.tokens));
+        QVERIFY(bb.in.scale.masked_select(nums.logical_not()).eq(1.0f).all().item<bool>());
+        QVERIFY(bb.in.scale.masked_select(nums).eq(0.0f).all().item<bool>());
+        QCOMPARE(bb.in.fone.size(2), int64_t(64));
+        const auto twelve = bb.in.fone.index({nums})[1];  // the second answer's number
+        std::vector<float> want(64, -1.0f);
+        for (const int j : {1, 10, 12})  // the exponent's two ones, the significand's first bit
+            want[static_cast<std::size_t>(j)] = 1.0f;
+        QVERIFY(torch::equal(twelve, torch::tensor(want)));
+        QVERIFY(bb.in.fone.index({nums.logical_not()}).eq(0.0f).all().item<bool>());
+        // The labels sit at the position before each number: its value (float64) and digits.
+        const auto values = bb.answers.masked_select(bb.number_start);
+        QVERIFY(torch::equal(values, torch::tensor({41.4, 12.0, 7.05}, torch::kFloat64)));
+        QVERIFY(torch::equal(bit_labels(values)[1], (torch::tensor(want) + 1) / 2));
+    }
+
+    // A number round-trips through each encoding: bittokens' 64 bits read back (as logits of their
+    // signs) as the value to 14 significant digits; xval's value / 10^m multiplied back and rounded to the
+    // slots: exactly in float64, to float32's 7 significant digits from the input as the model sees it.
+    void numbers_round_trip_through_xval_and_bittokens() {
+        FoneSpec factbook;  // the Factbook's slots: 11 integer, 4 fractional digits
+        factbook.int_digits = 11;
+        factbook.frac_digits = 4;
+        QCOMPARE(xval_scale(factbook), 1e11);
+        for (const char* text :
+             {"41.4", "12", "7.05", "-0.25", "3287263", "34050000000", "0.0475", "-1.1", "0"}) {
+            const Decimal x = Decimal::parse(text);
+            float f[64];
+            bit_features_into(x.to_double(), false, f);
+            const std::vector<double> back = doubles_of_bit_logits(torch::from_blob(f, {1, 64}).clone());
+            QCOMPARE(decimal_of_double(back[0]), std::optional<Decimal>(x));
+            QCOMPARE(xval_rounded(x.to_double() / 1e11 * 1e11, factbook), std::optional<Decimal>(x));
+            const double seen = static_cast<float>(x.to_double() / 1e11) * 1e11;
+            QVERIFY2(std::abs(seen - x.to_double()) <= 1e-7 * std::abs(x.to_double()), text);
+        }
+        QCOMPARE(xval_rounded(1e12, factbook), std::optional<Decimal>());  // 10 x the slots: unreadable
+    }
+
+    // The 5-country sample as one-[NUM] runs see it: xval and bittokens the same windows of the same tokens
+    // as fone (only the inputs at [NUM] differ), digit the same text pieces around its digit tokens; each
+    // one-[NUM] method trains ten steps (the loss falls; xval's wobbles at the first steps) and is
+    // evaluated with the number measures.
+    void xval_and_bittokens_on_the_factbook_sample() {
+        const TextSplits s =
+            factbook_splits(read_factbook(std::string(FONE_SOURCE_DIR) + "/tests/data/factbook-sample"));
+        std::vector<TextExample> docs = s.train;
+        docs.insert(docs.end(), s.test.begin(), s.test.end());
+        docs.insert(docs.end(), s.val.begin(), s.val.end());
+        const TextTokenizer tok = TextTokenizer::train(docs, TextScheme::fone, {400, 0.9995});
+        std::map<std::string, Batch> batches;
+        for (const char* method : {"fone", "xval", "bittokens", "digit"}) {
+            TrainConfig c = text_config(method);
+            c.text_task = "text";
+            c.text_loss = "all";
+            c.text_context = 128;
+            TextSplits all;
+            all.train = docs;
+            const TextLmScheme scheme(tok.with_scheme(text_tokens_of(method)), text_spec(c, all), c);
+            batches[method] = scheme.encode_text(docs);
+            if (std::string(method) == "digit") continue;  // (its text pieces: below)
+            QVERIFY(torch::equal(batches[method].in.tokens, batches["fone"].in.tokens));
+            QVERIFY(torch::equal(batches[method].targets, batches["fone"].targets));
+            QVERIFY(torch::equal(batches[method].number_start, batches["fone"].number_start));
+            QVERIFY(torch::equal(batches[method].digits, batches["fone"].digits));
+            ModelConfig m;
+            m.vocab_size = static_cast<int>(scheme.vocabulary().size());
+            m.hidden = 64;
+            m.layers = 1;
+            m.heads = 2;
+            m.kv_heads = 1;
+            m.head_dim = 32;
+            m.intermediate = 128;
+            m.max_seq = 256;
+            torch::manual_seed(3);
+            FoneTransformer model(m, scheme.heads());
+            const Batch b = select_rows(batches[method], torch::arange(0, 8, torch::kInt64));
+            torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
+            double first = 0;
+            for (int step = 0; step < 10; ++step) {  // ten steps on the same windows: the loss falls
+                opt.zero_grad();
+                const auto loss = scheme.loss(model, b, true);
+                if (step == 0) first = loss.item<double>();
+                loss.backward();
+                opt.step();
+            }
+            const double after = scheme.loss(model, b, true).item<double>();
+            QVERIFY2(std::isfinite(after) && after < first,
+                     qPrintable(QString("%1: %2 -> %3").arg(method).arg(first).arg(after)));
+            const auto ev = scheme.evaluate(model, b, torch::kCPU);
+            QVERIFY(ev["text_perplexity"].get<double>() > 1.0 && ev["text_tokens"].get<int64_t>() > 500);
+            for (const char* key : {"next_number_digit_accuracy", "next_number_within_1_percent",
+                                    "next_number_log_smape", "next_number_value_right"})
+                QVERIFY2(ev[key].get<double>() >= 0.0 && ev[key].get<double>() <= 1.0, key);
+            const auto targets = b.targets;  // the same as fone's: its text targets are the ones counted
+            QCOMPARE(ev["text_tokens"].get<int64_t>(),
+                     targets.ne(-100).logical_and(targets.ne(tt::kNum)).sum().item<int64_t>());
+        }
+        // digit's text pieces, number tokens left out, are fone's.
+        const auto text_of = [&](TextScheme scheme) {
+            std::vector<int> ids;
+            const TextTokenizer t = tok.with_scheme(scheme);
+            for (const TextExample& d : docs)
+                for (const int id : t.encode(d).ids)
+                    if (!t.is_number_token(id)) ids.push_back(id);
+            return ids;
+        };
+        QCOMPARE(text_of(TextScheme::digit), text_of(TextScheme::fone));
     }
 
     // ---- generation --------------------------------------------------------------------------------------
@@ -730,9 +899,9 @@ class TestTextTrain : public QObject {
         QCOMPARE(no_data.code, 2);
         QVERIFY2(no_data.err.contains("--data"), no_data.err.constData());
 
-        const auto method = run_fone({"train", "--task", "units", "--method", "xval", "--runs-dir", runs()});
+        const auto method = run_fone({"train", "--task", "units", "--method", "ntl", "--runs-dir", runs()});
         QCOMPARE(method.code, 2);
-        QVERIFY2(method.err.contains("fone, digit or subword"), method.err.constData());
+        QVERIFY2(method.err.contains("fone, digit, subword, xval or bittokens"), method.err.constData());
 
         // Digit slots too small for the corpus: the number and the limits are named.
         const auto slots = run_fone(tiny_text(runs(), "slots", {"--int-digits", "1"}));

@@ -78,7 +78,7 @@ TextTokenizer run_tokenizer(const std::string& run_dir, const TrainConfig& c) {
     if (!fs::exists(path))
         throw RunError(path + ": missing (a text run keeps the tokenizer it was trained with there)");
     try {
-        return TextTokenizer::load(path, text_scheme_from_name(c.method));
+        return TextTokenizer::load(path, text_tokens_of(c.method));
     } catch (const TokenizerError& e) {
         throw RunError(e.what());
     }
@@ -94,8 +94,7 @@ void open_text(RunModel& r, const std::string& run_dir, RunData data, bool new_r
     if (new_run) {
         TokenizerOptions options;
         options.vocab_size = r.config.text_vocab_size;
-        tokenizer =
-            TextTokenizer::train(r.text_splits.train, text_scheme_from_name(r.config.method), options);
+        tokenizer = TextTokenizer::train(r.text_splits.train, text_tokens_of(r.config.method), options);
         tokenizer->save((fs::path(run_dir) / kTokenizerFile).string());
         r.spec = text_spec(r.config, r.text_splits);
         r.config.int_digits = r.spec.int_digits;

@@ -20,15 +20,11 @@ namespace {
 
 namespace F = torch::nn::functional;
 
-constexpr double kNumLossWeight = 10.0;  // BitTokens' num_loss_weight in every config of their runs
-
 class BitTokensScheme final : public NumberTokenBase {
   public:
     BitTokensScheme(const FoneSpec& spec, int64_t hidden, bool reciprocal, const std::vector<Op>& extra_ops)
         : NumberTokenBase(spec, extra_ops), reciprocal_(reciprocal) {
-        // zero_pad's factor sqrt(n_embed / embedding_size): the ±1 entries zero-padded to the hidden width
-        // then have a root mean square of 1 over the whole width.
-        scale_ = std::sqrt(static_cast<double>(hidden) / bit_feature_width(reciprocal));
+        scale_ = bittokens_input_scale(hidden, reciprocal);
     }
 
     std::string name() const override { return "bittokens"; }
@@ -61,26 +57,19 @@ class BitTokensScheme final : public NumberTokenBase {
 
     // The answers' float64 bits as 0/1 floats, sign first (b.digits), from b.answers.
     void add_labels(Batch& b, const std::vector<Example>&) const override {
-        b.digits = torch::empty({b.n, kFloat64Bits}, torch::kFloat32);
-        auto* bits = b.digits.data_ptr<float>();
-        const auto* a = b.answers.data_ptr<double>();
-        for (int64_t i = 0; i < b.n; ++i) {
-            const Float64Bits yb = float64_bits(a[i]);
-            for (int k = 0; k < kFloat64Bits; ++k)
-                bits[i * kFloat64Bits + k] = yb[static_cast<std::size_t>(k)] ? 1.0f : 0.0f;
-        }
+        b.digits = bit_labels(b.answers);
     }
 
     // Binary cross-entropy of the number head's logits against the answer's bits, weighted against the LM's
     // loss as BitTokens weights it.
     torch::Tensor number_loss(FoneTransformer& model, const torch::Tensor& h, const Batch& b) const override {
-        return kNumLossWeight *
+        return kBitTokensLossWeight *
                F::binary_cross_entropy_with_logits(model->regress(h).to(torch::kFloat32), b.digits);
     }
 
     std::vector<Answer> answers_at(FoneTransformer& model, const torch::Tensor& h) const override {
         std::vector<Answer> out;
-        for (const double v : values_of(model->regress(h)))
+        for (const double v : doubles_of_bit_logits(model->regress(h)))
             out.push_back(decimal_of_double(v));
         return out;
     }
@@ -92,31 +81,50 @@ class BitTokensScheme final : public NumberTokenBase {
         std::string bits;
         for (int k = 0; k < kFloat64Bits; ++k)
             bits += pp[k] > 0.5 ? '1' : '0';
-        const double v = values_of(logits)[0];
+        const double v = doubles_of_bit_logits(logits)[0];
         const Answer a = decimal_of_double(v);
         return {{"value", a ? a->to_string() : ""},
                 {"double", std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(std::to_string(v))},
                 {"bits", bits},
                 {"bit_probabilities", std::vector<double>(pp, pp + kFloat64Bits)}};
     }
-
-    // The doubles whose bits are the logits' signs, one per row of logits [N, 64].
-    static std::vector<double> values_of(const torch::Tensor& logits) {
-        const auto on = logits.gt(0).to(torch::kCPU).contiguous();
-        const bool* p = on.data_ptr<bool>();
-        std::vector<double> out;
-        out.reserve(static_cast<std::size_t>(on.size(0)));
-        for (int64_t i = 0; i < on.size(0); ++i) {
-            Float64Bits bits{};
-            for (int k = 0; k < kFloat64Bits; ++k)
-                bits[static_cast<std::size_t>(k)] = p[i * kFloat64Bits + k];
-            out.push_back(from_float64_bits(bits));
-        }
-        return out;
-    }
 };
 
 }  // namespace
+
+double bittokens_input_scale(int64_t hidden, bool reciprocal) {
+    // zero_pad's factor sqrt(n_embed / embedding_size): the ±1 entries zero-padded to the hidden width then
+    // have a root mean square of 1 over the whole width.
+    return std::sqrt(static_cast<double>(hidden) / bit_feature_width(reciprocal));
+}
+
+std::vector<double> doubles_of_bit_logits(const torch::Tensor& logits) {
+    const auto on = logits.gt(0).to(torch::kCPU).contiguous();
+    const bool* p = on.data_ptr<bool>();
+    std::vector<double> out;
+    out.reserve(static_cast<std::size_t>(on.size(0)));
+    for (int64_t i = 0; i < on.size(0); ++i) {
+        Float64Bits bits{};
+        for (int k = 0; k < kFloat64Bits; ++k)
+            bits[static_cast<std::size_t>(k)] = p[i * kFloat64Bits + k];
+        out.push_back(from_float64_bits(bits));
+    }
+    return out;
+}
+
+torch::Tensor bit_labels(const torch::Tensor& values) {
+    const auto v = values.to(torch::kCPU, torch::kFloat64).contiguous();
+    const int64_t n = v.size(0);
+    auto labels = torch::empty({n, kFloat64Bits}, torch::kFloat32);
+    auto* bits = labels.data_ptr<float>();
+    const auto* a = v.data_ptr<double>();
+    for (int64_t i = 0; i < n; ++i) {
+        const Float64Bits yb = float64_bits(a[i]);
+        for (int k = 0; k < kFloat64Bits; ++k)
+            bits[i * kFloat64Bits + k] = yb[static_cast<std::size_t>(k)] ? 1.0f : 0.0f;
+    }
+    return labels.to(values.device());
+}
 
 std::unique_ptr<NumberScheme> make_bittokens_scheme(const TrainConfig& config, const FoneSpec& spec,
                                                     const std::vector<Op>& extra_ops) {

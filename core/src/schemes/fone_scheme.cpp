@@ -20,9 +20,7 @@ class NumberTokenScheme final : public NumberTokenBase {
     NumberTokenScheme(Features features, const FoneSpec& spec, const std::vector<Op>& extra_ops)
         : NumberTokenBase(spec, extra_ops), features_(features), plain_(spec) {
         plain_.multipliers.clear();  // digits and labels are per slot whatever the periods
-        // xVal's values are divided by the largest magnitude the task's digit slots hold, so the scaled
-        // embeddings and the regression target stay within [-1, 1].
-        scale_ = std::pow(static_cast<double>(spec.base), spec.int_digits);
+        scale_ = xval_scale(spec);
     }
 
     std::string name() const override {
@@ -103,11 +101,7 @@ class NumberTokenScheme final : public NumberTokenBase {
         }
     }
 
-    Answer rounded(double v) const {
-        if (!std::isfinite(v) || std::fabs(v) >= scale_ * 10) return std::nullopt;
-        const double unit = std::pow(10.0, spec_.frac_digits);
-        return Decimal::from_scaled(std::llround(v * unit), spec_.frac_digits);
-    }
+    Answer rounded(double v) const { return xval_rounded(v, spec_); }
 
     // What the output head reads at hidden states h: for the digit heads (fone, fone-direct) the head's
     // features, h after the head's norm, computed here once per hidden state and handed to every reader
@@ -229,6 +223,16 @@ class NumberTokenScheme final : public NumberTokenBase {
 };
 
 }  // namespace
+
+double xval_scale(const FoneSpec& spec) {
+    return std::pow(static_cast<double>(spec.base), spec.int_digits);
+}
+
+std::optional<Decimal> xval_rounded(double v, const FoneSpec& spec) {
+    if (!std::isfinite(v) || std::fabs(v) >= xval_scale(spec) * 10) return std::nullopt;
+    const double unit = std::pow(10.0, spec.frac_digits);
+    return Decimal::from_scaled(std::llround(v * unit), spec.frac_digits);
+}
 
 std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config, const FoneSpec& spec,
                                                        const std::vector<Op>& extra_ops) {

@@ -46,7 +46,8 @@ struct Batch {
     std::vector<Decimal> answer_values;     // exact answers (CPU splits only; batches leave it empty)
     std::vector<std::string> prompt_texts;  // the prompts as text, for mispredictions (CPU splits only)
     // Text runs (text_scheme.h): digits and signs are [N, L, slots] and [N, L], the labels of the number
-    // that the target at each position begins; number_start [N, L] bool marks those positions.
+    // that the target at each position begins (xval and bittokens: answers [N, L] its float64 value too);
+    // number_start [N, L] bool marks those positions.
     torch::Tensor number_start;
     std::vector<std::string> answer_texts;  // text runs: the reference answers (CPU splits only)
 };

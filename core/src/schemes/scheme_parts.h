@@ -2,12 +2,14 @@
 // left-padded token rows. Private to core/src/*scheme*.cpp.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <torch/torch.h>
 
 #include "fone/numbers/decimal.h"
+#include "fone/numbers/fourier.h"
 #include "fone/tasks/tasks.h"
 
 namespace fone {
@@ -63,6 +65,23 @@ void for_each_number(const std::vector<std::vector<PromptItem>>& rows, int64_t l
                 fn(rows[i][j].number, static_cast<int64_t>(i) * l + offset + static_cast<int64_t>(j));
     }
 }
+
+// xVal's pieces, on arithmetic (fone_scheme.cpp) and text (text_scheme.cpp): values are divided by the
+// largest magnitude the digit slots hold, base^int_digits, so that the scaled [NUM] embedding and the
+// regression target stay within [-1, 1] (xVal normalises each data set by hand); a regressed value v
+// (already multiplied back) is rounded to the slots' fractional digits, nullopt when it is not finite or
+// 10 x that magnitude or more.
+double xval_scale(const FoneSpec& spec);
+std::optional<Decimal> xval_rounded(double v, const FoneSpec& spec);
+
+// BitTokens' pieces, on arithmetic (bittokens_scheme.cpp) and text: the number head's loss weight
+// (num_loss_weight in every config of their runs), the factor of the ±1 input features (zero_pad's
+// sqrt(hidden / features)), the doubles whose bits are the signs of logits [N, 64], and the 0/1 float labels
+// [N, 64] of values [N] (float64, any device; the labels on the same device).
+inline constexpr double kBitTokensLossWeight = 10.0;
+double bittokens_input_scale(int64_t hidden, bool reciprocal);
+std::vector<double> doubles_of_bit_logits(const torch::Tensor& logits);
+torch::Tensor bit_labels(const torch::Tensor& values);
 
 // Token rows left-padded with kPad to the longest: [N, L] int64.
 torch::Tensor left_padded(const std::vector<std::vector<int64_t>>& rows);

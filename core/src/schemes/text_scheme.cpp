@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "fone/numbers/float_bits.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/text/corpus.h"
 #include "nn/timing.h"
@@ -22,6 +23,15 @@ namespace tt = text_token;
 constexpr int64_t kIgnore = -100;
 constexpr int64_t kEvalRows = 128;      // sequences per teacher-forced evaluation batch
 constexpr int64_t kGenerateRows = 256;  // prompts per generation batch in evaluation
+
+bool fits_slots(const Decimal& x, const FoneSpec& spec) {
+    try {
+        check_fits(x, spec);
+        return true;
+    } catch (const NumberError&) {
+        return false;
+    }
+}
 
 }  // namespace
 
@@ -41,6 +51,11 @@ TextSplits read_split_folder(const std::string& folder) {
 }
 
 }  // namespace
+
+TextScheme text_tokens_of(const std::string& method) {
+    if (method == "xval" || method == "bittokens") return TextScheme::fone;
+    return text_scheme_from_name(method);
+}
 
 TextSplits load_text_splits(const TrainConfig& c) {
     if (c.text_task == "text" && std::filesystem::is_directory(c.task.data_file)) {
@@ -126,7 +141,8 @@ FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
 
 void check_text_corpus(const TrainConfig& c) {
     const TextSplits s = load_text_splits(c);
-    if (c.method != "fone") return;
+    // The one-[NUM] methods: their numbers' labels fill the digit slots (and fone's and xval's inputs).
+    if (c.method != "fone" && c.method != "xval" && c.method != "bittokens") return;
     const FoneSpec spec = text_spec(c, s);
     const std::pair<const char*, const std::vector<TextExample>*> splits[] = {
         {"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
@@ -148,13 +164,34 @@ void check_text_corpus(const TrainConfig& c) {
         }
 }
 
+namespace {
+
+TextLmScheme::Numbers numbers_of(const std::string& method) {
+    using N = TextLmScheme::Numbers;
+    return method == "fone"        ? N::fone
+           : method == "xval"      ? N::xval
+           : method == "bittokens" ? N::bittokens
+                                   : N::tokens;
+}
+
+}  // namespace
+
 TextLmScheme::TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const TrainConfig& config)
     : tokenizer_(std::move(tokenizer)),
+      method_(config.method),
+      numbers_(numbers_of(config.method)),
       spec_(spec),
       plain_(spec),
       digit_loss_weight_(config.digit_loss_weight),
       loss_on_all_(config.text_loss != "answer"),
-      context_(config.text_context) {
+      context_(config.text_context),
+      xval_scale_(xval_scale(spec)),
+      reciprocal_(config.bittokens_reciprocal),
+      bits_scale_(bittokens_input_scale(config.model.hidden, config.bittokens_reciprocal)) {
+    if (tokenizer_.scheme() != text_tokens_of(method_))
+        throw std::invalid_argument("text run: method " + method_ + " takes the " +
+                                    text_scheme_name(text_tokens_of(method_)) + " tokenizer, not " +
+                                    text_scheme_name(tokenizer_.scheme()));
     plain_.multipliers.clear();
     vocabulary_.reserve(static_cast<std::size_t>(tokenizer_.vocab_size()));
     for (int id = 0; id < tokenizer_.vocab_size(); ++id)
@@ -164,12 +201,56 @@ TextLmScheme::TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const 
 ModelHeads TextLmScheme::heads() const {
     ModelHeads h;
     h.digit_base = spec_.base;
+    h.fone_width = feature_width();
     if (fone()) {
-        h.fone_width = spec_.width();
         h.digit_slots = plain_.pair_count();
         h.sign_feature = spec_.sign_feature;
     }
+    if (numbers_ == Numbers::xval) h.regression = 1;
+    if (numbers_ == Numbers::bittokens) h.regression = kFloat64Bits;
     return h;
+}
+
+int64_t TextLmScheme::feature_width() const {
+    switch (numbers_) {
+        case Numbers::fone:
+            return spec_.width();
+        case Numbers::bittokens:
+            return bit_feature_width(reciprocal_);
+        default:
+            return 0;
+    }
+}
+
+void TextLmScheme::number_input(const Decimal& x, float* features, float* scale,
+                                const std::string& where) const {
+    // Every method's number must fit the slots: fone's features and xval's scale come from them, and the
+    // teacher-forced measures read every method's numbers digit by digit over them.
+    try {
+        check_fits(x, spec_);
+    } catch (const NumberError& e) {
+        throw NumberError(
+            where + e.what() +
+            " (a run's digit slots come from its training corpus, or --int-digits/--frac-digits)");
+    }
+    switch (numbers_) {
+        case Numbers::fone:
+            encode_into(x, spec_, features);
+            break;
+        case Numbers::xval:
+            *scale = static_cast<float>(x.to_double() / xval_scale_);
+            break;
+        case Numbers::bittokens: {
+            bit_features_into(x.to_double(), reciprocal_, features);
+            const auto k = static_cast<float>(bits_scale_);
+            for (int64_t j = 0; j < feature_width(); ++j)
+                features[j] *= k;
+            *scale = 0.0f;  // zero_pad: the bits replace [NUM]'s embedding (its row still serves the LM head)
+            break;
+        }
+        case Numbers::tokens:
+            break;
+    }
 }
 
 Batch TextLmScheme::encode(const std::vector<Example>&) const {
@@ -179,17 +260,6 @@ Batch TextLmScheme::encode(const std::vector<Example>&) const {
 int64_t TextLmScheme::tokens_for(const Decimal& x) const {
     EncodedText e = tokenizer_.encode(write_number(x, ""));
     return e.number_spans.empty() ? 0 : e.number_spans[0].end - e.number_spans[0].begin;
-}
-
-void TextLmScheme::fone_into(const Decimal& x, float* out, const std::string& where) const {
-    try {
-        check_fits(x, spec_);
-    } catch (const NumberError& e) {
-        throw NumberError(
-            where + e.what() +
-            " (a run's digit slots come from its training corpus, or --int-digits/--frac-digits)");
-    }
-    encode_into(x, spec_, out);
 }
 
 namespace {
@@ -282,7 +352,7 @@ Batch TextLmScheme::batch_of_rows(const std::vector<EncodedText>& rows,
     for (const EncodedText& e : rows)
         longest = std::max(longest, e.ids.size());
     const int64_t n = static_cast<int64_t>(rows.size()), l = static_cast<int64_t>(longest);
-    const int64_t slots = plain_.pair_count(), w = spec_.width();
+    const int64_t slots = plain_.pair_count(), w = feature_width();
     Batch b;
     b.n = n;
     b.in.tokens = torch::full({n, l}, static_cast<int64_t>(tt::kPad), torch::kInt64);
@@ -291,17 +361,7 @@ Batch TextLmScheme::batch_of_rows(const std::vector<EncodedText>& rows,
     auto* tok = b.in.tokens.data_ptr<int64_t>();
     auto* tgt = b.targets.data_ptr<int64_t>();
     auto* start = b.number_start.data_ptr<bool>();
-    float* f = nullptr;
-    uint8_t *dg = nullptr, *sg = nullptr;
-    if (fone()) {
-        b.in.fone = torch::zeros({n, l, w}, torch::kFloat32);
-        // Bytes: a large corpus keeps a label per position (converted per batch in the loss).
-        b.digits = torch::zeros({n, l, slots}, torch::kUInt8);
-        b.signs = torch::zeros({n, l}, torch::kUInt8);
-        f = b.in.fone.data_ptr<float>();
-        dg = b.digits.data_ptr<uint8_t>();
-        sg = b.signs.data_ptr<uint8_t>();
-    }
+    const NumberLabels at_numbers = number_tensors(b);
     for (int64_t i = 0; i < n; ++i) {
         const EncodedText& e = rows[static_cast<std::size_t>(i)];
         const int64_t len = static_cast<int64_t>(e.ids.size());
@@ -314,18 +374,47 @@ Batch TextLmScheme::batch_of_rows(const std::vector<EncodedText>& rows,
             const int64_t at = e.number_spans[k].begin;  // the number's first token; its target sits before
             const bool target = at > 0 && tgt[i * l + at - 1] != kIgnore;
             if (target) start[i * l + at - 1] = true;
-            if (!fone()) continue;
+            if (!number_token()) continue;
             const Decimal& x = e.numbers[k];
-            fone_into(x, f + (i * l + at) * w, label(static_cast<std::size_t>(i)));
+            number_input(x, at_numbers.features ? at_numbers.features + (i * l + at) * w : nullptr,
+                         at_numbers.scale ? at_numbers.scale + i * l + at : nullptr,
+                         label(static_cast<std::size_t>(i)));
             if (!target) continue;  // a window's first token: an input only
+            const int64_t p = i * l + at - 1;
             const auto digits = label_digits(x, plain_);
-            std::transform(digits.begin(), digits.end(), dg + (i * l + at - 1) * slots,
+            std::transform(digits.begin(), digits.end(), at_numbers.digits + p * slots,
                            [](int d) { return static_cast<uint8_t>(d); });
-            sg[i * l + at - 1] = x.negative() ? 1 : 0;
+            at_numbers.signs[p] = x.negative() ? 1 : 0;
+            if (at_numbers.values) at_numbers.values[p] = x.to_double();
         }
     }
-    if (fone()) b.in.num_mask = b.in.tokens.eq(tt::kNum);
+    if (number_token()) b.in.num_mask = b.in.tokens.eq(tt::kNum);
     return b;
+}
+
+TextLmScheme::NumberLabels TextLmScheme::number_tensors(Batch& b) const {
+    NumberLabels p;
+    if (!number_token()) return p;
+    const int64_t n = b.in.tokens.size(0), l = b.in.tokens.size(1);
+    if (feature_width() > 0) {
+        b.in.fone = torch::zeros({n, l, feature_width()}, torch::kFloat32);
+        p.features = b.in.fone.data_ptr<float>();
+    }
+    if (scales_embedding()) {
+        b.in.scale = torch::ones({n, l}, torch::kFloat32);
+        p.scale = b.in.scale.data_ptr<float>();
+    }
+    // Bytes: a large corpus keeps a label per position (converted per batch in the loss). Every method's
+    // digits, for the measures; the values for the heads that learn them (xval, bittokens).
+    b.digits = torch::zeros({n, l, plain_.pair_count()}, torch::kUInt8);
+    b.signs = torch::zeros({n, l}, torch::kUInt8);
+    p.digits = b.digits.data_ptr<uint8_t>();
+    p.signs = b.signs.data_ptr<uint8_t>();
+    if (!fone()) {
+        b.answers = torch::zeros({n, l}, torch::kFloat64);
+        p.values = b.answers.data_ptr<double>();
+    }
+    return p;
 }
 
 Batch encode_text_split(const TextLmScheme& scheme, const std::vector<TextExample>& examples,
@@ -352,15 +441,18 @@ EncodedText TextLmScheme::prompt_tokens(const std::string& prompt, bool answer_f
 
 Batch TextLmScheme::encode_prompt(const std::string& prompt) const {
     const EncodedText e = prompt_tokens(prompt, false);
-    const int64_t l = static_cast<int64_t>(e.ids.size()), w = spec_.width();
+    const int64_t l = static_cast<int64_t>(e.ids.size()), w = feature_width();
     Batch b;
     b.n = 1;
     std::vector<int64_t> ids(e.ids.begin(), e.ids.end());
     b.in.tokens = torch::tensor(ids, torch::kInt64).view({1, l});
-    if (fone()) {
-        b.in.fone = torch::zeros({1, l, w}, torch::kFloat32);
-        for (std::size_t k = 0; k < e.number_spans.size(); ++k)
-            fone_into(e.numbers[k], b.in.fone.data_ptr<float>() + e.number_spans[k].begin * w, "prompt: ");
+    if (number_token()) {
+        const NumberLabels at = number_tensors(b);
+        for (std::size_t k = 0; k < e.number_spans.size(); ++k) {
+            const int64_t p = e.number_spans[k].begin;
+            number_input(e.numbers[k], at.features ? at.features + p * w : nullptr,
+                         at.scale ? at.scale + p : nullptr, "prompt: ");
+        }
         b.in.num_mask = b.in.tokens.eq(tt::kNum);
     }
     b.prompt = b.in.tokens;
@@ -373,15 +465,55 @@ torch::Tensor TextLmScheme::loss(FoneTransformer& model, const Batch& b, bool) c
     const auto logits = model->lm_logits(h).to(torch::kFloat32);
     const auto lm = F::cross_entropy(logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
                                      F::CrossEntropyFuncOptions().ignore_index(kIgnore));
-    if (!fone() || digit_loss_weight_ == 0) return lm;
+    if (!number_token() || (fone() && digit_loss_weight_ == 0)) return lm;
     const auto at = b.targets.eq(tt::kNum);
     if (!at.any().item<bool>()) return lm;
-    return lm + digit_loss_weight_ * model->digit_loss(h.index({at}), b.digits.index({at}).to(torch::kInt64),
-                                                       b.signs.index({at}));
+    return lm + number_loss(model, h.index({at}), b.digits.index({at}).to(torch::kInt64), b.signs.index({at}),
+                            fone() ? torch::Tensor() : b.answers.index({at}));
 }
 
-Decimal TextLmScheme::read_value(FoneTransformer& model, const torch::Tensor& h_row) const {
-    return read_numbers(model->read_digits(h_row.unsqueeze(0)), plain_)[0];
+torch::Tensor TextLmScheme::number_loss(FoneTransformer& model, const torch::Tensor& h,
+                                        const torch::Tensor& digits, const torch::Tensor& signs,
+                                        const torch::Tensor& values) const {
+    switch (numbers_) {
+        case Numbers::fone:
+            return digit_loss_weight_ * model->digit_loss(h, digits, signs);
+        case Numbers::xval:  // xVal's loss: the cross-entropy + the squared error of the scaled value
+            return F::mse_loss(model->regress(h).squeeze(-1).to(torch::kFloat32),
+                               (values / xval_scale_).to(torch::kFloat32));
+        case Numbers::bittokens:
+            return kBitTokensLossWeight * F::binary_cross_entropy_with_logits(
+                                              model->regress(h).to(torch::kFloat32), bit_labels(values));
+        default:
+            throw std::logic_error("number_loss: digit and subword numbers are tokens");
+    }
+}
+
+std::vector<std::optional<Decimal>> TextLmScheme::read_values(FoneTransformer& model,
+                                                              const torch::Tensor& h) const {
+    std::vector<std::optional<Decimal>> out;
+    if (h.size(0) == 0) return out;
+    switch (numbers_) {
+        case Numbers::fone:
+            for (const Decimal& x : read_numbers(model->read_digits(h), plain_))
+                out.emplace_back(x);
+            break;
+        case Numbers::xval: {
+            const auto v = (model->regress(h).squeeze(-1).to(torch::kFloat64) * xval_scale_)
+                               .to(torch::kCPU)
+                               .contiguous();
+            for (int64_t i = 0; i < v.size(0); ++i)
+                out.push_back(xval_rounded(v.data_ptr<double>()[i], spec_));
+            break;
+        }
+        case Numbers::bittokens:
+            for (const double v : doubles_of_bit_logits(model->regress(h)))
+                out.push_back(decimal_of_double(v));
+            break;
+        default:
+            throw std::logic_error("read_values: digit and subword numbers are tokens");
+    }
+    return out;
 }
 
 // ---- generation ---------------------------------------------------------------------------------------
@@ -389,7 +521,7 @@ Decimal TextLmScheme::read_value(FoneTransformer& model, const torch::Tensor& h_
 TextLmScheme::Generating TextLmScheme::start_generation(FoneTransformer& model,
                                                         const std::vector<EncodedText>& prompts) const {
     const torch::Device device = model->embed->weight.device();
-    const int64_t n = static_cast<int64_t>(prompts.size()), w = spec_.width();
+    const int64_t n = static_cast<int64_t>(prompts.size()), w = feature_width();
     std::size_t longest = 0, shortest = SIZE_MAX;
     for (const EncodedText& p : prompts) {
         longest = std::max(longest, p.ids.size());
@@ -401,10 +533,11 @@ TextLmScheme::Generating TextLmScheme::start_generation(FoneTransformer& model,
                                     " tokens; this model reads at most " +
                                     std::to_string(model->config.max_seq - 1) + " before it writes");
     // Left-padded prompts; the key mask hides the padding (undefined when no row is padded).
-    auto tokens = torch::full({n, lp}, static_cast<int64_t>(tt::kPad), torch::kInt64);
+    Batch inputs;
+    inputs.in.tokens = torch::full({n, lp}, static_cast<int64_t>(tt::kPad), torch::kInt64);
+    const torch::Tensor& tokens = inputs.in.tokens;
     auto* tok = tokens.data_ptr<int64_t>();
-    torch::Tensor fone_in;
-    if (fone()) fone_in = torch::zeros({n, lp, w}, torch::kFloat32);
+    const NumberLabels at = number_tensors(inputs);
     bool answer_follows = false;
     for (int64_t i = 0; i < n; ++i) {
         const EncodedText& p = prompts[static_cast<std::size_t>(i)];
@@ -412,21 +545,21 @@ TextLmScheme::Generating TextLmScheme::start_generation(FoneTransformer& model,
         for (std::size_t t = 0; t < p.ids.size(); ++t)
             tok[i * lp + offset + static_cast<int64_t>(t)] = p.ids[t];
         answer_follows = answer_follows || (!p.ids.empty() && p.ids.back() == tt::kAns);
-        if (!fone()) continue;
-        for (std::size_t k = 0; k < p.number_spans.size(); ++k)
-            fone_into(p.numbers[k],
-                      fone_in.data_ptr<float>() + (i * lp + offset + p.number_spans[k].begin) * w,
-                      "prompt: ");
+        if (!number_token()) continue;
+        for (std::size_t k = 0; k < p.number_spans.size(); ++k) {
+            const int64_t q = i * lp + offset + p.number_spans[k].begin;
+            number_input(p.numbers[k], at.features ? at.features + q * w : nullptr,
+                         at.scale ? at.scale + q : nullptr, "prompt: ");
+        }
     }
     Generating g;
     g.device = device;
     g.length = lp;
-    g.all = {tokens.to(device),
-             shortest != longest ? tokens.ne(tt::kPad).to(device) : torch::Tensor(),
-             fone() ? fone_in.to(device) : torch::Tensor(),
-             fone() ? tokens.eq(tt::kNum).to(device) : torch::Tensor(),
-             {},
-             {}};
+    const auto on_device = [&](const torch::Tensor& t) { return t.defined() ? t.to(device) : t; };
+    g.all = {
+        tokens.to(device),          shortest != longest ? tokens.ne(tt::kPad).to(device) : torch::Tensor(),
+        on_device(inputs.in.fone),  number_token() ? tokens.eq(tt::kNum).to(device) : torch::Tensor(),
+        on_device(inputs.in.scale), {}};
     // Tokens never written: padding, [BOS], [UNK], and [ANS] after an answer began.
     g.banned = torch::zeros({static_cast<int64_t>(vocabulary_.size())}, torch::kBool);
     for (const int id : {tt::kPad, tt::kBos, tt::kUnk})
@@ -443,11 +576,26 @@ bool TextLmScheme::take_tokens(
     FoneTransformer& model, const torch::Tensor& h, const std::vector<int64_t>& chosen,
     const torch::Tensor& probs, Generating& g, std::vector<Generation>& out,
     const std::function<void(std::size_t, const GeneratedToken&)>& on_token) const {
-    const int64_t n = static_cast<int64_t>(chosen.size()), vocab = probs.size(1), w = spec_.width();
-    g.next = torch::full({n, 1}, static_cast<int64_t>(tt::kPad), torch::kInt64);
+    const int64_t n = static_cast<int64_t>(chosen.size()), vocab = probs.size(1), w = feature_width();
+    Batch next;
+    next.in.tokens = torch::full({n, 1}, static_cast<int64_t>(tt::kPad), torch::kInt64);
+    g.next = next.in.tokens;
     auto* nx = g.next.data_ptr<int64_t>();
     const float* pr = probs.data_ptr<float>();
-    if (fone()) g.next_fone = torch::zeros({n, 1, w}, torch::kFloat32);
+    const NumberLabels at = number_tensors(next);
+    g.next_fone = next.in.fone;
+    g.next_scale = next.in.scale;
+    // The values of the [NUM]s chosen at this step, read at once (one pass of the head).
+    std::vector<int64_t> num_rows;
+    for (int64_t i = 0; i < n; ++i)
+        if (!g.done[static_cast<std::size_t>(i)] && number_token() &&
+            chosen[static_cast<std::size_t>(i)] == tt::kNum)
+            num_rows.push_back(i);
+    const std::vector<std::optional<Decimal>> values =
+        num_rows.empty()
+            ? std::vector<std::optional<Decimal>>{}
+            : read_values(model, h.index({torch::tensor(num_rows, torch::kInt64).to(h.device())}));
+    std::size_t next_value = 0;
     bool all_done = true;
     for (int64_t i = 0; i < n; ++i) {
         const std::size_t r = static_cast<std::size_t>(i);
@@ -455,9 +603,14 @@ bool TextLmScheme::take_tokens(
         GeneratedToken t;
         t.id = static_cast<int>(chosen[r]);
         t.probability = pr[i * vocab + chosen[r]];
-        if (fone() && t.id == tt::kNum) {
-            t.value = read_value(model, h[i]);
-            encode_into(*t.value, spec_, g.next_fone.data_ptr<float>() + i * w);
+        if (number_token() && t.id == tt::kNum) {
+            t.value = values[next_value++];
+            if (!t.value || !fits_slots(*t.value, spec_)) {
+                t.value = Decimal();  // no number, or one the slots cannot take: written as 0, and counted
+                ++out[r].unreadable_numbers;
+            }
+            number_input(*t.value, at.features ? at.features + i * w : nullptr,
+                         at.scale ? at.scale + i : nullptr, "generated number: ");
             out[r].values.push_back(*t.value);
         }
         out[r].ids.push_back(t.id);
@@ -492,16 +645,16 @@ ModelInputs TextLmScheme::extend(Generating& g, bool use_cache) const {
     ++g.length;
     ModelInputs& all = g.all;
     const auto next = g.next.to(g.device);
-    const auto next_num = fone() ? next.eq(tt::kNum) : torch::Tensor();
-    const auto next_fone = fone() ? g.next_fone.to(g.device) : torch::Tensor();
+    const auto on_device = [&](const torch::Tensor& t) { return t.defined() ? t.to(g.device) : t; };
+    const auto next_num = number_token() ? next.eq(tt::kNum) : torch::Tensor();
+    const auto next_fone = on_device(g.next_fone), next_scale = on_device(g.next_scale);
     if (all.key_mask.defined())
         all.key_mask = torch::cat({all.key_mask, torch::ones({next.size(0), 1}, all.key_mask.options())}, 1);
     all.tokens = torch::cat({all.tokens, next}, 1);
-    if (fone()) {
-        all.fone = torch::cat({all.fone, next_fone}, 1);
-        all.num_mask = torch::cat({all.num_mask, next_num}, 1);
-    }
-    return use_cache ? ModelInputs{next, all.key_mask, next_fone, next_num, {}, {}} : all;
+    if (next_fone.defined()) all.fone = torch::cat({all.fone, next_fone}, 1);
+    if (next_scale.defined()) all.scale = torch::cat({all.scale, next_scale}, 1);
+    if (number_token()) all.num_mask = torch::cat({all.num_mask, next_num}, 1);
+    return use_cache ? ModelInputs{next, all.key_mask, next_fone, next_num, next_scale, {}} : all;
 }
 
 std::vector<Generation> TextLmScheme::generate(
@@ -567,7 +720,10 @@ json TextLmScheme::explain(FoneTransformer& model, const Batch& prompt) const {
                         {"probability", std::get<0>(top)[k].item<double>()}});
     }
     json out = {{"next_tokens", next}, {"next_token", next[0]["token"]}};
-    if (fone()) out["value"] = read_value(model, h[0]).to_string();
+    if (number_token()) {
+        const std::optional<Decimal> v = read_values(model, h.narrow(0, 0, 1))[0];
+        out["value"] = v ? v->to_string() : "";
+    }
     return out;
 }
 
@@ -614,16 +770,18 @@ std::optional<Decimal> number_of_tokens(const TextLmScheme& scheme, const int64_
     return x;
 }
 
-// fone: the reference values and the digit head's values at every number_start position, row-major.
-std::pair<std::vector<Decimal>, std::vector<Decimal>> fone_values(const TextLmScheme& scheme,
-                                                                  FoneTransformer& model, const Batch& b,
-                                                                  const torch::Tensor& h) {
+// One-[NUM] methods: the reference values (from their digit labels) and the values the number head gives
+// at every number_start position, row-major.
+std::pair<std::vector<Decimal>, std::vector<std::optional<Decimal>>> head_values(const TextLmScheme& scheme,
+                                                                                 FoneTransformer& model,
+                                                                                 const Batch& b,
+                                                                                 const torch::Tensor& h) {
     FoneSpec plain = scheme.digit_spec();
     plain.multipliers.clear();
     const auto at = b.number_start;
     if (!at.any().item<bool>()) return {};
     const DigitPrediction truth{b.digits.index({at}).to(torch::kInt64), b.signs.index({at}).eq(1)};
-    return {read_numbers(truth, plain), read_numbers(model->read_digits(h.index({at})), plain)};
+    return {read_numbers(truth, plain), scheme.read_values(model, h.index({at}))};
 }
 
 // Adds one batch's numbers to `into`: at each position where the target begins a number (number_start),
@@ -648,19 +806,23 @@ void count_forced_numbers(const TextLmScheme& scheme, FoneTransformer& model, co
     }
     const bool* vr = scheme.fone() ? value_right.data_ptr<bool>() : nullptr;
     const auto is_number = [&](int64_t id) { return id == tt::kNum || id >= pieces; };
-    std::vector<Decimal> fone_truth, fone_got;
-    if (scheme.fone()) std::tie(fone_truth, fone_got) = fone_values(scheme, model, b, h);
-    std::size_t k = 0;  // the k-th number of the batch (fone_values' order)
+    std::vector<Decimal> head_truth;
+    std::vector<std::optional<Decimal>> head_got;
+    if (scheme.number_token()) std::tie(head_truth, head_got) = head_values(scheme, model, b, h);
+    std::size_t k = 0;  // the k-th number of the batch (head_values' order)
     for (int64_t i = 0; i < n; ++i)
         for (int64_t t = 0; t < l; ++t) {
             if (!st[i * l + t]) continue;
             ++into.numbers;
             into.placed += is_number(am[i * l + t]);
             bool right;
-            if (scheme.fone()) {
-                into.values_right += vr[i * l + t];
-                right = am[i * l + t] == tt::kNum && vr[i * l + t];
-                into.add_value(scheme.digit_spec(), fone_truth[k], fone_got[k]);
+            if (scheme.number_token()) {
+                // fone: every digit and the sign right (as the digit head is trained); xval and
+                // bittokens: the value they read (rounded to the slots; 14 significant digits).
+                const bool value_right = vr ? vr[i * l + t] : head_got[k] == head_truth[k];
+                into.values_right += value_right;
+                right = am[i * l + t] == tt::kNum && value_right;
+                into.add_value(scheme.digit_spec(), head_truth[k], head_got[k]);
                 ++k;
             } else {
                 int64_t u = t;
@@ -830,7 +992,7 @@ json TextLmScheme::evaluate(FoneTransformer& model, const Batch& data, const tor
         {"numbers", counts.numbers},
         {"eval_seconds", secs},
         {"eval_examples_per_second", ratio(static_cast<double>(data.n), secs)}};
-    if (fone())
+    if (number_token())
         out["next_number_value_right"] =
             ratio(static_cast<double>(f.values_right), static_cast<double>(f.numbers));
     if (max_wrong > 0) out["mispredictions"] = g.wrong;

@@ -7,6 +7,14 @@
 //            TrainConfig::digit_loss_weight, added to the next-token cross-entropy)
 //   digit    numbers as character tokens 0-9 '.' '-'; the next-token cross-entropy alone
 //   subword  numbers as chunks of up to three digits; the next-token cross-entropy alone
+//   xval     every number is ONE [NUM] token whose embedding is multiplied by value / base^m (as on
+//            arithmetic: fone_scheme.cpp); where the next token is [NUM] a linear regression head learns
+//            value / base^m by mean squared error, added unweighted to the cross-entropy (xVal's loss)
+//   bittokens every number is ONE [NUM] token whose embedding is replaced by the ±1 float64 bits of its
+//            value (and of 1/value), scaled as on arithmetic (bittokens_scheme.cpp); where the next token
+//            is [NUM] a linear head of 64 logits learns its bits by binary cross-entropy, weighted 10
+// fone, xval and bittokens share one tokenizer (TextScheme::fone: the same ids, [NUM] for every number),
+// so their text tokens are the same, and digit/subword differ from them only inside numbers.
 //
 // Sequences are [BOS] prompt [ANS] answer [EOS] (a document: [BOS] text [EOS]), right-padded for
 // training (causal attention never sees the padding), left-padded with a key mask for generation.
@@ -24,6 +32,11 @@
 #include "schemes/scheme.h"
 
 namespace fone {
+
+// The tokenizer a method's text runs use: TextScheme::fone for the one-[NUM] methods (fone, xval,
+// bittokens), digit and subword their own. Throws std::invalid_argument for a method that does not train
+// on text.
+TextScheme text_tokens_of(const std::string& method);
 
 // A text run's examples: the config's corpus (task "text": task.data_file split by
 // split_text_examples) or generator ("word-problems", "units", "tables"), split by its seed.
@@ -66,12 +79,16 @@ struct GenerateOptions {
 struct GeneratedToken {
     int id = 0;
     double probability = 0.0;      // of this token under the model (before temperature and top-k)
-    std::optional<Decimal> value;  // fone: the value the digit head gave this [NUM]
+    std::optional<Decimal> value;  // [NUM]: the value its head gave it (fone: digits, xval: the
+                                   // regression, bittokens: the bits)
 };
 
 struct Generation {
-    std::vector<int> ids;               // the new tokens, the closing [EOS] included
-    std::vector<Decimal> values;        // fone: one per [NUM] of ids
+    std::vector<int> ids;         // the new tokens, the closing [EOS] included
+    std::vector<Decimal> values;  // one per [NUM] of ids (fone, xval, bittokens)
+    // [NUM]s whose head gave no number (bittokens' bits of a NaN or an infinity, an xval value beyond
+    // 10 x base^m): written as 0, and counted here so that no one takes that 0 for the model's.
+    int unreadable_numbers = 0;
     std::vector<double> probabilities;  // per new token
     bool ended = false;                 // wrote [EOS]
     bool out_of_positions = false;      // stopped at the model's max_seq
@@ -81,10 +98,16 @@ class TextLmScheme : public NumberScheme {
   public:
     TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const TrainConfig& config);
 
-    const TextTokenizer& tokenizer() const { return tokenizer_; }
-    bool fone() const { return tokenizer_.scheme() == TextScheme::fone; }
+    // What a number is to the model: the method's inputs at [NUM] and its head where [NUM] comes next.
+    enum class Numbers { fone, xval, bittokens, tokens };
 
-    std::string name() const override { return text_scheme_name(tokenizer_.scheme()); }
+    const TextTokenizer& tokenizer() const { return tokenizer_; }
+    Numbers numbers() const { return numbers_; }
+    bool fone() const { return numbers_ == Numbers::fone; }  // Fourier features in, the digit head out
+    // Every number ONE [NUM] token with its value beside it (fone, xval, bittokens).
+    bool number_token() const { return tokenizer_.scheme() == TextScheme::fone; }
+
+    std::string name() const override { return method_; }
     const std::vector<std::string>& vocabulary() const override { return vocabulary_; }
     ModelHeads heads() const override;
     const FoneSpec& digit_spec() const override { return spec_; }
@@ -105,8 +128,9 @@ class TextLmScheme : public NumberScheme {
     // Whether encode_text packs these examples into windows.
     bool packs(const std::vector<TextExample>& examples) const;
 
-    // Next-token cross-entropy (mean over target tokens) + digit_loss_weight x the digit loss (mean over
-    // the positions whose next token is [NUM]; the sign one more term of each mean, as in fone_scheme).
+    // Next-token cross-entropy (mean over target tokens) + the number head's loss, a mean over the
+    // positions whose next token is [NUM]: fone digit_loss_weight x the digit loss (the sign one more
+    // term of each mean, as in fone_scheme), xval the squared error, bittokens 10 x the bits' BCE.
     torch::Tensor loss(FoneTransformer& model, const Batch& b, bool training) const override;
     // The generated answers' first numbers (what answer() means for arithmetic), for the generic tools.
     std::vector<Answer> answer(FoneTransformer& model, const Batch& b) const override;
@@ -122,7 +146,7 @@ class TextLmScheme : public NumberScheme {
     //   digit_accuracy       digits of those numbers, over the spec's m + n positions
     //   malformed            answers that did not end with [EOS]
     //   next_number_exact_match  teacher-forced: the numbers the model writes at their place in the
-    //                        reference (fone: [NUM] + the digit head's value; digit/subword: every
+    //                        reference (fone, xval, bittokens: [NUM] + its head's value; digit/subword: every
     //                        token of the number and then a token that is not a number token)
     //   text_perplexity      exp(mean cross-entropy) over target tokens that are not number tokens, the
     //                        same tokens in every scheme; text_tokens counts them
@@ -141,21 +165,48 @@ class TextLmScheme : public NumberScheme {
     // The text of generated tokens (after [ANS]): numbers written by write_number.
     std::string generated_text(const Generation& g) const;
 
+    // The values [NUM]'s head gives at hidden states h [K, d], one per row (nullopt: unreadable).
+    std::vector<std::optional<Decimal>> read_values(FoneTransformer& model, const torch::Tensor& h) const;
+
   private:
     TextTokenizer tokenizer_;
+    std::string method_;
+    Numbers numbers_;
     FoneSpec spec_, plain_;
     double digit_loss_weight_;
     bool loss_on_all_;
     int64_t context_;
+    double xval_scale_ = 1.0;  // xval: values are divided by it (base^m)
+    bool reciprocal_ = true;   // bittokens: the bits of 1/x too
+    double bits_scale_ = 1.0;  // bittokens: the ±1 features' factor sqrt(hidden / features)
     std::vector<std::string> vocabulary_;
 
+    // Entries of one [NUM]'s input vector (b.in.fone): FoNE's width, bittokens' 64 or 128, xval 0.
+    int64_t feature_width() const;
+    // Whether [NUM]'s token embedding is scaled (b.in.scale): xval by the value, bittokens by 0.
+    bool scales_embedding() const { return numbers_ == Numbers::xval || numbers_ == Numbers::bittokens; }
+    // One number's input at a [NUM] position: its features (feature_width() floats at `features`) and
+    // the embedding's scale (*scale). `where` starts an error's message.
+    void number_input(const Decimal& x, float* features, float* scale, const std::string& where) const;
+    // The number head's loss at hidden states h [K, d] for the numbers that come next there: their
+    // digits [K, slots] and signs [K] (fone), their values [K] float64 (xval, bittokens).
+    torch::Tensor number_loss(FoneTransformer& model, const torch::Tensor& h, const torch::Tensor& digits,
+                              const torch::Tensor& signs, const torch::Tensor& values) const;
+
+    // Where batch_of_rows writes the numbers of a batch (null: the method has none of it): the [NUM]
+    // inputs (b.in.fone, b.in.scale) and, at the position before each number, its digits, sign and value
+    // (b.digits [N, L, slots] bytes, b.signs [N, L] bytes, b.answers [N, L] float64 for xval and
+    // bittokens).
+    struct NumberLabels {
+        float *features = nullptr, *scale = nullptr;
+        uint8_t *digits = nullptr, *signs = nullptr;
+        double* values = nullptr;
+    };
+    // Allocates b's number tensors for b.in.tokens' shape (none for digit and subword).
+    NumberLabels number_tensors(Batch& b) const;
     // The rows as a training batch; label(row) names the row's example in an error.
     Batch batch_of_rows(const std::vector<EncodedText>& rows,
                         const std::function<std::string(std::size_t)>& label) const;
-
-    void fone_into(const Decimal& x, float* out, const std::string& where) const;
-    // The value the digit head reads at one position's hidden state [d].
-    Decimal read_value(FoneTransformer& model, const torch::Tensor& h_row) const;
 
     // A generation under way: every sequence so far, the rows that wrote [EOS], the tokens just chosen.
     struct Generating {
@@ -165,7 +216,8 @@ class TextLmScheme : public NumberScheme {
         int64_t length = 0;    // positions so far
         std::vector<bool> done;
         std::vector<std::vector<int>> so_far;  // per row: the prompt's ids and the tokens chosen since
-        torch::Tensor next, next_fone;         // [n, 1] the tokens chosen at this step; fone: [n, 1, width]
+        torch::Tensor next, next_fone;         // [n, 1] the tokens chosen at this step; their features
+        torch::Tensor next_scale;              // [n, 1, width] and embedding scales [n, 1] (number_token)
     };
     // The prompts as the first step's inputs. Throws for a prompt longer than max_seq - 1.
     Generating start_generation(FoneTransformer& model, const std::vector<EncodedText>& prompts) const;
