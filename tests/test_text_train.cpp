@@ -188,7 +188,7 @@ class TestTextTrain : public QObject {
             return QString();
         };
         QVERIFY(problems({{"task", "tables"}, {"method", "abacus"}})
-                    .contains("fone, digit, subword, xval or bittokens"));
+                    .contains("fone, digit, subword, xval, bittokens or fone-adapter"));
         QVERIFY(problems({{"task", "text"}}).contains("--data"));
         QVERIFY(problems({{"task", "units"}, {"data", "x.jsonl"}}).contains("--task text"));
         QVERIFY(problems({{"task", "units"}, {"text_loss", "prompt"}}).contains("text_loss"));
@@ -901,7 +901,8 @@ class TestTextTrain : public QObject {
 
         const auto method = run_fone({"train", "--task", "units", "--method", "ntl", "--runs-dir", runs()});
         QCOMPARE(method.code, 2);
-        QVERIFY2(method.err.contains("fone, digit, subword, xval or bittokens"), method.err.constData());
+        QVERIFY2(method.err.contains("fone, digit, subword, xval, bittokens or fone-adapter"),
+                 method.err.constData());
 
         // Digit slots too small for the corpus: the number and the limits are named.
         const auto slots = run_fone(tiny_text(runs(), "slots", {"--int-digits", "1"}));
