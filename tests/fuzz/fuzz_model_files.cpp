@@ -34,10 +34,14 @@ void check(bool ok) {
     if (!ok) __builtin_trap();
 }
 
+// Whether this input itself holds nlohmann's marker: a message may quote the input where it went wrong, so
+// the marker in a message is a raw nlohmann error only when the input did not bring it.
+bool g_input_has_marker = false;
+
 void check_message(const char* what, const char* starts_with) {
     check(what != nullptr && std::strlen(what) > 0 && std::strchr(what, '\n') == nullptr);
     check(std::strncmp(what, starts_with, std::strlen(starts_with)) == 0);
-    check(std::strstr(what, "[json.exception") == nullptr);
+    check(g_input_has_marker || std::strstr(what, "[json.exception") == nullptr);
 }
 
 void fuzz_config(const std::string& text) {
@@ -109,6 +113,7 @@ void fuzz_json(const std::string& text) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     const std::string text(reinterpret_cast<const char*>(data) + 1, size - 1);
+    g_input_has_marker = text.find("[json.exception") != std::string::npos;
     switch (data[0] % 4) {
         case 0:
             fuzz_config(text);
