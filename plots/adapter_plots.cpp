@@ -16,22 +16,6 @@ constexpr double kCell = 3.2;     // plot units per clock, its radius 1
 constexpr double kLabel = 2.6;    // the row's label column
 constexpr double kCaption = 0.9;  // the lines under a clock
 
-QSizeF area_pixels(QCustomPlot& plot) {
-    for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
-        axis->setVisible(false);
-        axis->grid()->setVisible(false);
-    }
-    plot.axisRect()->setAutoMargins(QCP::msNone);
-    plot.axisRect()->setMargins(QMargins(0, 0, 0, 0));
-    QCPLayoutGrid* grid = plot.plotLayout();
-    grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
-    for (auto phase :
-         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
-        grid->update(phase);
-    const QRect rect = plot.axisRect()->rect();
-    return QSizeF(std::max(40, rect.width()), std::max(40, rect.height()));
-}
-
 void ring(QCustomPlot& plot, double cx, double cy) {
     auto* curve = new QCPCurve(plot.xAxis, plot.yAxis);
     for (int i = 0; i <= 120; ++i)
@@ -70,7 +54,7 @@ void draw_adapter_clocks(QCustomPlot& plot, const std::vector<AdapterPieceRow>& 
                          const std::string& title) {
     const Ink& paper = begin_drawing(plot);
     add_title(plot, QString::fromStdString(title));
-    const QSizeF area = area_pixels(plot);
+    const QSizeF area = bare_axis_rect_pixels(plot);
     const std::size_t n = std::max<std::size_t>(1, rows.size());
     const double width_units = kLabel + 3 * kCell, height_units = n * (kCell + kCaption) + 0.6;
     const double r = std::min(area.width() / width_units, area.height() / height_units);  // pixels a unit

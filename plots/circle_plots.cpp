@@ -71,24 +71,6 @@ CellGrid best_grid(QSizeF area, int count, const CellShape& s) {
     return best;
 }
 
-// The axis rect's size once the title and footer rows have theirs (the layout is computed as a replot
-// would, for the plot's current size).
-QSizeF axis_rect_pixels(QCustomPlot& plot) {
-    for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
-        axis->setVisible(false);
-        axis->grid()->setVisible(false);
-    }
-    plot.axisRect()->setAutoMargins(QCP::msNone);
-    plot.axisRect()->setMargins(QMargins(0, 0, 0, 0));
-    QCPLayoutGrid* grid = plot.plotLayout();
-    grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
-    for (auto phase :
-         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
-        grid->update(phase);
-    const QRect rect = plot.axisRect()->rect();
-    return QSizeF(std::max(40, rect.width()), std::max(40, rect.height()));
-}
-
 // Pixels to plot units: one unit is the radius r; y grows upwards, the top of the area is y = 0.
 struct Units {
     double r;
@@ -315,7 +297,7 @@ void draw_circles(QCustomPlot& plot, const analysis::UnitCircles& circles, const
                                     (circles.base == 10 ? "" : " (base " + std::to_string(circles.base) + ")")
                               : title));
     QCPTextElement* footer_element = style::add_footer(plot, q(footer));
-    const QSizeF area = axis_rect_pixels(plot);
+    const QSizeF area = style::bare_axis_rect_pixels(plot);
     // A cell: the place and period, the label ring round the circle, the residue and digit lines.
     const CircleFonts f;
     const double label_h = line_height(f.label), label_w = text_width(f.label, "0") + 4;
@@ -515,7 +497,7 @@ std::vector<ClockSpot> draw_turnable_circles(QCustomPlot& plot, const analysis::
     if (circles.has_truth) heading += ", true " + circles.truth.to_string();
     style::add_title(plot, q(title.empty() ? heading : title));
     style::add_footer(plot, q(footer));
-    const QSizeF area = axis_rect_pixels(plot);
+    const QSizeF area = style::bare_axis_rect_pixels(plot);
     const HiddenCellTexts t = hidden_cell_texts();
     const int count = static_cast<int>(circles.pairs.size());
     // The site's row takes the upper 40% of the area (under its label), the answer's clocks the rest.

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 #include <QFontMetrics>
+#include <algorithm>
 #include <cmath>
 
 namespace fone::plots {
@@ -294,6 +295,22 @@ QString percent_label(double fraction) {
     if (std::abs(p) < 0.1) return QString::number(p, 'g', 2) + "%";
     if (std::abs(p - std::round(p)) < 0.05 && std::abs(p) >= 99.95) return QStringLiteral("100%");
     return QString::number(p, 'f', 1) + "%";
+}
+
+QSizeF bare_axis_rect_pixels(QCustomPlot& plot) {
+    for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
+        axis->setVisible(false);
+        axis->grid()->setVisible(false);
+    }
+    plot.axisRect()->setAutoMargins(QCP::msNone);
+    plot.axisRect()->setMargins(QMargins(0, 0, 0, 0));
+    QCPLayoutGrid* grid = plot.plotLayout();
+    grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
+    for (auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        grid->update(phase);
+    const QRect rect = plot.axisRect()->rect();
+    return QSizeF(std::max(40, rect.width()), std::max(40, rect.height()));
 }
 
 }  // namespace style

@@ -8,6 +8,7 @@
 
 #include <QColor>
 #include <QFont>
+#include <QSizeF>
 #include <QString>
 
 #include "analysis_plots.h"
@@ -66,6 +67,11 @@ int footer_height(const QCustomPlot& plot, const QString& text);
 // The legend in a row of its own between the title and the axes (never over the data), `per_row` entries a
 // row. Call before add_title.
 void legend_row(QCustomPlot& plot, int per_row);
+
+// For drawings in plot units (clocks): hides both axes and their grids, takes the margins away, lays the plot
+// out as a replot would for its current size, and returns the axis rect's size in pixels (at least 40 × 40)
+// once the title and footer rows have theirs.
+QSizeF bare_axis_rect_pixels(QCustomPlot& plot);
 
 // "3.2%", "0.04%" (two significant digits below 0.1%), "0%", "100%": a share as a label.
 QString percent_label(double fraction);
