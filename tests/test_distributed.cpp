@@ -66,6 +66,11 @@ QString error_lines(const QByteArray& err) {
 
 }  // namespace
 
+// The tests that train on CPUs need Gloo: a build against PyPI's CUDA LibTorch has c10d and NCCL only.
+#define SKIP_WITHOUT_CPU_BACKEND()             \
+    if (!fone::distributed_available_on_cpu()) \
+    QSKIP("this build has no Gloo: data-parallel on CPUs is not in it")
+
 class TestDistributed : public QObject {
     Q_OBJECT
 
@@ -130,6 +135,7 @@ class TestDistributed : public QObject {
     // 2 processes x half the batch against 1 process x the whole batch: the same weights within float32
     // rounding (the gradient is summed in another order); one writer.
     void two_processes_train_the_weights_of_one() {
+        SKIP_WITHOUT_CPU_BACKEND();
         const Result one = run_fone(train_args(runs(), "one"));
         QVERIFY2(one.code == 0, one.err.constData());
         const Result two = run_fone(train_args(runs(), "two") << "--nproc"
@@ -165,6 +171,7 @@ class TestDistributed : public QObject {
     // kill -9 of rank 1 at step 5: one line names it; a resume on 1 process, and one on 2, end on exactly
     // the uninterrupted 2-process run's weights (2 shares summed are the same sum in one process or two).
     void killed_rank_resumes_on_one_or_two_processes() {
+        SKIP_WITHOUT_CPU_BACKEND();
         const QString full = digest_of(runs() + "/two");
         QVERIFY(!full.isEmpty());
         for (const QString nproc : {"1", "2"}) {
@@ -190,6 +197,7 @@ class TestDistributed : public QObject {
     void hung_or_failing_rank_is_named() {
         if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_FAILURES"))
             QSKIP("CTest test_distributed_failures runs it");
+        SKIP_WITHOUT_CPU_BACKEND();
         QElapsedTimer clock;
         clock.start();
         const Result hung = run_fone(train_args(runs(), "hung") << "--nproc"
@@ -215,6 +223,7 @@ class TestDistributed : public QObject {
     void second_job_is_refused_by_the_lock() {
         if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_FAILURES"))
             QSKIP("CTest test_distributed_failures runs it");
+        SKIP_WITHOUT_CPU_BACKEND();
         QProcess first;
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
         env.insert("FONE_INJECT_RANK_FAULT", "1:2:hang");  // holds the run (and its lock) for 10 s

@@ -23,6 +23,10 @@ bool distributed_available() {
     return FONE_HAVE_C10D && (FONE_HAVE_GLOO || FONE_HAVE_NCCL);
 }
 
+bool distributed_available_on_cpu() {
+    return FONE_HAVE_C10D && FONE_HAVE_GLOO;
+}
+
 std::string distributed_unavailable_message() {
     return "--nproc and distributed training are not available in this build (LibTorch's c10d headers or "
            "Gloo's, from libgloo-dev, were not found when it was configured)";

@@ -22,6 +22,9 @@ struct DistributedSetup {
 
 // Whether this build has c10d and a backend (Gloo on CPUs; NCCL with a CUDA LibTorch 2.x).
 bool distributed_available();
+// Whether it can train on CPUs (c10d and Gloo). PyPI's CUDA wheels of LibTorch 2.x ship no Gloo headers, so
+// their builds train data-parallel on GPUs only (NCCL) and say so for CPUs in one line.
+bool distributed_available_on_cpu();
 // The one line `--nproc` and a distributed environment get in a build without it.
 std::string distributed_unavailable_message();
 
