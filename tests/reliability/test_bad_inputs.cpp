@@ -344,8 +344,10 @@ class TestBadInputs : public QObject {
         QVERIFY2(!panel.is_valid(), qPrintable(field + " = " + text + " was accepted"));
         panel.launch();
         QCOMPARE(launched.size(), 0);
-        // The error shows: at the field when the field is named, else in the panel's general line.
-        bool shown = false;
+        // The error shows: on the field's own problem line under its title when the field is named (issue
+        // 28: drawn in red by the line itself), else in the panel's general line.
+        QLabel* own_line = panel.findChild<QLabel*>(field + "_problem");
+        bool shown = own_line && own_line->isVisibleTo(&panel) && !panel.field_problem(field).isEmpty();
         for (QLabel* label : panel.findChildren<QLabel*>())
             shown = shown || (!label->text().isEmpty() && label->isVisibleTo(&panel) &&
                               label->styleSheet().contains("#d62728"));
