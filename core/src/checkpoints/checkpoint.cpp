@@ -33,14 +33,25 @@ nlohmann::json inspect_checkpoint(const std::string& path) {
     return j;
 }
 
+void write_new_folder(const std::string& out_dir,
+                      const std::function<void(const std::string& folder)>& fill) {
+    const std::string tmp = out_dir + ".tmp-" + std::to_string(::getpid());
+    if (::mkdir(tmp.c_str(), 0755) != 0) throw write_error(tmp, "create", errno);
+    try {
+        fill(tmp);
+    } catch (...) {
+        std::error_code ec;
+        fs::remove_all(tmp, ec);
+        throw;
+    }
+    fs::rename(tmp, out_dir);
+}
+
 void export_model(const std::string& run_dir, const std::string& out_dir) {
     if (fs::exists(out_dir)) throw RunError(out_dir + " exists; choose a new folder");
     Checkpoint c = open_run_checkpoint(run_dir, model_checkpoint(run_dir));
     RunModel r = open_run_model(c.config, run_dir, RunData::none, &c);
-    const std::string tmp = out_dir + ".tmp-" + std::to_string(::getpid());
-    // A folder of its own, made here: an existing name (a link planted there) is never written into.
-    if (::mkdir(tmp.c_str(), 0755) != 0) throw write_error(tmp, "create", errno);
-    try {
+    write_new_folder(out_dir, [&](const std::string& tmp) {
         // config.json first: the copy's identity is the run's, so the copied checkpoint belongs to it.
         for (const char* f : {kConfigFile, kSummaryFile, kTokenizerFile, kPretrainedFilesDir})
             if (fs::exists(fs::path(run_dir) / f))
@@ -48,12 +59,7 @@ void export_model(const std::string& run_dir, const std::string& out_dir) {
         save_checkpoint((fs::path(tmp) / kBestCheckpoint).string(), r.model, nullptr, c.config, c.pos,
                         c.identity);
         write_status(tmp, kStatusFinished, "exported from " + fs::path(run_dir).filename().string());
-    } catch (...) {
-        std::error_code ec;
-        fs::remove_all(tmp, ec);
-        throw;
-    }
-    fs::rename(tmp, out_dir);
+    });
 }
 
 }  // namespace fone

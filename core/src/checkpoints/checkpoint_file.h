@@ -15,6 +15,8 @@
 // model the config builds before a byte of it is copied.
 #pragma once
 
+#include <functional>
+
 #include <optional>
 #include <string>
 
@@ -72,5 +74,10 @@ RunError legacy_checkpoint_error(const std::string& path);
 // FNV-1a over the raw bytes of every parameter, in order: equal digests mean bit-identical weights
 // (how the tests check that a resumed run ends where an uninterrupted one does).
 std::string weights_digest(FoneTransformer& model);
+
+// Makes the new folder `out_dir` whole or not at all: `fill` writes into a folder of its own made beside it
+// (an existing name, a link planted there, is never written into), removed when `fill` throws, renamed into
+// place when it returns. Used by both exports.
+void write_new_folder(const std::string& out_dir, const std::function<void(const std::string& folder)>& fill);
 
 }  // namespace fone

@@ -100,16 +100,7 @@ void export_hf_model(const std::string& run_dir, const std::string& out_dir) {
             " run; only a fone-adapter run (the model's own tokens) becomes a Hugging "
             "Face model folder");
     RunModel r = open_run_model(c.config, run_dir, RunData::none, &c);
-    const std::string tmp = out_dir + ".tmp-" + std::to_string(::getpid());
-    if (::mkdir(tmp.c_str(), 0755) != 0) throw write_error(tmp, "create", errno);
-    try {
-        write_folder(run_dir, r, tmp);
-    } catch (...) {
-        std::error_code ec;
-        fs::remove_all(tmp, ec);
-        throw;
-    }
-    fs::rename(tmp, out_dir);
+    write_new_folder(out_dir, [&](const std::string& tmp) { write_folder(run_dir, r, tmp); });
 }
 
 }  // namespace fone
