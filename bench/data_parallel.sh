@@ -5,8 +5,10 @@
 # training examples per second (the progress events' rate, after the first 2 events) and, for 2 processes,
 # the all-reduce's share of a step (the progress events' allreduce_seconds over step_seconds). Each case
 # trains SECONDS (default 40) and is stopped with SIGTERM. With TARGET=1 it also trains each case of the
-# default model to 99% exact match and reports the wall time (minutes each on 2 cores).
+# default model to 99% exact match and reports the wall time (minutes each on 2 cores); TARGET=2 also size
+# level 4 (about 25 minutes more on 2 idle cores). RATES=0 skips the timed cases (only the targets).
 #   nice -n 10 bench/data_parallel.sh build/bin/fone 40
+#   RATES=0 TARGET=2 bench/data_parallel.sh build/bin/fone
 set -euo pipefail
 fone="${1:-build/bin/fone}"
 secs="${2:-40}"
@@ -40,6 +42,7 @@ case_args() {  # name -> the options of the case
 
 echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for model in default "--size-level 4"; do
+    [[ "${RATES:-1}" == 0 ]] && break
     extra=()
     [[ "$model" != default ]] && extra=($model)
     for c in 1x1 1x2 2x1; do
@@ -49,19 +52,29 @@ for model in default "--size-level 4"; do
         echo "model $model, $c (processes x threads): $(rate "$work/out")"
     done
 done
-if [[ "${TARGET:-0}" == 1 ]]; then
+target_models=(default)
+[[ "${TARGET:-0}" == 2 ]] && target_models=(default "--size-level 4")
+[[ "${TARGET:-0}" == 0 ]] && target_models=()
+for model in "${target_models[@]}"; do
+    extra=()
+    [[ "$model" != default ]] && extra=($model)
     for c in 1x1 1x2 2x1; do
         start=$(date +%s.%N)
         # shellcheck disable=SC2046
-        "$fone" train "${common[@]}" --target-acc 0.99 $(case_args $c) --name "target-$c" >"$work/out" 2>/dev/null
+        "$fone" train "${common[@]}" "${extra[@]}" --target-acc 0.99 $(case_args $c) \
+            --name "target-${model// /}-$c" >"$work/out" 2>/dev/null || true
         end=$(date +%s.%N)
-        python3 - "$work/out" "$start" "$end" "$c" <<'PY'
+        python3 - "$work/out" "$start" "$end" "$c" "$model" <<'PY'
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
-end = [e for e in ev if e.get("event") == "end"][-1]
-print("default model, %s: wall %.0f s, time to target %s s, %s" % (sys.argv[4], float(sys.argv[3]) - float(sys.argv[2]),
-      end.get("time_to_target_seconds"), end.get("message")))
+ends = [e for e in ev if e.get("event") == "end"]
+if not ends:
+    print("model %s, %s: no end event" % (sys.argv[5], sys.argv[4])); sys.exit()
+end = ends[-1]
+print("model %s, %s: wall %.0f s, time to target %s s, step %s, best %s, %s" % (
+      sys.argv[5], sys.argv[4], float(sys.argv[3]) - float(sys.argv[2]), end.get("time_to_target_seconds"),
+      end.get("step"), end.get("best_exact_match"), end.get("message")))
 PY
     done
-fi
+done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
