@@ -3,6 +3,7 @@
 
 #include <qcustomplot.h>
 #include <QPainter>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -19,6 +20,37 @@ namespace {
 // The panels' shares of the width: curves, spectrum, PCA, clocks (three or more circles), probes.
 constexpr double kShares[] = {0.16, 0.2, 0.2, 0.26, 0.18};
 constexpr int kTitleBand = 34;
+constexpr int kPanels = 5;
+
+// The panels of each line, for a frame of 1, 2 or 5 lines a run.
+std::vector<std::vector<int>> panel_lines(int lines) {
+    if (lines == 1) return {{0, 1, 2, 3, 4}};
+    if (lines == 2) return {{0, 1, 2}, {3, 4}};
+    return {{0}, {1}, {2}, {3}, {4}};
+}
+
+// Where panel `column` goes in a frame `width` wide: its line and its x range, the line's shares scaled to
+// the whole width.
+struct PanelBox {
+    int line, x, w;
+};
+PanelBox panel_box(int column, int width, int lines) {
+    const auto layout = panel_lines(lines);
+    for (std::size_t l = 0; l < layout.size(); ++l) {
+        double total = 0, before = 0;
+        bool here = false;
+        for (const int c : layout[l]) {
+            if (c == column) here = true;
+            if (!here) before += kShares[c];
+            total += kShares[c];
+        }
+        if (!here) continue;
+        const int x = static_cast<int>(before / total * width);
+        const int right = static_cast<int>((before + kShares[column]) / total * width);
+        return {static_cast<int>(l), x, right - x};
+    }
+    throw std::logic_error("replay: no panel " + std::to_string(column));
+}
 
 // Exact match and digit accuracy over the evaluated steps, the replayed step as a vertical line.
 void draw_curves(QCustomPlot& plot, const fa::ReplayRun& run, std::int64_t step) {
@@ -70,12 +102,9 @@ void draw_probes(QCustomPlot& plot, const fa::ReplayState& s) {
 void draw_row(QPainter& painter, const fa::ReplayRun& run, std::int64_t step, ReplayCache& cache, int top,
               const ReplayFrameStyle& style) {
     auto panel = [&](int column, const std::function<void(QCustomPlot&)>& draw) {
-        double left = 0;
-        for (int c = 0; c < column; ++c)
-            left += kShares[c];
-        const int x = static_cast<int>(left * style.width);
-        const int w = static_cast<int>((left + kShares[column]) * style.width) - x;
-        painter.drawPixmap(x, top, render_plot(w, style.row_height, draw));
+        const PanelBox box = panel_box(column, style.width, style.lines);
+        painter.drawPixmap(box.x, top + box.line * style.row_height,
+                           render_plot(box.w, style.row_height, draw));
     };
     panel(0, [&](QCustomPlot& p) { draw_curves(p, run, step); });
     const int index = fa::snapshot_at(run, step);
@@ -114,6 +143,25 @@ void draw_row(QPainter& painter, const fa::ReplayRun& run, std::int64_t step, Re
 
 }  // namespace
 
+ReplayFrameStyle fitted_replay_style(int width) {
+    ReplayFrameStyle style;
+    style.width = width;
+    for (const int lines : {1, 2, 5}) {
+        style.lines = lines;
+        // Wrapped lines are shorter: the frame then scrolls, and each line keeps a readable plot.
+        style.row_height = lines == 1 ? 360 : 320;
+        if (narrowest_replay_panel(style) >= kMinReplayPanelWidth) break;
+    }
+    return style;
+}
+
+int narrowest_replay_panel(const ReplayFrameStyle& style) {
+    int narrowest = style.width;
+    for (int c = 0; c < kPanels; ++c)
+        narrowest = std::min(narrowest, panel_box(c, style.width, style.lines).w);
+    return narrowest;
+}
+
 const fa::ReplayState& ReplayCache::state(const fa::ReplayRun& run, int index) {
     const auto key = std::make_pair(run.dir, index);
     auto it = states_.find(key);
@@ -128,8 +176,8 @@ const fa::ReplayState& ReplayCache::state(const fa::ReplayRun& run, int index) {
 QImage draw_replay_frame(const std::vector<fa::ReplayRun>& runs, std::int64_t step, ReplayCache& cache,
                          const ReplayFrameStyle& style) {
     ensure_application();
-    QImage image(style.width, kTitleBand + style.row_height * static_cast<int>(runs.size()),
-                 QImage::Format_RGB32);
+    const int run_height = style.row_height * static_cast<int>(panel_lines(style.lines).size());
+    QImage image(style.width, kTitleBand + run_height * static_cast<int>(runs.size()), QImage::Format_RGB32);
     image.fill(Qt::white);
     QPainter painter(&image);
     QFont title(QStringLiteral("DejaVu Sans"), 14, QFont::Bold);
@@ -140,7 +188,7 @@ QImage draw_replay_frame(const std::vector<fa::ReplayRun>& runs, std::int64_t st
         QStringLiteral("Replay: training step %1 (each run at its nearest snapshot at or before it)")
             .arg(step));
     for (std::size_t r = 0; r < runs.size(); ++r)
-        draw_row(painter, runs[r], step, cache, kTitleBand + static_cast<int>(r) * style.row_height, style);
+        draw_row(painter, runs[r], step, cache, kTitleBand + static_cast<int>(r) * run_height, style);
     return image;
 }
 

@@ -28,8 +28,22 @@ class ReplayCache {
 
 struct ReplayFrameStyle {
     int width = 1800;
-    int row_height = 360;  // per run; the frame is a title band plus one row per run
+    int row_height = 360;  // per line of panels; the frame is a title band plus each run's lines
+    // How a run's five panels (curves, spectrum, PCA, clocks, probes) are laid out: 1 line of all five
+    // (the exports), 2 lines (curves, spectrum, PCA; clocks, probes) or 5 lines of one.
+    int lines = 1;
 };
+
+// The narrowest a panel may be drawn: its tick labels, legend and plot rectangle keep the window's
+// legibility rule (docs/workbench.md) at the fonts the exports use.
+constexpr int kMinReplayPanelWidth = 240;
+
+// The style that draws a frame `width` pixels wide at its natural size (nothing scaled down): the fewest
+// lines whose narrowest panel is at least kMinReplayPanelWidth.
+ReplayFrameStyle fitted_replay_style(int width);
+
+// The narrowest panel of a frame drawn with `style`, in pixels.
+int narrowest_replay_panel(const ReplayFrameStyle& style);
 
 // One frame: the runs at `step` (a run whose first snapshot comes later shows a note instead).
 QImage draw_replay_frame(const std::vector<analysis::ReplayRun>& runs, std::int64_t step, ReplayCache& cache,

@@ -193,6 +193,26 @@ class TestReplay : public QObject {
         QVERIFY(!fs::exists(gif + ".tmp"));
     }
 
+    // The fewest lines whose narrowest panel keeps kMinReplayPanelWidth (240): one line from 1,500 pixels
+    // (the curves take 0.16 of a line), two from 840 (0.16 of 0.56), else five.
+    void frames_fit_their_width() {
+        using fone::plots::fitted_replay_style;
+        QCOMPARE(fitted_replay_style(1800).lines, 1);
+        QCOMPARE(fitted_replay_style(1500).lines, 1);
+        QCOMPARE(fitted_replay_style(1499).lines, 2);
+        QCOMPARE(fitted_replay_style(900).lines, 2);
+        QCOMPARE(fitted_replay_style(839).lines, 5);
+        QCOMPARE(fitted_replay_style(1800).row_height, 360);
+        QCOMPARE(fitted_replay_style(900).row_height, 320);
+        QCOMPARE(fone::plots::narrowest_replay_panel(fitted_replay_style(900)), 257);  // 900 * 0.16 / 0.56
+        QCOMPARE(fone::plots::narrowest_replay_panel({.width = 1800, .row_height = 360, .lines = 1}), 288);
+        // A frame of two lines a run: twice the height, the same width.
+        std::vector<fa::ReplayRun> runs{fa::open_replay_run(root_ + "/fone-run")};
+        fone::plots::ReplayCache cache;
+        const QImage wrapped = fone::plots::draw_replay_frame(runs, 30, cache, fitted_replay_style(900));
+        QCOMPARE(wrapped.size(), QSize(900, 34 + 2 * 320));
+    }
+
     void command_writes_frames_and_gif() {
         QProcess fone;
         const QString out = QString::fromStdString(root_ + "/cli");
@@ -227,12 +247,22 @@ class TestReplay : public QObject {
         for (const char* run : {"/fone-run", "/digit-run"})
             std::ofstream(root_ + run + "/" + fone::kLastCheckpoint) << "";
         fone::gui::ReplayView v(nullptr);
+        v.resize(1000, 700);  // a Replay dock at 1280 x 720
+        v.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&v));
         v.set_run(QString::fromStdString(root_ + "/fone-run"));
         v.set_other(QString::fromStdString(root_ + "/digit-run"));
         QCOMPARE(v.steps(), (std::vector<std::int64_t>{10, 20, 30}));
         v.set_step(25);
         QCOMPARE(v.step(), 20);  // the nearest step at or before
-        QCOMPARE(v.frame().size(), QSize(1800, 34 + 2 * 360));
+        // Drawn as wide as the view and shown at its own size: nothing scaled down, every panel at least
+        // kMinReplayPanelWidth wide, so each run's panels take two lines (curves, spectrum, PCA; clocks,
+        // probes).
+        QVERIFY(v.frame().width() > 900 && v.frame().width() <= 1000);
+        QCOMPARE(v.shown_size(), v.frame().size());
+        QCOMPARE(v.frame().height(), 34 + 2 * 2 * 320);
+        QVERIFY(fone::plots::narrowest_replay_panel(fone::plots::fitted_replay_style(v.frame().width())) >=
+                fone::plots::kMinReplayPanelWidth);
         const QImage at20 = v.frame();
         v.set_step(30);
         QCOMPARE(v.step(), 30);
@@ -241,7 +271,12 @@ class TestReplay : public QObject {
         v.set_other(QString::fromStdString(root_ + "/fone-run"));
         QCOMPARE(v.steps(), (std::vector<std::int64_t>{10, 30}));
         QCOMPARE(v.step(), 30);  // kept
+        QCOMPARE(v.frame().height(), 34 + 2 * 320);
+        // A wide view: the five panels on one line, redrawn once the resize settles.
+        v.resize(1900, 700);
+        QTRY_VERIFY(v.frame().width() > 1800);
         QCOMPARE(v.frame().height(), 34 + 360);
+        QCOMPARE(v.shown_size(), v.frame().size());
     }
 #endif
 

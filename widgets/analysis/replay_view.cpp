@@ -1,12 +1,17 @@
 #include "replay_view.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
+#include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <exception>
 
 #include "replay_animation.h"
@@ -21,11 +26,7 @@ ReplayView::ReplayView(RunCatalog* catalog, QWidget* parent)
     : AnalysisView(parent), cache_(std::make_unique<plots::ReplayCache>()) {
     first_ = new RunPicker(catalog);
     second_ = new RunPicker(catalog);
-    // The comparison the view is for: a FoNE run (the first picker's own choice) next to a digit-wise one.
-    for (int i = 0; i < second_->count(); ++i) {
-        second_->combo()->setCurrentIndex(i);
-        if (second_->method() == "digit") break;
-    }
+    pick_digit_second();
     first_->setToolTip("The run in the top row");
     second_->setToolTip("The run in the bottom row (the same run as the top: one row)");
     scrubber_ = new QSlider(Qt::Horizontal);
@@ -42,10 +43,21 @@ ReplayView::ReplayView(RunCatalog* catalog, QWidget* parent)
     export_gif_->setToolTip(plots::gif_supported()
                                 ? "An animated GIF of every step (giflib), looping"
                                 : "This build has no GIF encoder: apt-get install libgif-dev and rebuild");
+    // The frame is drawn as wide as the view and shown at its natural size, never scaled down (scaling
+    // an 1,800-pixel frame into a 900-pixel dock made its text 5 pixels high): a narrow view wraps each
+    // run's panels onto more lines (plots::fitted_replay_style) and scrolls down.
     picture_ = new QLabel;
-    picture_->setAlignment(Qt::AlignCenter);
-    picture_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
-    picture_->setMinimumSize(240, 140);
+    picture_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    scroll_ = new QScrollArea;
+    scroll_->setWidget(picture_);
+    scroll_->setWidgetResizable(false);
+    scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll_->setFrameShape(QFrame::NoFrame);
+    scroll_->setMinimumSize(240, 140);
+    redraw_ = new QTimer(this);
+    redraw_->setSingleShot(true);
+    redraw_->setInterval(80);  // a resize redraws once it settles, not at every pixel of a drag
+    connect(redraw_, &QTimer::timeout, this, [this] { draw(); });
 
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -61,11 +73,17 @@ ReplayView::ReplayView(RunCatalog* catalog, QWidget* parent)
     scrub->addWidget(export_frames_);
     scrub->addWidget(export_gif_);
     layout->addLayout(scrub);
-    layout->addWidget(picture_, 1);
+    layout->addWidget(scroll_, 1);
     layout->addWidget(status_label());
 
     connect(first_, &RunPicker::runChanged, this, [this] { request_refresh(); });
-    connect(second_, &RunPicker::runChanged, this, [this] { request_refresh(); });
+    // The store's runs may arrive after the view is made (the catalog loads in the background): the second
+    // picker's own choice then is the first's, and it moves to a digit-wise run until someone picks one.
+    connect(second_->combo(), &QComboBox::activated, this, [this] { second_by_user_ = true; });
+    connect(second_, &RunPicker::runChanged, this, [this] {
+        pick_digit_second();
+        request_refresh();
+    });
     connect(scrubber_, &QSlider::valueChanged, this, [this] { draw(); });
     connect(export_frames_, &QPushButton::clicked, this, &ReplayView::export_frames);
     connect(export_gif_, &QPushButton::clicked, this, &ReplayView::export_gif);
@@ -73,6 +91,19 @@ ReplayView::ReplayView(RunCatalog* catalog, QWidget* parent)
 }
 
 ReplayView::~ReplayView() = default;
+
+// The comparison the view is for: a FoNE run (the first picker's own choice) next to a digit-wise one,
+// unless the second run was chosen (by hand, or with --set other=).
+void ReplayView::pick_digit_second() {
+    if (second_by_user_ || second_->method() == "digit") return;
+    const QSignalBlocker quiet(second_);
+    const int was = second_->combo()->currentIndex();
+    for (int i = 0; i < second_->count(); ++i) {
+        second_->combo()->setCurrentIndex(i);
+        if (second_->method() == "digit") return;
+    }
+    second_->combo()->setCurrentIndex(was);
+}
 
 QString ReplayView::run() const {
     return first_->run_dir();
@@ -85,6 +116,7 @@ QString ReplayView::other() const {
     return second_->run_dir();
 }
 void ReplayView::set_other(const QString& name_or_dir) {
+    second_by_user_ = true;
     second_->set_run(name_or_dir);
     open_runs();
 }
@@ -128,6 +160,7 @@ void ReplayView::open_runs() {
     if (steps_.empty()) {
         frame_ = QImage();
         picture_->clear();
+        picture_->resize(0, 0);
         step_label_->clear();
         show_info(problems.isEmpty() ? QStringLiteral("Choose runs with snapshots (trained since issue 17)")
                                      : problems.join("; "));
@@ -140,11 +173,17 @@ void ReplayView::open_runs() {
     set_step(was);
 }
 
+// The frame's width: the scroll area's, less a vertical scroll bar (a wrapped frame is taller than the view).
+int ReplayView::frame_width() const {
+    const int bar = scroll_->verticalScrollBar()->sizeHint().width();
+    return std::max(plots::kMinReplayPanelWidth, scroll_->width() - 2 * scroll_->frameWidth() - bar);
+}
+
 void ReplayView::draw() {
     if (steps_.empty()) return;
     set_busy(true);
     try {
-        frame_ = plots::draw_replay_frame(runs_, step(), *cache_);
+        frame_ = plots::draw_replay_frame(runs_, step(), *cache_, plots::fitted_replay_style(frame_width()));
     } catch (const std::exception& e) {
         show_error(QString::fromStdString(e.what()));
     }
@@ -156,13 +195,17 @@ void ReplayView::draw() {
 
 void ReplayView::show_frame() {
     if (frame_.isNull()) return;
-    picture_->setPixmap(
-        QPixmap::fromImage(frame_).scaled(picture_->size(), Qt::KeepAspectRatio, Qt::SmoothTransformation));
+    picture_->setPixmap(QPixmap::fromImage(frame_));
+    picture_->resize(frame_.size());
+}
+
+QSize ReplayView::shown_size() const {
+    return picture_->pixmap().isNull() ? QSize() : picture_->pixmap().size();
 }
 
 void ReplayView::resizeEvent(QResizeEvent* event) {
     AnalysisView::resizeEvent(event);
-    show_frame();
+    if (!frame_.isNull() && frame_.width() != frame_width()) redraw_->start();
 }
 
 void ReplayView::export_frames() {

@@ -14,7 +14,9 @@
 
 class QLabel;
 class QPushButton;
+class QScrollArea;
 class QSlider;
+class QTimer;
 
 namespace fone::plots {
 class ReplayCache;
@@ -44,8 +46,10 @@ class ReplayView : public AnalysisView {
     qlonglong step() const;
     void set_step(qlonglong step);
     const std::vector<std::int64_t>& steps() const { return steps_; }
-    // The frame shown (null before one is drawn).
+    // The frame shown (null before one is drawn), at its natural size: as wide as the view.
     QImage frame() const { return frame_; }
+    // The size the frame is shown at (the frame's own: nothing is scaled).
+    QSize shown_size() const;
 
   protected:
     void refresh() override;
@@ -53,6 +57,8 @@ class ReplayView : public AnalysisView {
 
   private:
     void open_runs();
+    void pick_digit_second();
+    int frame_width() const;
     void draw();
     void show_frame();
     void export_frames();
@@ -61,11 +67,14 @@ class ReplayView : public AnalysisView {
     RunPicker *first_, *second_;
     QSlider* scrubber_;
     QLabel *step_label_, *picture_;
+    QScrollArea* scroll_;
+    QTimer* redraw_;
     QPushButton *export_frames_, *export_gif_;
     std::vector<analysis::ReplayRun> runs_;
     std::vector<std::int64_t> steps_;
     std::unique_ptr<plots::ReplayCache> cache_;
     QImage frame_;
+    bool second_by_user_ = false;
 };
 
 }  // namespace fone::gui
