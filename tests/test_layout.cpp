@@ -11,6 +11,7 @@
 #include <QDockWidget>
 #include <QHeaderView>
 #include <QImage>
+#include <QLabel>
 #include <QProcess>
 #include <QProgressBar>
 #include <QPushButton>
@@ -121,6 +122,13 @@ class TestLayout : public QObject {
             if (b->text() == "Launch run") launch = b;
         QVERIFY(launch && launch->isVisible());
         QVERIFY(inside_window(launch, &w));
+        // ... and what it will train, read before launching: not scrolled away below the fields.
+        QLabel* will_train = nullptr;
+        for (QLabel* l : w.launch_panel()->findChildren<QLabel*>())
+            if (l->text().startsWith("Will train")) will_train = l;
+        QVERIFY(will_train && will_train->isVisible());
+        QVERIFY(inside_window(will_train, &w));
+        QCOMPARE(will_train->visibleRegion().boundingRect().size(), will_train->size());
         QVERIFY(inside_window(w.statusBar(), &w));
         // The runs table shows what a run reached (exact match) without scrolling sideways.
         w.raise_view("runs");

@@ -166,7 +166,8 @@ std::vector<Preset> presets(QString* problem = nullptr) {
 }  // namespace
 
 LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
-    // The fields scroll when the dock is short; the launch button stays visible below them.
+    // The fields scroll when the dock is short; the "Will train" line, the problems and the launch button
+    // stay visible below them.
     auto* top = new QVBoxLayout(this);
     top->setContentsMargins(0, 0, 0, 0);
     auto* scroll = new QScrollArea;
@@ -248,7 +249,6 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     launch_button_ = new QPushButton("Launch run");
     launch_button_->setToolTip("Start training with these settings (Ctrl+Return)");
     connect(launch_button_, &QPushButton::clicked, this, &LaunchPanel::launch);
-    outer->addWidget(resolved_);
     outer->addStretch(1);
     // A field's problem shows beside it (titled()); what concerns no field (the store, several settings
     // together) sits by the button, in room for two lines always: nothing above it moves or shrinks.
@@ -259,6 +259,9 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     problems_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
     auto* button_row = new QVBoxLayout;
     button_row->setContentsMargins(8, 4, 8, 8);
+    // What the button will train (and its estimate) sits with it, outside the scrolling fields, so that it
+    // is read before every launch on a short screen too (at 1280 x 720 it was below the fold).
+    button_row->addWidget(resolved_);
     button_row->addWidget(problems_);
     button_row->addWidget(launch_button_);
     top->addLayout(button_row);
