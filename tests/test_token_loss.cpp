@@ -287,7 +287,11 @@ class TestTokenLoss : public QObject {
         QCOMPARE(j["b"]["method"].get<std::string>(), std::string("subword"));
         QCOMPARE(j["index"].get<int>(), 1);
         QVERIFY(j["pieces"].size() > 10);
+#ifdef FONE_WITH_PLOTS  // a build without Qt (the LibTorch 2.x check) writes no PNG: "png" is null
         QVERIFY(QFileInfo(QString::fromStdString(j["files"]["png"].get<std::string>())).size() > 1000);
+#else
+        QVERIFY(j["files"]["png"].is_null());
+#endif
         const std::string title = j["document"].get<std::string>();
         const fone_test::Result by_name =
             run_fone({"analyse", "token-loss", "--runs-dir", runs, "--run", "s", "--against", "d", "--doc",
