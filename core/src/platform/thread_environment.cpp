@@ -50,22 +50,22 @@ bool openmp_runtime_loaded() {
     return gomp != nullptr;
 }
 
-// settle_thread_environment set the wait before any libgomp was loaded (a build whose libgomp comes with
-// LibTorch's own libraries, loaded later: PyPI's wheels), so libgomp reads the environment as it is now.
-static bool g_wait_set_before_libgomp = false;
-
 OpenMpWait openmp_wait() {
     // What libgomp read when it loaded: the environment this process started with (/proc/self/environ;
-    // setenv does not change it), or, when the wait was set before libgomp was loaded, the current one.
+    // setenv does not change it) ...
     std::map<std::string, std::string> env;
-    if (g_wait_set_before_libgomp) {
+    std::ifstream in("/proc/self/environ", std::ios::binary);
+    for (std::string entry; std::getline(in, entry, '\0');)
+        if (const auto eq = entry.find('='); eq != std::string::npos)
+            env[entry.substr(0, eq)] = entry.substr(eq + 1);
+    // ... unless fone set the wait after the start: settle_thread_environment does that without starting
+    // again only when no libgomp was loaded yet (a build whose libgomp comes with LibTorch's own libraries,
+    // loaded later: PyPI's wheels), so libgomp reads the environment as it is now. (The environment, not a
+    // flag: `fone` and its LibTorch plugin each hold a copy of this file's statics.)
+    if (env.count(kSetByFone) == 0 && std::getenv(kSetByFone)) {
+        env.clear();
         for (const char* name : {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT", kSetByFone})
             if (const char* value = std::getenv(name)) env[name] = value;
-    } else {
-        std::ifstream in("/proc/self/environ", std::ios::binary);
-        for (std::string entry; std::getline(in, entry, '\0');)
-            if (const auto eq = entry.find('='); eq != std::string::npos)
-                env[entry.substr(0, eq)] = entry.substr(eq + 1);
     }
     const std::string policy = env["OMP_WAIT_POLICY"], spin = env["GOMP_SPINCOUNT"];
     if (!policy.empty()) return {policy, env[kSetByFone] == policy ? "fone" : "environment"};
@@ -110,8 +110,6 @@ void settle_thread_environment() {
     // Both variables are set now, so the second start returns here without executing again.
     if ((wait_set && libgomp_read_it) || kernel_set) restart_self();
     // Could not start again: this run keeps the libraries' defaults, its children get the settings.
-    // No libgomp yet: the one LibTorch brings reads the wait just set.
-    if (wait_set && !libgomp_read_it) g_wait_set_before_libgomp = true;
 }
 
 }  // namespace fone
