@@ -101,6 +101,8 @@ void add_optimizer(TensorList& tensors, FoneTransformer& model, torch::optim::Ad
         const auto it = state.find(optimizer_state_key(state, item.value()));
         if (it == state.end()) continue;  // a parameter that has had no gradient yet
         const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
+        if (!s.exp_avg().defined() || !s.exp_avg_sq().defined())
+            throw RunError("the optimiser state of '" + item.key() + "' has no moments: not written");
         tensors.add(optimizer_name(item.key(), "exp_avg"), s.exp_avg());
         tensors.add(optimizer_name(item.key(), "exp_avg_sq"), s.exp_avg_sq());
         tensors.add(optimizer_name(item.key(), "step"), torch::tensor(s.step(), torch::kInt64));
@@ -207,6 +209,17 @@ void copy_into(const Checkpoint& c, const st::TensorInfo& t, torch::Tensor& into
 }
 
 }  // namespace
+
+bool optimizer_state_complete(FoneTransformer& model, torch::optim::AdamW& opt) {
+    auto& state = opt.state();
+    for (const auto& item : model->named_parameters()) {
+        const auto it = state.find(optimizer_state_key(state, item.value()));
+        if (it == state.end()) continue;
+        const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
+        if (!s.exp_avg().defined() || !s.exp_avg_sq().defined()) return false;
+    }
+    return true;
+}
 
 void save_checkpoint(const std::string& path, FoneTransformer& model, torch::optim::AdamW* opt,
                      const TrainConfig& config, const Position& pos, const std::string& identity) {

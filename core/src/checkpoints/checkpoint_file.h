@@ -47,6 +47,10 @@ struct Checkpoint {
     std::optional<safetensors::File> file;  // the tensors, memory-mapped (always set by open_checkpoint)
 };
 
+// Whether every parameter's AdamW state holds both moments: a legacy .pt read by another LibTorch (2.x
+// reading 1.13's archive) can leave a state without them, which save_checkpoint refuses.
+bool optimizer_state_complete(FoneTransformer& model, torch::optim::AdamW& opt);
+
 // Writes path through a temporary file (fsync, rename): a kill mid-write leaves the old file whole.
 // opt == nullptr: no optimiser state (an exported model). RunError naming the file and the free space when
 // the write fails.

@@ -99,12 +99,22 @@ json convert_one(const std::string& run_dir, const std::string& from, const std:
                                                             .weight_decay(m.config.weight_decay));
             opt->load(opt_archive);
         }
+        // LibTorch 2.x reads 1.13's AdamW archive without its moments: the weights are converted, and
+        // the report says the optimiser state was not (a resume starts AdamW afresh).
+        std::string optimizer_note;
+        if (opt && !optimizer_state_complete(r.model, *opt)) {
+            opt.reset();
+            optimizer_note = "the optimiser state in the file could not be read by this build's LibTorch " +
+                             std::string(TORCH_VERSION) + ": weights only (a resume starts AdamW afresh)";
+        }
         save_checkpoint(to, r.model, opt.get(), r.config, m.pos, identity);
-        return {{"from", from},
-                {"to", to},
-                {"step", m.pos.step},
-                {"optimizer", opt != nullptr},
-                {"weights_digest", weights_digest(r.model)}};
+        json entry = {{"from", from},
+                      {"to", to},
+                      {"step", m.pos.step},
+                      {"optimizer", opt != nullptr},
+                      {"weights_digest", weights_digest(r.model)}};
+        if (!optimizer_note.empty()) entry["optimizer_note"] = optimizer_note;
+        return entry;
     } catch (const RunError&) {
         throw;
     } catch (const std::exception& e) {
