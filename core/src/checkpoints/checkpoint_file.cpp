@@ -100,9 +100,10 @@ void add_optimizer(TensorList& tensors, FoneTransformer& model, torch::optim::Ad
     for (const auto& item : model->named_parameters()) {
         const auto it = state.find(optimizer_state_key(state, item.value()));
         if (it == state.end()) continue;  // a parameter that has had no gradient yet
-        const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
-        if (!s.exp_avg().defined() || !s.exp_avg_sq().defined())
+        const auto* state_of = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get());
+        if (!state_of || !state_of->exp_avg().defined() || !state_of->exp_avg_sq().defined())
             throw RunError("the optimiser state of '" + item.key() + "' has no moments: not written");
+        const auto& s = *state_of;
         tensors.add(optimizer_name(item.key(), "exp_avg"), s.exp_avg());
         tensors.add(optimizer_name(item.key(), "exp_avg_sq"), s.exp_avg_sq());
         tensors.add(optimizer_name(item.key(), "step"), torch::tensor(s.step(), torch::kInt64));
@@ -215,8 +216,9 @@ bool optimizer_state_complete(FoneTransformer& model, torch::optim::AdamW& opt) 
     for (const auto& item : model->named_parameters()) {
         const auto it = state.find(optimizer_state_key(state, item.value()));
         if (it == state.end()) continue;
-        const auto& s = static_cast<const torch::optim::AdamWParamState&>(*it->second);
-        if (!s.exp_avg().defined() || !s.exp_avg_sq().defined()) return false;
+        // LibTorch 2.x can leave an entry empty, or of another state type, after reading 1.13's archive.
+        const auto* s = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get());
+        if (!s || !s->exp_avg().defined() || !s->exp_avg_sq().defined()) return false;
     }
     return true;
 }
