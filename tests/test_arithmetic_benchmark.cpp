@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "fone_process.h"
+#include "one_block_model.h"
 
 using namespace fone_test;
 
@@ -74,43 +75,32 @@ class TestArithmeticBenchmark : public QObject {
 
     void text_run() {
         const QString runs = dir_.path() + "/runs";
-        const auto t = run_fone({"train",
-                                 "--task",
-                                 "word-problems",
-                                 "--train-size",
-                                 "64",
-                                 "--test-size",
-                                 "8",
-                                 "--val-size",
-                                 "0",
-                                 "--epochs",
-                                 "1",
-                                 "--batch",
-                                 "32",
-                                 "--hidden",
-                                 "32",
-                                 "--layers",
-                                 "1",
-                                 "--heads",
-                                 "2",
-                                 "--kv-heads",
-                                 "1",
-                                 "--head-dim",
-                                 "16",
-                                 "--intermediate",
-                                 "64",
-                                 "--vocab-size",
-                                 "400",
-                                 "--threads",
-                                 "1",
-                                 "--eval-every",
-                                 "0",
-                                 "--runs-dir",
-                                 runs,
-                                 "--name",
-                                 "wp",
-                                 "--int-digits",
-                                 "6"});
+        const auto t = run_fone(QStringList{"train",
+                                            "--task",
+                                            "word-problems",
+                                            "--train-size",
+                                            "64",
+                                            "--test-size",
+                                            "8",
+                                            "--val-size",
+                                            "0",
+                                            "--epochs",
+                                            "1",
+                                            "--batch",
+                                            "32",
+                                            "--vocab-size",
+                                            "400",
+                                            "--threads",
+                                            "1",
+                                            "--eval-every",
+                                            "0",
+                                            "--runs-dir",
+                                            runs,
+                                            "--name",
+                                            "wp",
+                                            "--int-digits",
+                                            "6"} +
+                                fone_test::one_block_model_options());
         QVERIFY2(t.code == 0, t.err.constData());
         const auto r = run_fone({"eval", "--benchmark", "arithmetic", "--run", "wp", "--runs-dir", runs,
                                  "--problems", "2", "--json", "--threads", "1"});

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "one_block_model.h"
 #include "schemes/scheme.h"
 
 using namespace fone;
@@ -40,18 +41,6 @@ QStringList names(const NumberScheme& sc, const torch::Tensor& row) {
 
 QStringList words(const char* text) {
     return QString(text).split(' ');
-}
-
-ModelConfig tiny_model(int vocab) {
-    ModelConfig c;
-    c.vocab_size = vocab;
-    c.hidden = 32;
-    c.layers = 1;
-    c.heads = 2;
-    c.kv_heads = 1;
-    c.head_dim = 16;
-    c.intermediate = 64;
-    return c;
 }
 
 }  // namespace
@@ -146,7 +135,7 @@ class TestSchemes : public QObject {
         c.model.hidden = 128;
         auto s = scheme_of(c, spec(4, 1));
         torch::manual_seed(2);
-        ModelConfig mc = tiny_model(static_cast<int>(s->vocabulary().size()));
+        ModelConfig mc = fone_test::one_block_model(static_cast<int>(s->vocabulary().size()));
         mc.hidden = 128;
         mc.heads = 2;
         mc.head_dim = 64;
@@ -275,7 +264,8 @@ class TestSchemes : public QObject {
         c.ntl_lambda = 0.0;
         auto plain = make_scheme(c, spec(2, 0));
         torch::manual_seed(3);
-        FoneTransformer model(tiny_model(static_cast<int>(ntl->vocabulary().size())), ntl->heads());
+        FoneTransformer model(fone_test::one_block_model(static_cast<int>(ntl->vocabulary().size())),
+                              ntl->heads());
         Example e{{Decimal::from_int(17), Decimal::from_int(25)}, {"+"}, Decimal::from_int(42)};
         const Batch b = ntl->encode({e});
         torch::NoGradGuard no_grad;
@@ -304,7 +294,7 @@ class TestSchemes : public QObject {
     // Periods 5·10^k only (the paper's mod-5 ablation): a slot scores digit j by <pair, φ(j, 5)>, so j
     // and j + 5 tie: the head cannot tell 3 from 8. With {2, 5, 10} the three pairs' scores add up.
     void mixed_period_head_scores_by_hand() {
-        ModelConfig c = tiny_model(10);
+        ModelConfig c = fone_test::one_block_model(10);
         c.head_norm = "none";
         c.head_temperature = false;
         ModelHeads h;
@@ -341,7 +331,7 @@ class TestSchemes : public QObject {
         torch::manual_seed(7);
         ModelHeads h;
         h.abacus_positions = 8;
-        FoneTransformer m(tiny_model(20), h);
+        FoneTransformer m(fone_test::one_block_model(20), h);
         m->eval();
         torch::NoGradGuard no_grad;
         const auto tokens =
@@ -374,7 +364,8 @@ class TestSchemes : public QObject {
         for (const char* m : {"digit", "subword"}) {
             auto s = scheme(m, spec(4, 1));
             torch::manual_seed(11);
-            FoneTransformer model(tiny_model(static_cast<int>(s->vocabulary().size())), s->heads());
+            FoneTransformer model(fone_test::one_block_model(static_cast<int>(s->vocabulary().size())),
+                                  s->heads());
             const Batch b = s->encode({e, f});
             torch::NoGradGuard no_grad;
             const auto logits = model->lm_logits(model->forward(b.in, false));
@@ -390,7 +381,7 @@ class TestSchemes : public QObject {
     // step through the broadcast path; both must give the same hidden state.
     void one_query_steps_match_a_longer_full_forward() {
         torch::manual_seed(5);
-        FoneTransformer m(tiny_model(20), ModelHeads{});
+        FoneTransformer m(fone_test::one_block_model(20), ModelHeads{});
         m->eval();
         torch::NoGradGuard no_grad;
         const auto tokens = torch::randint(1, 20, {3, 12}, torch::kInt64);

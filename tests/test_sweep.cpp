@@ -4,6 +4,7 @@
 #include <QtTest>
 
 #include "fone_process.h"
+#include "one_block_model.h"
 
 using namespace fone_test;
 
@@ -14,31 +15,20 @@ namespace {
 
 // Options that make a run take about a second.
 QStringList tiny(int epochs = 2) {
-    return {"--task",
-            "dec-add",
-            "--val-size",
-            "32",
-            "--test-size",
-            "100",
-            "--hidden",
-            "32",
-            "--layers",
-            "1",
-            "--heads",
-            "2",
-            "--kv-heads",
-            "1",
-            "--head-dim",
-            "16",
-            "--intermediate",
-            "64",
-            "--epochs",
-            QString::number(epochs),
-            "--batch",
-            "64",
-            "--threads",
-            "1",
-            "--no-swap-operands"};
+    return QStringList{"--task",
+                       "dec-add",
+                       "--val-size",
+                       "32",
+                       "--test-size",
+                       "100",
+                       "--epochs",
+                       QString::number(epochs),
+                       "--batch",
+                       "64",
+                       "--threads",
+                       "1",
+                       "--no-swap-operands"} +
+           fone_test::one_block_model_options();
 }
 
 QList<QJsonObject> events(const QByteArray& out) {

@@ -14,6 +14,7 @@
 #include "fone/store/run_store.h"
 #include "fone/text/corpus.h"
 #include "fone_process.h"
+#include "one_block_model.h"
 #include "schemes/scheme_parts.h"
 #include "schemes/text_scheme.h"
 
@@ -56,17 +57,9 @@ Tiny train_tiny(const std::string& method, int steps) {
     splits.train = kCorpus;
     Tiny t;
     t.scheme = std::make_unique<TextLmScheme>(tok, text_spec(c, splits), c);
-    ModelConfig m;
-    m.vocab_size = static_cast<int>(t.scheme->vocabulary().size());
-    m.hidden = 64;
-    m.layers = 1;
-    m.heads = 2;
-    m.kv_heads = 1;
-    m.head_dim = 32;
-    m.intermediate = 128;
-    m.max_seq = 64;
     torch::manual_seed(7);
-    t.model = FoneTransformer(m, t.scheme->heads());
+    t.model = FoneTransformer(fone_test::one_block_model(static_cast<int>(t.scheme->vocabulary().size()), 64),
+                              t.scheme->heads());
     const Batch b = t.scheme->encode_text(kCorpus);
     torch::optim::AdamW opt(t.model->parameters(), torch::optim::AdamWOptions(3e-3));
     for (int s = 0; s < steps; ++s) {
@@ -102,18 +95,6 @@ QStringList tiny_text(const QString& runs, const QString& name, const QStringLis
                        "2",
                        "--batch",
                        "32",
-                       "--hidden",
-                       "32",
-                       "--layers",
-                       "1",
-                       "--heads",
-                       "2",
-                       "--kv-heads",
-                       "1",
-                       "--head-dim",
-                       "16",
-                       "--intermediate",
-                       "64",
                        "--vocab-size",
                        "400",
                        "--threads",
@@ -126,7 +107,7 @@ QStringList tiny_text(const QString& runs, const QString& name, const QStringLis
                        runs,
                        "--name",
                        name} +
-           extra;
+           fone_test::one_block_model_options() + extra;
 }
 
 }  // namespace
@@ -552,17 +533,10 @@ class TestTextTrain : public QObject {
             QVERIFY(torch::equal(batches[method].targets, batches["fone"].targets));
             QVERIFY(torch::equal(batches[method].number_start, batches["fone"].number_start));
             QVERIFY(torch::equal(batches[method].digits, batches["fone"].digits));
-            ModelConfig m;
-            m.vocab_size = static_cast<int>(scheme.vocabulary().size());
-            m.hidden = 64;
-            m.layers = 1;
-            m.heads = 2;
-            m.kv_heads = 1;
-            m.head_dim = 32;
-            m.intermediate = 128;
-            m.max_seq = 256;
             torch::manual_seed(3);
-            FoneTransformer model(m, scheme.heads());
+            FoneTransformer model(
+                fone_test::one_block_model(static_cast<int>(scheme.vocabulary().size()), 64, 256),
+                scheme.heads());
             const Batch b = select_rows(batches[method], torch::arange(0, 8, torch::kInt64));
             torch::optim::AdamW opt(model->parameters(), torch::optim::AdamWOptions(1e-3));
             double first = 0;

@@ -9,6 +9,7 @@
 #include "fone/analysis/token_loss.h"
 #include "fone/numbers/number_parser.h"
 #include "fone_process.h"
+#include "one_block_model.h"
 #include "schemes/text_scheme.h"
 #include "train/token_loss_model.h"
 
@@ -42,17 +43,9 @@ Setup make_setup(const std::string& method, const std::vector<TextExample>& docs
     s.train = docs;
     Setup t;
     t.scheme = std::make_unique<TextLmScheme>(tok, text_spec(c, s), c);
-    ModelConfig m;
-    m.vocab_size = static_cast<int>(t.scheme->vocabulary().size());
-    m.hidden = 32;
-    m.layers = 1;
-    m.heads = 2;
-    m.kv_heads = 1;
-    m.head_dim = 16;
-    m.intermediate = 64;
-    m.max_seq = 64;
     torch::manual_seed(3);
-    t.model = FoneTransformer(m, t.scheme->heads());
+    t.model = FoneTransformer(fone_test::one_block_model(static_cast<int>(t.scheme->vocabulary().size())),
+                              t.scheme->heads());
     t.model->eval();
     return t;
 }
@@ -236,43 +229,32 @@ class TestTokenLoss : public QObject {
         corpus("b.txt", {"Other text 1.", "More other text 22.", "Still other 333.", "And 4 more.",
                          "Five 55.", "Six 6."});
         const auto train = [&](const QString& name, const QString& method, const QString& data) {
-            const fone_test::Result r = run_fone({"train",
-                                                  "--task",
-                                                  "text",
-                                                  "--data",
-                                                  dir.path() + "/" + data,
-                                                  "--method",
-                                                  method,
-                                                  "--test-size",
-                                                  "2",
-                                                  "--val-size",
-                                                  "0",
-                                                  "--epochs",
-                                                  "1",
-                                                  "--batch",
-                                                  "4",
-                                                  "--context",
-                                                  "64",
-                                                  "--vocab-size",
-                                                  "300",
-                                                  "--hidden",
-                                                  "16",
-                                                  "--layers",
-                                                  "1",
-                                                  "--heads",
-                                                  "2",
-                                                  "--kv-heads",
-                                                  "1",
-                                                  "--intermediate",
-                                                  "32",
-                                                  "--head-dim",
-                                                  "8",
-                                                  "--threads",
-                                                  "1",
-                                                  "--name",
-                                                  name,
-                                                  "--runs-dir",
-                                                  runs});
+            const fone_test::Result r = run_fone(QStringList{"train",
+                                                             "--task",
+                                                             "text",
+                                                             "--data",
+                                                             dir.path() + "/" + data,
+                                                             "--method",
+                                                             method,
+                                                             "--test-size",
+                                                             "2",
+                                                             "--val-size",
+                                                             "0",
+                                                             "--epochs",
+                                                             "1",
+                                                             "--batch",
+                                                             "4",
+                                                             "--context",
+                                                             "64",
+                                                             "--vocab-size",
+                                                             "300",
+                                                             "--threads",
+                                                             "1",
+                                                             "--name",
+                                                             name,
+                                                             "--runs-dir",
+                                                             runs} +
+                                                 fone_test::one_block_model_options(16));
             QVERIFY2(r.code == 0, r.err.constData());
         };
         train("d", "digit", "a.txt");
