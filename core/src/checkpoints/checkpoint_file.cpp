@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <type_traits>
@@ -95,15 +96,24 @@ typename State::key_type optimizer_state_key(const State&, const torch::Tensor& 
     }
 }
 
-void add_optimizer(TensorList& tensors, FoneTransformer& model, torch::optim::AdamW& opt) {
+// A parameter's AdamW state: none (nullopt) when it has had no gradient yet; nullptr when its entry holds no
+// moments (LibTorch 2.x can leave an entry empty, or of another state type, after reading 1.13's archive).
+std::optional<const torch::optim::AdamWParamState*> adamw_state_of(torch::optim::AdamW& opt,
+                                                                   const torch::Tensor& param) {
     auto& state = opt.state();
+    const auto it = state.find(optimizer_state_key(state, param));
+    if (it == state.end()) return std::nullopt;
+    const auto* s = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get());
+    return s && s->exp_avg().defined() && s->exp_avg_sq().defined() ? s : nullptr;
+}
+
+void add_optimizer(TensorList& tensors, FoneTransformer& model, torch::optim::AdamW& opt) {
     for (const auto& item : model->named_parameters()) {
-        const auto it = state.find(optimizer_state_key(state, item.value()));
-        if (it == state.end()) continue;  // a parameter that has had no gradient yet
-        const auto* state_of = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get());
-        if (!state_of || !state_of->exp_avg().defined() || !state_of->exp_avg_sq().defined())
+        const auto state_of = adamw_state_of(opt, item.value());
+        if (!state_of) continue;  // a parameter that has had no gradient yet
+        if (!*state_of)
             throw RunError("the optimiser state of '" + item.key() + "' has no moments: not written");
-        const auto& s = *state_of;
+        const auto& s = **state_of;
         tensors.add(optimizer_name(item.key(), "exp_avg"), s.exp_avg());
         tensors.add(optimizer_name(item.key(), "exp_avg_sq"), s.exp_avg_sq());
         tensors.add(optimizer_name(item.key(), "step"), torch::tensor(s.step(), torch::kInt64));
@@ -212,14 +222,8 @@ void copy_into(const Checkpoint& c, const st::TensorInfo& t, torch::Tensor& into
 }  // namespace
 
 bool optimizer_state_complete(FoneTransformer& model, torch::optim::AdamW& opt) {
-    auto& state = opt.state();
-    for (const auto& item : model->named_parameters()) {
-        const auto it = state.find(optimizer_state_key(state, item.value()));
-        if (it == state.end()) continue;
-        // LibTorch 2.x can leave an entry empty, or of another state type, after reading 1.13's archive.
-        const auto* s = dynamic_cast<const torch::optim::AdamWParamState*>(it->second.get());
-        if (!s || !s->exp_avg().defined() || !s->exp_avg_sq().defined()) return false;
-    }
+    for (const auto& item : model->named_parameters())
+        if (const auto state_of = adamw_state_of(opt, item.value()); state_of && !*state_of) return false;
     return true;
 }
 
