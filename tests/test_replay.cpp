@@ -277,6 +277,13 @@ class TestReplay : public QObject {
         QTRY_VERIFY(v.frame().width() > 1800);
         QCOMPARE(v.frame().height(), 34 + 360);
         QCOMPARE(v.shown_size(), v.frame().size());
+        // A run without snapshots in both pickers: no frame, and its message once, not once per picker.
+        std::ofstream(root_ + "/old-run/" + fone::kLastCheckpoint) << "";
+        v.set_run(QString::fromStdString(root_ + "/old-run"));
+        v.set_other(QString::fromStdString(root_ + "/old-run"));
+        QVERIFY(v.steps().empty());
+        QVERIFY(v.frame().isNull());
+        QCOMPARE(v.status_text().count("old-run"), 1);
     }
 #endif
 

@@ -144,8 +144,10 @@ void ReplayView::open_runs() {
     runs_.clear();
     QStringList problems;
     follow_runs({first_->run_dir(), second_->run_dir()});
-    for (const QString& dir : {first_->run_dir(), second_->run_dir()}) {
-        if (dir.isEmpty() || (!runs_.empty() && runs_.front().dir == dir.toStdString())) continue;
+    const QString first = first_->run_dir(), second = second_->run_dir();
+    // The same run in both pickers is one row, and one message when it cannot be replayed.
+    for (const QString& dir : {first, second == first ? QString() : second}) {
+        if (dir.isEmpty()) continue;
         try {
             runs_.push_back(fa::open_replay_run(dir.toStdString()));
         } catch (const std::exception& e) {
