@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "launch_kinds.h"
+
 class QComboBox;
 class QFormLayout;
 class QLabel;
@@ -28,8 +30,18 @@ struct ResolvedSettings;  // fone/store/train_config.h
 
 namespace fone::gui {
 
+class CorpusPicker;
+class ModelFolderBox;
+
 class LaunchPanel : public QWidget {
     Q_OBJECT
+    // For `fone-workbench --screenshot --raise launch --set kind=text --set recipe=TITLE`.
+    Q_PROPERTY(QString kind READ kind_name WRITE set_kind_name)
+    Q_PROPERTY(QString recipe READ recipe WRITE apply_preset)
+    Q_PROPERTY(QString corpus READ corpus_path WRITE set_corpus_path)
+    Q_PROPERTY(QString model_folder READ model_folder_path WRITE set_model_folder_path)
+    // True while the model folder is being described (a screenshot waits for it).
+    Q_PROPERTY(bool busy READ busy)
   public:
     explicit LaunchPanel(QWidget* parent = nullptr);
 
@@ -62,6 +74,12 @@ class LaunchPanel : public QWidget {
         estimator_ = std::move(estimator);
         validate();
     }
+    // Whether the store has a run of this name (the window's catalog): a new run of a taken name gets
+    // NAME-2, which "Will train" says.
+    void set_name_taken(std::function<bool(const QString& name)> taken) {
+        name_taken_ = std::move(taken);
+        validate();
+    }
     QLineEdit* field(const QString& key) const { return edits_.value(key); }
     QComboBox* choice(const QString& key) const { return combos_.value(key); }
     // Processes the run trains on (`fone train --nproc`, data-parallel; 1: one process). Not a setting of
@@ -69,6 +87,28 @@ class LaunchPanel : public QWidget {
     QSpinBox* processes() const { return processes_; }
     QStringList preset_titles() const;
     void apply_preset(const QString& title);
+    // The kind of run the form sets up (launch_kinds.h): it chooses the tasks, the methods and the fields
+    // shown.
+    RunKind kind() const;
+    void set_kind(RunKind kind);
+    QComboBox* kind_choice() const { return kind_; }
+    QString kind_name() const;  // "arithmetic", "text", "pretrained"
+    bool busy() const;
+    void set_kind_name(const QString& name);
+    QString recipe() const { return recipe_; }  // the preset entry applied last ("" none)
+    QString corpus_path() const;
+    void set_corpus_path(const QString& path);
+    QString model_folder_path() const;
+    void set_model_folder_path(const QString& path);
+    // The corpus of a text run (`--data`) and the model folder a pretrained run starts from (`--init-from`).
+    CorpusPicker* corpus() const { return corpus_; }
+    ModelFolderBox* model_folder() const { return folder_; }
+    // The `fone` that describes model folders (`fone model inspect`): the window's.
+    void set_program(const QString& fone);
+    // Whether a field is shown for the kind, task and method chosen (a hidden one sends nothing).
+    bool field_shown(const QString& key) const;
+    // Processes (`--nproc`) offered only where the build of fone has data-parallel training; why not.
+    void set_processes_available(bool available, const QString& why);
 
   public Q_SLOTS:
     void launch();  // emits launchRequested when the settings are valid
@@ -85,11 +125,24 @@ class LaunchPanel : public QWidget {
                          const QStringList& items, const QString& tip);
     QWidget* titled(const QString& key, const QString& title);
     void update_model_fields();
+    // Builds the Preset menu: the launch recipe's entries, then the text and adapter experiments of
+    // `fone reproduce`.
+    void fill_presets();
+    // The rows of the kinds (kind, model folder, corpus, text settings), after the task row.
+    void add_kind_rows(QFormLayout* form);
+    // The tasks and methods of the kind (and task), the rows that apply; settings kept where they still do.
+    void on_kind_changed();
+    void on_task_changed();
+    void update_rows();
+    void set_choices(QComboBox* combo, const QStringList& items, const QString& keep);
+    // The fields' settings alone (settings() adds a preset's settings that have no field).
+    nlohmann::json form_settings() const;
     // The resolved values of the empty fields, as "default N" placeholders.
     void update_placeholders(const ResolvedSettings& resolved);
     // Files a resolver's or validator's message, one "key: why" a line, at its field or in `general`.
     void file_problems(const QString& what, QMap<QString, QString>& errors, QString& general) const;
     void show_errors(const QMap<QString, QString>& errors, const QString& general);
+    QString name_note(const QString& name) const;
 
     QMap<QString, QLineEdit*> edits_;
     QMap<QString, QComboBox*> combos_;
@@ -102,8 +155,16 @@ class LaunchPanel : public QWidget {
     QString store_problem_;
     QLabel* resolved_ = nullptr;
     std::function<QString(const nlohmann::json&)> estimator_;
+    std::function<bool(const QString&)> name_taken_;
     QPushButton* launch_button_ = nullptr;
     QSpinBox* processes_ = nullptr;
+    QComboBox* kind_ = nullptr;
+    CorpusPicker* corpus_ = nullptr;
+    ModelFolderBox* folder_ = nullptr;
+    QMap<QString, QWidget*> rows_;  // key -> the field of its row (for showing or hiding the row)
+    bool processes_available_ = true;
+    nlohmann::json extra_ = nlohmann::json::object();  // a preset's settings without a field here
+    QString recipe_;
     bool valid_ = false;
     bool loading_ = false;
 };

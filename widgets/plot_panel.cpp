@@ -4,6 +4,7 @@
 #include <QAbstractButton>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontInfo>
@@ -118,9 +119,15 @@ QString export_base_name(QCustomPlot* plot) {
     for (int i = 0; i < plot->plotLayout()->elementCount() && title.isEmpty(); ++i)
         if (auto* text = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
             title = text->text();
+    // A figure without a title (the training plots): what it draws against what, else its view's name.
+    if (title.isEmpty() && !plot->yAxis->label().isEmpty())
+        title = plot->yAxis->label() +
+                (plot->xAxis->label().isEmpty() ? QString() : " vs " + plot->xAxis->label());
+    for (QWidget* up = plot; up && title.isEmpty(); up = up->parentWidget())
+        if (auto* dock = qobject_cast<QDockWidget*>(up)) title = dock->windowTitle();
     QString name = title.toLower().replace(QRegularExpression("[^a-z0-9.]+"), "-");
     name = name.left(60).replace(QRegularExpression("^[-.]+|[-.]+$"), QString());
-    return name.isEmpty() ? QStringLiteral("plot") : name;
+    return name.isEmpty() ? QStringLiteral("fone-figure") : name;
 }
 
 QString export_path(const QString& typed, const QString& filter) {

@@ -186,9 +186,15 @@ void ScalingView::refresh() {
     std::sort(sorted_x.begin(), sorted_x.end());
     if (!sorted_x.isEmpty() && sorted_x.size() <= kMaxTextTicks) {
         // A tick at every value the runs have: training sizes in full, parameter counts short (494k, 2.1M).
+        // None closer to the previous one than a tenth of a decade: methods of one size level differ by a
+        // few parameters (740k and 741k), and their labels would print over each other.
         auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-        for (double x : sorted_x)
+        double last = 0;
+        for (double x : sorted_x) {
+            if (last > 0 && std::log10(x / last) < 0.1) continue;
             ticker->addTick(x, mode_ == ScalingMode::data_size ? format_count(x) : format_short(x));
+            last = x;
+        }
         xa->setTicker(ticker);
     } else {
         auto ticker = QSharedPointer<QCPAxisTickerLog>::create();

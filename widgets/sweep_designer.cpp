@@ -1,6 +1,7 @@
 #include "sweep_designer.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDateTime>
 #include <QFormLayout>
 #include <QGridLayout>
@@ -23,6 +24,7 @@
 #include "fone/store/run_store.h"
 #include "fone/store/sweep.h"
 #include "fone/store/train_config.h"
+#include "launch_kinds.h"
 #include "launch_panel.h"
 #include "run_catalog.h"
 
@@ -34,33 +36,6 @@ namespace {
 
 constexpr std::size_t kSliceCells = 250;  // cells queued per turn of the event loop
 
-// A finished run's config.json (or the Launch panel's settings) as the run got it: the layers a config
-// file gives `fone train --config` (its "preset": "" is no preset, its "versions" no setting).
-std::optional<TrainConfig> resolved(const json& settings) {
-    try {
-        return resolve_train_config({settings_object(settings, "a run's config.json")});
-    } catch (const std::exception&) {
-        return std::nullopt;
-    }
-}
-
-// The model's size without its embedding table (which depends on the method's vocabulary): what the
-// training time grows with.
-double body_params(const TrainConfig& c) {
-    return static_cast<double>(count_params(c.model, 0).without_embedding());
-}
-
-// "level 3" or "h128 L2", as the run table names a model shape.
-QString shape_key(const TrainConfig& c) {
-    return c.size_level > 0 ? QStringLiteral("level %1").arg(c.size_level)
-                            : QStringLiteral("h%1 L%2").arg(c.model.hidden).arg(c.model.layers);
-}
-
-double median(std::vector<double> v) {
-    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
-    return v[v.size() / 2];
-}
-
 }  // namespace
 
 std::vector<long long> doubling_sizes(long long from, long long to) {
@@ -70,7 +45,7 @@ std::vector<long long> doubling_sizes(long long from, long long to) {
 }
 
 SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWidget* parent)
-    : QWidget(parent), launch_panel_(launch_panel), catalog_(catalog) {
+    : QWidget(parent), launch_panel_(launch_panel), catalog_(catalog), speeds_(catalog) {
     auto* layout = new QVBoxLayout(this);
     auto* form = new QFormLayout;
     // Narrow docks (a 1280 x 720 screen) put a field under its label rather than widen the window.
@@ -212,10 +187,10 @@ std::vector<SweepCell> SweepDesigner::cells(QString* error) const {
     SweepGrid grid;
     grid.train_sizes = fone::doubling_sizes(from, to);
     for (std::size_t level = 0; level < levels_.size(); ++level)
-        if (levels_[level]->isChecked())
+        if (levels_[level]->isChecked() && levels_[level]->isEnabled())
             grid.size_levels.push_back(level > 0 ? std::optional<std::uint64_t>(level) : std::nullopt);
     for (QCheckBox* method : methods_)
-        if (method->isChecked()) grid.methods.push_back(method->text().toStdString());
+        if (method->isChecked() && method->isEnabled()) grid.methods.push_back(method->text().toStdString());
     const std::string name = name_->text().trimmed().toStdString();
     std::vector<SweepPoint> points;
     try {
@@ -250,68 +225,39 @@ std::vector<SweepCell> SweepDesigner::cells(QString* error) const {
     return out;
 }
 
-void SweepDesigner::update_speeds() {
-    // Training examples per second of every finished run (from its summary), with its shape and size.
-    // Resolving a run's settings costs ~0.1 ms and a store may hold thousands of finished runs, read again
-    // at each run that finishes: each run's speed is kept, keyed by its folder and its summary's figures
-    // (a resumed run gets a new summary, so a new key).
-    speeds_.clear();
-    for (int r = 0; r < catalog_->size(); ++r) {
-        const RunEntry& e = catalog_->at(r);
-        if (e.status != "finished" || !e.summary.is_object()) continue;
-        const double train_seconds = json_number(e.summary, "train_seconds", 0.0),
-                     epochs = json_number(e.summary, "epoch", 0.0);
-        if (train_seconds <= 0 || epochs <= 0) continue;
-        const QString key =
-            e.dir + '\n' + QString::number(train_seconds, 'g', 17) + '\n' + QString::number(epochs, 'g', 17);
-        auto cached = speed_cache_.find(key);
-        if (cached == speed_cache_.end()) {
-            std::optional<KeyedSpeed> speed;
-            if (const std::optional<TrainConfig> c = resolved(e.config))
-                speed = KeyedSpeed{shape_key(*c), QString::fromStdString(c->method),
-                                   Speed{double(c->train_size) * epochs / train_seconds, body_params(*c)}};
-            cached = speed_cache_.emplace(key, speed).first;
-        }
-        if (cached->second) speeds_.push_back(*cached->second);
-    }
-    speeds_stale_ = false;
-}
-
-std::vector<SweepDesigner::Speed> SweepDesigner::speeds_of(const QString& shape,
-                                                           const QString& method) const {
-    std::vector<Speed> out;
-    for (const auto& [s, m, speed] : speeds_)
-        if ((shape.isEmpty() || s == shape) && (method.isEmpty() || m == method)) out.push_back(speed);
-    return out;
-}
-
 CellEstimate SweepDesigner::estimate(const json& settings) const {
-    if (speeds_stale_) const_cast<SweepDesigner*>(this)->update_speeds();
-    const std::optional<TrainConfig> config = resolved(settings);
-    CellEstimate out;
-    if (!config) return out;
-    const double examples = double(config->train_size) * config->epochs;
-    const QString shape = shape_key(*config), method = QString::fromStdString(config->method);
-    // Measured: runs of this shape and method. Scaled: runs of this method (else of any), their speed times
-    // their size over this model's.
-    if (const auto same = speeds_of(shape, method); !same.empty()) {
-        std::vector<double> v;
-        for (const Speed& s : same)
-            v.push_back(s.examples_per_second);
-        return {examples / median(v), CellEstimate::Basis::measured};
+    if (speeds_stale_) {
+        auto* self = const_cast<SweepDesigner*>(this);
+        self->speeds_.update();
+        self->speeds_stale_ = false;
     }
-    std::vector<Speed> others = speeds_of({}, method);
-    if (others.empty()) others = speeds_of({}, {});
-    const double params = body_params(*config);
-    std::vector<double> v;
-    for (const Speed& s : others)
-        if (s.params > 0 && params > 0) v.push_back(s.examples_per_second * s.params / params);
-    if (v.empty()) return out;
-    return {examples / median(v), CellEstimate::Basis::scaled};
+    return speeds_.estimate(settings);
+}
+
+void SweepDesigner::update_choices() {
+    // The methods and size levels that apply to the Launch panel's kind of run and task (a method that
+    // does not is greyed out, saying why, and is not swept).
+    const RunKind kind = launch_panel_->kind();
+    const QString task = launch_panel_->choice("task")->currentText();
+    for (QCheckBox* box : methods_) {
+        const QString why = method_problem(kind, task, box->text());
+        box->setEnabled(why.isEmpty());
+        box->setToolTip(why.isEmpty()
+                            ? QString::fromStdString(method_description(box->text().toStdString()))
+                            : box->text() + " " + why + " (Launch panel: " +
+                                  run_kind_titles().value(run_kind_index(kind)) + ", " + task + ")");
+    }
+    for (std::size_t level = 1; level < levels_.size(); ++level) {
+        levels_[level]->setEnabled(kind != RunKind::pretrained);
+        levels_[level]->setToolTip(kind != RunKind::pretrained
+                                       ? "The paper's size level"
+                                       : "A pretrained run takes its model folder's shape: no size levels");
+    }
 }
 
 void SweepDesigner::update_summary() {
     if (queuing()) return;  // the summary says how far the queuing got
+    update_choices();
     QString error;
     const std::vector<SweepCell> grid = cells(&error);
     queue_button_->setEnabled(!grid.empty() && store_problem_.isEmpty());
@@ -322,8 +268,9 @@ void SweepDesigner::update_summary() {
     }
     // Cells differ in seed alone share an estimate.
     std::map<std::string, CellEstimate> known;
-    double total = 0;
+    double total = 0, low = 0, high = 0;
     int measured = 0, scaled = 0, unknown = 0;
+    QStringList missing;
     for (const SweepCell& cell : grid) {
         json key = cell.settings;
         key.erase("seed");
@@ -333,39 +280,46 @@ void SweepDesigner::update_summary() {
         const CellEstimate& e = it->second;
         if (e.seconds < 0) {
             ++unknown;
+            if (!missing.contains(e.missing)) missing << e.missing;
             continue;
         }
         total += e.seconds;
+        low += e.low;
+        high += e.high;
         (e.basis == CellEstimate::Basis::measured ? measured : scaled)++;
     }
     const int at_once = std::min<int>(parallel_->value(), static_cast<int>(grid.size()));
     QString text = QStringLiteral("<b>%1 runs</b>").arg(format_count(double(grid.size())));
     estimate_line_.clear();
-    if (unknown == 0) {
-        estimate_line_ = QStringLiteral("about %1 of training").arg(format_seconds(total));
+    const CellEstimate sum{total, low, high, measured + scaled, CellEstimate::Basis::measured, {}};
+    if (measured + scaled > 0) {
+        estimate_line_ = sum.text() + " of training";
         if (at_once > 1)
             estimate_line_ += QStringLiteral(", about %1 with %2 at once")
                                   .arg(format_seconds(total / at_once))
                                   .arg(at_once);
-        text += at_once > 1
-                    ? QStringLiteral(", about %1 of training; %2 at once: about %3 if the cores keep up")
-                          .arg(format_seconds(total))
-                          .arg(at_once)
-                          .arg(format_seconds(total / at_once))
-                    : QStringLiteral(", about %1 one after another").arg(format_seconds(total));
-        text += scaled == 0 ? QStringLiteral(
-                                  " (every run estimated from finished runs of its model shape and "
-                                  "method)")
+        text += unknown > 0
+                    ? QStringLiteral(": %1 of them %2").arg(format_count(measured + scaled), sum.text())
+                    : ", " + sum.text();
+        text += at_once > 1 ? QStringLiteral(" of training; %1 at once: about %2 if the cores keep up")
+                                  .arg(at_once)
+                                  .arg(format_seconds(total / at_once))
+                            : QStringLiteral(" one after another");
+        text += scaled == 0 ? QStringLiteral(" (from finished runs of the same method, task and model shape)")
                             : QStringLiteral(
-                                  " (%1 from finished runs of the same shape and method, %2 scaled "
-                                  "by model size from other finished runs: rough)")
+                                  " (%1 from finished runs of the same method, task and shape, %2 scaled "
+                                  "by model size from the same method's runs of other shapes: rough)")
                                   .arg(format_count(measured))
                                   .arg(format_count(scaled));
-    } else {
-        text += QStringLiteral(
-            ": no time estimate yet: the store has no finished run to go by (train one, e.g. "
-            "the Quick look preset, and every cell gets one)");
     }
+    if (unknown > 0)
+        text += QStringLiteral(
+                    "%1no time estimate for %2 runs yet: the store has no finished run to go by of each "
+                    "method and task (it waits for %3; train one, e.g. the Quick look preset with that "
+                    "method)")
+                    .arg(measured + scaled > 0 ? "; " : ": ")
+                    .arg(format_count(unknown))
+                    .arg(missing.join(", "));
     summary_->setText(text);
 }
 
@@ -452,7 +406,7 @@ void SweepDesigner::queue_slice() {
 json SweepDesigner::state() const {
     json levels = json::array(), methods = json::array();
     for (std::size_t level = 0; level < levels_.size(); ++level)
-        if (levels_[level]->isChecked()) levels.push_back(level);
+        if (levels_[level]->isChecked() && levels_[level]->isEnabled()) levels.push_back(level);
     for (QCheckBox* m : methods_)
         if (m->isChecked()) methods.push_back(m->text().toStdString());
     return {{"name", name_->text().toStdString()},

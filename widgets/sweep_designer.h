@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "sweep_estimate.h"
+
 class QCheckBox;
 class QTimer;
 class QLabel;
@@ -41,12 +43,6 @@ struct SweepCell {
 // Doubling steps from `from` while <= `to` (fone::doubling_sizes; empty when from < 1 or to < from).
 std::vector<long long> doubling_sizes(long long from, long long to);
 
-// A cell's time estimate: seconds (-1: none) and how it was found.
-struct CellEstimate {
-    double seconds = -1;
-    enum class Basis { none, measured, scaled } basis = Basis::none;
-};
-
 class SweepDesigner : public QWidget {
     Q_OBJECT
   public:
@@ -54,7 +50,7 @@ class SweepDesigner : public QWidget {
 
     // The grid as it stands; empty with *error set when an axis is invalid.
     std::vector<SweepCell> cells(QString* error) const;
-    // Seconds for one cell (see the header comment); -1 when the store has no finished run to go by.
+    // Seconds for one cell (sweep_estimate.h); -1 when the store has no finished run to go by.
     double estimate_seconds(const nlohmann::json& settings) const { return estimate(settings).seconds; }
     CellEstimate estimate(const nlohmann::json& settings) const;
     QString summary_text() const;  // the summary under the grid, as plain text
@@ -84,12 +80,8 @@ class SweepDesigner : public QWidget {
     void sweepQueued(int queued, int skipped);  // all its slices are out
 
   private:
-    struct Speed {
-        double examples_per_second = 0, params = 0;
-    };
     void queue_slice();
-    std::vector<Speed> speeds_of(const QString& shape, const QString& method) const;
-    void update_speeds();
+    void update_choices();
 
     LaunchPanel* launch_panel_;
     RunCatalog* catalog_;
@@ -102,10 +94,7 @@ class SweepDesigner : public QWidget {
     QString store_problem_;
     QTimer* speeds_timer_ = nullptr;  // one summary after a burst of finished rows
     QString estimate_line_;           // "about 45:00:00 of training", for the question before a large sweep
-    // Finished runs' training speeds, by (shape, method); refreshed when runs finish.
-    using KeyedSpeed = std::tuple<QString, QString, Speed>;  // shape, method, speed
-    std::vector<KeyedSpeed> speeds_;
-    std::map<QString, std::optional<KeyedSpeed>> speed_cache_;  // by run folder and summary (update_speeds)
+    RunSpeeds speeds_;                // the finished runs' costs, read again when runs finish
     bool speeds_stale_ = true;
     // A sweep being queued: its cells not sent yet, and the counts so far.
     std::vector<SweepCell> pending_;

@@ -1,6 +1,7 @@
-// WorkbenchWindow's size and layout (state the window keeps between sessions): sized for the screen it
-// opens on, the docks' first proportions, and the settings saved on close and restored on open (geometry
-// only when it fits this screen).
+// WorkbenchWindow's layout and the state it keeps between sessions: where the docks start (for the screen
+// it opens on), their first proportions, and the settings saved on close and restored on open (the layout
+// per screen size class: window_layout.h).
+#include <QDockWidget>
 #include <QGuiApplication>
 #include <QHeaderView>
 #include <QLineEdit>
@@ -14,29 +15,44 @@
 #include "launch_panel.h"
 #include "run_catalog.h"
 #include "sweep_designer.h"
+#include "window_layout.h"
 #include "workbench_window.h"
 
 namespace fone::gui {
 
 namespace {
-constexpr int kDefaultWidth = 1400, kDefaultHeight = 900;
-// Room the window manager takes round a window (title bar, borders) on a typical desktop.
-constexpr int kFrameWidth = 16, kFrameHeight = 48;
 const char* const kSettingsGroup = "workbench";
+// A window shorter than this (a 1280 x 720 or 1366 x 768 screen) cannot show the view in front (the
+// Welcome: its clocks, bars, race chart and verdict) and the training plots under it, each at a legible
+// size: the training plots then join the views' tabs, and each view has the whole height.
+constexpr int kSplitPlotsHeight = 800;
+const char* const kTrainingPlots[] = {"curves", "data-size", "model-size", "compare"};
 }  // namespace
 
 void WorkbenchWindow::fit_to_screen() {
-    const QScreen* s = screen() ? screen() : QGuiApplication::primaryScreen();
-    if (!s) {
-        resize(kDefaultWidth, kDefaultHeight);
-        return;
-    }
-    const QRect area = s->availableGeometry();
-    const QSize size(std::min(kDefaultWidth, area.width() - kFrameWidth),
-                     std::min(kDefaultHeight, area.height() - kFrameHeight));
-    resize(size);
-    move(area.left() + (area.width() - size.width() - kFrameWidth) / 2,
-         area.top() + (area.height() - size.height() - kFrameHeight) / 2);
+    layout_->fit_to_screen();
+}
+
+void WorkbenchWindow::arrange_docks() {
+    // Launch and Sweep on the left; the run table, the welcome and analysis views top right, the training
+    // plots below them (or in their tabs, on a short screen). Docks already placed are taken out first.
+    for (QDockWidget* dock : docks_)
+        if (dockWidgetArea(dock) != Qt::NoDockWidgetArea) removeDockWidget(dock);
+    addDockWidget(Qt::LeftDockWidgetArea, docks_["launch"]);
+    tabifyDockWidget(docks_["launch"], docks_["sweep"]);
+    addDockWidget(Qt::RightDockWidgetArea, docks_["runs"]);
+    for (const ViewSpec& spec : registered_views())
+        if (docks_.contains(spec.name)) tabifyDockWidget(docks_["runs"], docks_[spec.name]);
+    const bool split = height() >= kSplitPlotsHeight;
+    if (split) splitDockWidget(docks_["runs"], docks_["curves"], Qt::Vertical);
+    for (const char* name : kTrainingPlots)
+        if (!split || QString(name) != "curves")
+            tabifyDockWidget(split ? docks_["curves"] : docks_["runs"], docks_[name]);
+    for (QDockWidget* dock : docks_)
+        dock->show();
+    docks_["launch"]->raise();
+    docks_["curves"]->raise();
+    front_dock_->raise();
 }
 
 void WorkbenchWindow::size_docks() {
@@ -45,6 +61,9 @@ void WorkbenchWindow::size_docks() {
     // thirds of the height. resizeDocks takes the dock in front of each tab group.
     const int left = std::clamp(width() * 27 / 100, 300, 420);
     resizeDocks({docks_["launch"], front_dock_}, {left, width() - left}, Qt::Horizontal);
+    if (dockWidgetArea(docks_["curves"]) != Qt::RightDockWidgetArea ||
+        tabifiedDockWidgets(front_dock_).contains(docks_["curves"]))
+        return;
     // The training plots get at least what the legibility rule needs (the curves' minimum: controls and a
     // plot of kMinPlotWidgetHeight, plus the dock's title bar), else a third of the height.
     constexpr int kDockTitle = 28;
@@ -54,17 +73,22 @@ void WorkbenchWindow::size_docks() {
 
 void WorkbenchWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
-    if (!docks_sized_) {
-        docks_sized_ = true;
-        if (!state_restored_) size_docks();
-    }
+    layout_->shown();
+}
+
+void WorkbenchWindow::lay_out_for(const QSize& size) {
+    resize(size);
+    arrange_docks();
+}
+
+void WorkbenchWindow::reset_layout() {
+    layout_->reset();
 }
 
 void WorkbenchWindow::save_settings() {
     QSettings s;
     s.beginGroup(kSettingsGroup);
-    s.setValue("geometry", saveGeometry());
-    s.setValue("state", saveState());
+    layout_->save(s);
     s.setValue("columns", table_->horizontalHeader()->saveState());
     s.setValue("theme", theme_.name);
     s.setValue("launch", QString::fromStdString(launch_->settings().dump()));
@@ -81,16 +105,8 @@ void WorkbenchWindow::save_settings() {
 void WorkbenchWindow::restore_settings() {
     QSettings s;
     s.beginGroup(kSettingsGroup);
-    // Saved geometry only when it fits this screen (a window saved on a large monitor, opened on a
-    // projector, is sized afresh).
-    if (s.contains("geometry") && restoreGeometry(s.value("geometry").toByteArray())) {
-        const QScreen* scr = screen() ? screen() : QGuiApplication::primaryScreen();
-        if (scr && !scr->availableGeometry()
-                        .adjusted(-kFrameWidth, -kFrameHeight, kFrameWidth, kFrameHeight)
-                        .contains(frameGeometry()))
-            fit_to_screen();
-    }
-    if (s.contains("state")) state_restored_ = restoreState(s.value("state").toByteArray());
+    // The layout of this screen's size class, if one was saved and it fits (window_layout.h).
+    layout_->restore(s);
     if (s.contains("columns")) table_->horizontalHeader()->restoreState(s.value("columns").toByteArray());
     if (s.contains("theme")) theme_ = theme_named(s.value("theme").toString());
     const auto launch = nlohmann::json::parse(s.value("launch").toString().toStdString(), nullptr, false);

@@ -47,6 +47,8 @@
 #include "run_table_model.h"
 #include "scaling_view.h"
 #include "sweep_designer.h"
+#include "wheel_guard.h"
+#include "window_layout.h"
 
 namespace fone::gui {
 
@@ -62,6 +64,8 @@ QScrollArea* scrolling(QWidget* view) {
     return area;
 }
 
+const char* const kNoNproc = "this build of fone has no data-parallel training (LibTorch's c10d and Gloo)";
+
 }  // namespace
 
 WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* parent)
@@ -69,7 +73,8 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     setWindowTitle("FoNE Workbench");
     setObjectName("WorkbenchWindow");
     setDockNestingEnabled(true);
-    fit_to_screen();
+    if (options.screen) setScreen(options.screen);
+    install_wheel_guard();
     const QString root =
         options.runs_dir.isEmpty() ? QString::fromStdString(RunStore::default_root()) : options.runs_dir;
     catalog_ = new RunCatalog(this);
@@ -92,31 +97,24 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     plots_ = {curves_, data_size_, model_size_};
     last_plot_ = curves_;
 
-    // Launch and Sweep on the left, the run table top right, the plots below it.
-    add_dock("launch", "Launch", launch_, Qt::LeftDockWidgetArea);
-    add_dock("runs", "Runs", make_runs_view(), Qt::RightDockWidgetArea);
-    QDockWidget* sweep_dock = add_dock("sweep", "Sweep", sweep_, Qt::LeftDockWidgetArea);
-    tabifyDockWidget(docks_["launch"], sweep_dock);
-    docks_["launch"]->raise();
-    add_dock("curves", "Curves", curves_, Qt::RightDockWidgetArea);
-    splitDockWidget(docks_["runs"], docks_["curves"], Qt::Vertical);
-    for (auto [name, title, widget] :
-         {std::tuple<QString, QString, QWidget*>{"data-size", "Data size", data_size_},
-          {"model-size", "Model size", model_size_},
-          {"compare", "Compare", compare_}})
-        tabifyDockWidget(docks_["curves"], add_dock(name, title, widget, Qt::RightDockWidgetArea));
-    // Registered views (the welcome view and the analysis views, which need height) join the run table's
-    // tab group above the training plots; a view that asks to be in front (the welcome view) is raised.
+    add_dock("launch", "Launch", launch_);
+    add_dock("runs", "Runs", make_runs_view());
+    add_dock("sweep", "Sweep", sweep_);
+    add_dock("curves", "Curves", curves_);
+    add_dock("data-size", "Data size", data_size_);
+    add_dock("model-size", "Model size", model_size_);
+    add_dock("compare", "Compare", compare_);
+    // Registered views: the welcome view and the analysis views.
     const WorkbenchContext context{catalog_, jobs_, [this](const QString& name) { return view(name); }};
-    QDockWidget* front = nullptr;
     for (const ViewSpec& spec : registered_views()) {
-        QDockWidget* dock = add_dock(spec.name, spec.title, spec.make(context), Qt::RightDockWidgetArea);
-        tabifyDockWidget(docks_["runs"], dock);
-        if (spec.in_front && !front) front = dock;
+        QDockWidget* dock = add_dock(spec.name, spec.title, spec.make(context));
+        if (spec.in_front && !front_dock_) front_dock_ = dock;
     }
-    docks_["curves"]->raise();
-    front_dock_ = front ? front : docks_["runs"];
-    front_dock_->raise();
+    if (!front_dock_) front_dock_ = docks_["runs"];
+    layout_ = new WindowLayout(
+        this, [this] { arrange_docks(); }, [this] { size_docks(); });
+    layout_->fit_to_screen();
+    arrange_docks();
 
     status_label_ = new QLabel;
     status_label_->setMinimumWidth(80);
@@ -161,13 +159,17 @@ void WorkbenchWindow::connect_launch_estimate() {
     const auto estimator = [this](const nlohmann::json& settings) {
         const CellEstimate e = sweep_->estimate(settings);
         if (e.basis == CellEstimate::Basis::none)
-            return QStringLiteral("Time: no estimate yet (no finished run in the store to go by)");
-        return QStringLiteral("Time: about %1 of training (%2)")
-            .arg(format_seconds(e.seconds), e.basis == CellEstimate::Basis::measured
-                                                ? "from finished runs of this model shape"
-                                                : "scaled from finished runs of other shapes");
+            return "Time: no estimate yet (no finished run in the store to go by: it waits for " + e.missing +
+                   ")";
+        return QStringLiteral("Time: %1 of training (%2)")
+            .arg(e.text(), e.basis == CellEstimate::Basis::measured
+                               ? QStringLiteral("from %1 finished run%2 of this method, task and shape")
+                                     .arg(e.runs)
+                                     .arg(e.runs == 1 ? "" : "s")
+                               : "scaled by model size from this method's runs of other shapes: rough");
     };
     launch_->set_estimator(estimator);
+    launch_->set_name_taken([this](const QString& name) { return catalog_->row_of(name) >= 0; });
     connect(catalog_, &RunCatalog::loaded, this, [this, estimator] { launch_->set_estimator(estimator); });
     connect(catalog_, &RunCatalog::rowChanged, this, [this, estimator](int row) {
         if (catalog_->at(row).status == "finished") launch_->set_estimator(estimator);
@@ -197,118 +199,14 @@ WorkbenchWindow::~WorkbenchWindow() {
     delete jobs_;
 }
 
-QDockWidget* WorkbenchWindow::add_dock(const QString& name, const QString& title, QWidget* widget,
-                                       Qt::DockWidgetArea area) {
+QDockWidget* WorkbenchWindow::add_dock(const QString& name, const QString& title, QWidget* widget) {
     auto* dock = new QDockWidget(title, this);
     dock->setObjectName("dock-" + name);
     if (widget->objectName().isEmpty()) widget->setObjectName("view-" + name);
     dock->setWidget(scrolling(widget));
-    addDockWidget(area, dock);
     docks_.insert(name, dock);
     views_.insert(name, widget);
     return dock;
-}
-
-QWidget* WorkbenchWindow::make_runs_view() {
-    auto* box = new QWidget;
-    auto* layout = new QVBoxLayout(box);
-    layout->setContentsMargins(4, 4, 4, 4);
-    auto* bar = new QHBoxLayout;
-    filter_ = new QLineEdit;
-    filter_->setPlaceholderText("Filter runs: words, or status:running, task:dec-add, method:fone (Ctrl+F)");
-    filter_->setClearButtonEnabled(true);
-    auto* rerun = new QPushButton("Re-run config");
-    rerun->setToolTip("Put the selected run's settings into the Launch panel");
-    auto* stop = new QPushButton("Stop");
-    stop->setToolTip("Ask the selected runs to checkpoint and stop (Ctrl+.)");
-    auto* resume = new QPushButton("Resume");
-    resume->setToolTip(
-        "Continue the selected stopped or interrupted runs from their last checkpoint (Ctrl+R)");
-    bar->addWidget(filter_, 1);
-    bar->addWidget(rerun);
-    bar->addWidget(stop);
-    bar->addWidget(resume);
-    layout->addLayout(bar);
-
-    table_ = new QTableView;
-    table_->setObjectName("run-table");
-    table_->setModel(proxy_);
-    table_->setSortingEnabled(true);
-    table_->sortByColumn(RunTableModel::kName, Qt::AscendingOrder);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table_->setAlternatingRowColors(true);
-    table_->setWordWrap(false);
-    table_->verticalHeader()->hide();
-    table_->verticalHeader()->setDefaultSectionSize(24);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    table_->horizontalHeader()->setSectionsMovable(true);
-    table_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
-    table_->horizontalHeader()->setToolTip("Right-click to choose columns");
-    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95, 45,
-                                                     55,  55,  50,  90, 125, 105, 60, 200};
-    for (int c = 0; c < RunTableModel::kColumnCount; ++c)
-        table_->setColumnWidth(c, widths[c]);
-    for (int c : {RunTableModel::kLr, RunTableModel::kBatch, RunTableModel::kEpochs})
-        table_->setColumnHidden(c, true);
-    // What a run reached comes right after how far it is: at 1280 px the exact-match column is on screen
-    // without scrolling sideways (a saved column order, restored later, wins).
-    for (int c : {RunTableModel::kExactMatch, RunTableModel::kBestExactMatch})
-        table_->horizontalHeader()->moveSection(
-            table_->horizontalHeader()->visualIndex(c),
-            table_->horizontalHeader()->visualIndex(RunTableModel::kProgress) +
-                (c == RunTableModel::kExactMatch ? 1 : 2));
-    auto* delegate = new RunStatusDelegate(table_);
-    table_->setItemDelegate(delegate);
-    connect(delegate, &RunStatusDelegate::resumeClicked, this, &WorkbenchWindow::resume_row);
-    connect(delegate, &RunStatusDelegate::stopClicked, this, &WorkbenchWindow::stop_row);
-    connect(table_->horizontalHeader(), &QHeaderView::customContextMenuRequested, this,
-            &WorkbenchWindow::show_column_menu);
-    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
-            &WorkbenchWindow::on_selection_changed);
-    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
-        proxy_->set_filter_text(text);
-        scaling_timer_->start();
-    });
-    // Hovering a row emphasises its curve (the curves do the same for the table).
-    table_->setMouseTracking(true);
-    connect(table_, &QAbstractItemView::entered, this, [this](const QModelIndex& index) {
-        curves_->highlight(catalog_->at(proxy_->mapToSource(index).row()).name);
-    });
-    auto* copy_csv = new QAction("Copy rows as CSV", table_);
-    copy_csv->setShortcut(QKeySequence::Copy);
-    copy_csv->setShortcutContext(Qt::WidgetShortcut);
-    connect(copy_csv, &QAction::triggered, this,
-            [this] { QApplication::clipboard()->setText(selected_rows_text(false)); });
-    auto* copy_md = new QAction("Copy rows as Markdown", table_);
-    copy_md->setShortcut(QKeySequence("Ctrl+Shift+C"));
-    copy_md->setShortcutContext(Qt::WidgetShortcut);
-    connect(copy_md, &QAction::triggered, this,
-            [this] { QApplication::clipboard()->setText(selected_rows_text(true)); });
-    // A row can leave the list (a failed launch, a run not wanted here) or go with its folder, after a yes.
-    auto* remove = new QAction("Remove from list", table_);
-    connect(remove, &QAction::triggered, this, &WorkbenchWindow::remove_selected);
-    auto* erase = new QAction("Delete run folder…", table_);
-    erase->setShortcut(QKeySequence::Delete);
-    erase->setShortcutContext(Qt::WidgetShortcut);
-    connect(erase, &QAction::triggered, this, &WorkbenchWindow::delete_selected);
-    table_->addActions({copy_csv, copy_md, remove, erase});
-    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
-    connect(rerun, &QPushButton::clicked, this, &WorkbenchWindow::rerun_selected);
-    connect(stop, &QPushButton::clicked, this, &WorkbenchWindow::stop_selected);
-    connect(resume, &QPushButton::clicked, this, &WorkbenchWindow::resume_selected);
-
-    details_ = new QPlainTextEdit;
-    details_->setReadOnly(true);
-    details_->setPlaceholderText("The selected run's message (the end of its error output when it failed)");
-    details_->setMaximumHeight(80);
-    auto* split = new QSplitter(Qt::Vertical);
-    split->addWidget(table_);
-    split->addWidget(details_);
-    split->setStretchFactor(0, 1);
-    split->setSizes({300, 50});
-    layout->addWidget(split, 1);
-    return box;
 }
 
 void WorkbenchWindow::make_menus() {
@@ -331,6 +229,10 @@ void WorkbenchWindow::make_menus() {
     for (QDockWidget* dock : docks_)
         view->addAction(dock->toggleViewAction());
     view->addSeparator();
+    QAction* reset = view->addAction("Reset layout", this, &WorkbenchWindow::reset_layout);
+    reset->setToolTip("Every view back where it starts, sized for this screen");
+    connect(layout_, &WindowLayout::layoutReplaced, this,
+            [this](const QString& why) { statusBar()->showMessage("Default layout: " + why, 15000); });
     QAction* dark = view->addAction("Dark theme");
     dark->setCheckable(true);
     dark->setShortcut(QKeySequence("Ctrl+Shift+T"));
@@ -415,35 +317,6 @@ void WorkbenchWindow::connect_jobs() {
     connect(jobs_, &JobRunner::countsChanged, this, &WorkbenchWindow::update_status);
 }
 
-QList<int> WorkbenchWindow::selected_rows() const {
-    QList<int> rows;
-    if (!table_ || !table_->selectionModel()) return rows;
-    for (const QModelIndex& index : table_->selectionModel()->selectedRows())
-        rows << proxy_->mapToSource(index).row();
-    std::sort(rows.begin(), rows.end());
-    return rows;
-}
-
-void WorkbenchWindow::on_selection_changed() {
-    const QList<int> rows = selected_rows();
-    curves_->set_runs(rows);
-    compare_->set_runs(rows);
-    update_details();
-}
-
-void WorkbenchWindow::update_details() {
-    const QList<int> rows = selected_rows();
-    if (rows.isEmpty()) {
-        details_->clear();
-        return;
-    }
-    const RunEntry& e = catalog_->at(rows.first());
-    QString text = e.display_name() + " — " + e.status;
-    if (!e.dir.isEmpty()) text += "  (" + e.dir + ")";
-    if (!e.message.isEmpty()) text += "\n" + e.message;
-    details_->setPlainText(text);
-}
-
 void WorkbenchWindow::update_scaling_runs() {
     QList<int> rows;
     for (int r = 0; r < proxy_->rowCount(); ++r)
@@ -497,9 +370,11 @@ void WorkbenchWindow::check_cuda() {
     static QHash<QString, std::pair<bool, QString>> known;
     static QHash<QString, QString> versions;
     const QString cli = jobs_->cli();
+    launch_->set_program(cli);  // model folders are described by `fone model inspect`
     if (known.contains(cli)) {
         launch_->set_cuda_available(known[cli].first, known[cli].second);
         cli_version_ = versions.value(cli);
+        launch_->set_processes_available(!cli_version_.contains("no --nproc"), kNoNproc);
         return;
     }
     auto* probe = new QProcess(this);
@@ -515,6 +390,7 @@ void WorkbenchWindow::check_cuda() {
                             : code == 0 ? "this build of fone is CPU only"
                                         : "fone --version failed"};
         launch_->set_cuda_available(known[cli].first, known[cli].second);
+        launch_->set_processes_available(!cli_version_.contains("no --nproc"), kNoNproc);
     });
     connect(probe, &QProcess::errorOccurred, this, [this, probe](QProcess::ProcessError e) {
         if (e != QProcess::FailedToStart) return;
@@ -617,56 +493,6 @@ void WorkbenchWindow::export_current_plot() {
     if (last_plot_) last_plot_->export_dialog();
 }
 
-void WorkbenchWindow::show_column_menu(const QPoint& pos) {
-    QMenu menu;
-    for (int c = 0; c < RunTableModel::kColumnCount; ++c) {
-        QAction* a = menu.addAction(model_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
-        a->setCheckable(true);
-        a->setChecked(!table_->isColumnHidden(c));
-        connect(a, &QAction::toggled, this, [this, c](bool on) { table_->setColumnHidden(c, !on); });
-    }
-    menu.exec(table_->horizontalHeader()->mapToGlobal(pos));
-}
-
-QString WorkbenchWindow::selected_rows_text(bool markdown) const {
-    // The selected rows as shown (visible columns, in their order), as CSV or a Markdown table.
-    QList<int> columns;
-    QHeaderView* header = table_->horizontalHeader();
-    for (int v = 0; v < header->count(); ++v)
-        if (!header->isSectionHidden(header->logicalIndex(v))) columns << header->logicalIndex(v);
-    auto line = [&](const QStringList& cells) {
-        if (!markdown) {
-            QStringList quoted;
-            for (const QString& c : cells)
-                quoted << csv_field(c);
-            return quoted.join(',') + "\n";
-        }
-        QStringList escaped;
-        for (const QString& c : cells)
-            escaped << QString(c).replace('|', "\\|");
-        return "| " + escaped.join(" | ") + " |\n";
-    };
-    QStringList titles;
-    for (int c : columns)
-        titles << model_->headerData(c, Qt::Horizontal, markdown ? Qt::DisplayRole : RunTableModel::kCsvRole)
-                      .toString();
-    QString out = line(titles);
-    if (markdown) out += "|" + QStringList(QList<QString>(columns.size(), "---")).join("|") + "|\n";
-    QModelIndexList rows = table_->selectionModel()->selectedRows();
-    std::sort(rows.begin(), rows.end(),
-              [](const QModelIndex& a, const QModelIndex& b) { return a.row() < b.row(); });
-    for (const QModelIndex& index : rows) {
-        QStringList cells;
-        for (int c : columns) {
-            const QModelIndex cell = proxy_->index(index.row(), c);
-            // CSV is for spreadsheets: numbers as numbers (493696, 40.5), Markdown as the table shows them.
-            cells << (markdown ? cell.data().toString() : cell.data(RunTableModel::kCsvRole).toString());
-        }
-        out += line(cells);
-    }
-    return out;
-}
-
 QStringList WorkbenchWindow::view_names() const {
     return docks_.keys();
 }
@@ -687,51 +513,6 @@ bool WorkbenchWindow::raise_view(const QString& name) {
     if (!docks_.contains(name)) return false;
     docks_[name]->raise();
     return true;
-}
-
-void WorkbenchWindow::select_runs(const QStringList& names) {
-    QItemSelection selection;
-    for (int r = 0; r < proxy_->rowCount(); ++r) {
-        const int row = proxy_->mapToSource(proxy_->index(r, 0)).row();
-        if (names.contains(catalog_->at(row).name))
-            selection.select(proxy_->index(r, 0), proxy_->index(r, RunTableModel::kColumnCount - 1));
-    }
-    table_->selectionModel()->select(selection, QItemSelectionModel::ClearAndSelect);
-}
-
-void WorkbenchWindow::select_example_runs(int n) {
-    // Finished runs of the most common model shape and seed (of equally common ones, the one that got
-    // furthest): one per training-set size, the best of each (its curves show something).
-    std::map<std::pair<QString, double>, std::pair<int, double>> groups;  // (runs, best exact match)
-    for (int r = 0; r < catalog_->size(); ++r)
-        if (const RunEntry& e = catalog_->at(r); e.status == "finished") {
-            auto& [runs, best] = groups[{e.shape, e.seed}];
-            ++runs;
-            best = std::max(best, e.best_exact_match);
-        }
-    if (groups.empty()) groups[{QString(), -1}] = {0, 0.0};
-    const auto group = std::max_element(groups.begin(), groups.end(), [](auto& a, auto& b) {
-                           return a.second < b.second;
-                       })->first;
-    std::map<double, std::pair<double, QString>> by_size;  // size -> (best exact match, run): the best one
-    for (int r = 0; r < catalog_->size(); ++r) {
-        const RunEntry& e = catalog_->at(r);
-        if (e.status != "finished" || e.shape != group.first || e.seed != group.second) continue;
-        auto [it, added] = by_size.try_emplace(e.train_size, e.best_exact_match, e.name);
-        if (!added && e.best_exact_match > it->second.first) it->second = {e.best_exact_match, e.name};
-    }
-    // Runs training now come first: their curves are the live ones.
-    QStringList names;
-    for (int r = 0; r < catalog_->size() && names.size() < n / 2; ++r)
-        if (catalog_->at(r).status == "running") names << catalog_->at(r).name;
-    for (auto it = by_size.rbegin(); it != by_size.rend() && names.size() < n; ++it)
-        names << it->second.second;
-    select_runs(names);
-    if (names.isEmpty() || catalog_->row_of(names.first()) < 0) return;
-    const int row = catalog_->row_of(names.first());
-    QTimer::singleShot(0, this, [this, row] {  // once the view has its geometry
-        table_->scrollTo(proxy_->mapFromSource(model_->index(row, 0)), QAbstractItemView::PositionAtTop);
-    });
 }
 
 void WorkbenchWindow::set_theme(const QString& name) {

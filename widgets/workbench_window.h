@@ -20,6 +20,7 @@ class QLineEdit;
 class QTableView;
 class QPlainTextEdit;
 class QProcess;
+class QScreen;
 class QTimer;
 
 namespace fone::gui {
@@ -34,12 +35,14 @@ class RunFilterProxy;
 class RunTableModel;
 class ScalingView;
 class SweepDesigner;
+class WindowLayout;
 
 struct WorkbenchOptions {
-    QString runs_dir;          // "" : RunStore::default_root()
-    QString cli;               // "" : JobRunner::default_cli_path()
-    bool use_settings = true;  // read and write QSettings (off for screenshots and tests)
-    QString theme;             // "" : the saved one, else light
+    QString runs_dir;           // "" : RunStore::default_root()
+    QString cli;                // "" : JobRunner::default_cli_path()
+    bool use_settings = true;   // read and write QSettings (off for screenshots and tests)
+    QString theme;              // "" : the saved one, else light
+    QScreen* screen = nullptr;  // the screen it opens on (nullptr: the primary one)
 };
 
 class WorkbenchWindow : public QMainWindow {
@@ -96,6 +99,11 @@ class WorkbenchWindow : public QMainWindow {
     const QString& store_problem() const { return store_problem_; }
     // Sizes and places the window for the available area of its screen (1400 x 900 at most).
     void fit_to_screen();
+    // Resizes the window and lays its docks out as the default layout has them for that size (screenshots,
+    // whose size is not the screen's).
+    void lay_out_for(const QSize& size);
+    // Its layout per screen (window_layout.h): save, restore, Reset layout.
+    WindowLayout* window_layout() const { return layout_; }
 
   public Q_SLOTS:
     void remove_selected();  // out of the list, files kept
@@ -105,6 +113,7 @@ class WorkbenchWindow : public QMainWindow {
     void rerun_selected();
     void export_current_plot();
     void stop_presenting();
+    void reset_layout();  // View > Reset layout: the default for the screen the window is on
 
   protected:
     void closeEvent(class QCloseEvent* event) override;
@@ -113,8 +122,9 @@ class WorkbenchWindow : public QMainWindow {
     bool event(QEvent* event) override;
 
   private:
-    QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget,
-                          Qt::DockWidgetArea area);
+    QDockWidget* add_dock(const QString& name, const QString& title, QWidget* widget);
+    // The default layout for the window's screen (workbench_layout.cpp); also on docks already placed.
+    void arrange_docks();
     QWidget* make_runs_view();
     void connect_launch_estimate();
     void make_menus();
@@ -152,7 +162,7 @@ class WorkbenchWindow : public QMainWindow {
     QMap<QString, QWidget*> views_;  // a dock's view (the dock holds it in a scroll area)
     QWidget* presenter_ = nullptr;
     QDockWidget* front_dock_ = nullptr;  // the view in front above the training plots
-    bool docks_sized_ = false, state_restored_ = false;
+    WindowLayout* layout_ = nullptr;
     QLabel* store_label_ = nullptr;
     QString store_problem_;
     int launched_job_ = 0;  // the last single launch: its run is selected once it exists

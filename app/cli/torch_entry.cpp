@@ -6,6 +6,7 @@
 #include "fone/platform/blas_kernel.h"
 #include "fone/platform/thread_environment.h"
 #include "fone/probes/representations.h"
+#include "fone/train/distributed.h"
 #include "torch_commands.h"
 
 namespace fone::cli {
@@ -24,8 +25,8 @@ void add_commands(CLI::App& app) {
     add_token_loss_command(app);
 }
 
-// "LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel": the workbench greys out CUDA unless
-// it says "CUDA available".
+// "LibTorch 1.13.1, CPU only; OpenBLAS 0.3.21, Cooperlake kernel; ...; --nproc: Gloo": the workbench
+// greys out CUDA unless it says "CUDA available", and hides Processes when it says "no --nproc".
 std::string build_text() {
     const nlohmann::json t = torch_build_info();
     std::string v = "LibTorch " + t["libtorch"].get<std::string>() + ", ";
@@ -39,7 +40,10 @@ std::string build_text() {
     else
         v += "CPU only";
     const OpenMpWait wait = openmp_wait();
-    return v + "; " + blas_kernel_text() + "; OpenMP wait " + wait.policy + " (" + wait.set_by + ")";
+    // The workbench offers "Processes" (--nproc) only where this says the build has it.
+    const std::string nproc = distributed_available_on_cpu() ? "--nproc: Gloo" : "no --nproc (no c10d/Gloo)";
+    return v + "; " + blas_kernel_text() + "; OpenMP wait " + wait.policy + " (" + wait.set_by + "); " +
+           nproc;
 }
 
 NumberRepresentations representations(const std::string& run_dir, const std::vector<Decimal>& numbers) {

@@ -59,7 +59,9 @@ struct CommandLine {
     QCommandLineOption theme{QStringLiteral("theme"), "light or dark", "NAME"};
     QCommandLineOption set{
         QStringLiteral("set"),
-        "With --view: set a property of the view first (e.g. run=NAME, source=run, layer=2)", "KEY=VALUE"};
+        "With --view (or --raise: its first view): set a property of the view first (e.g. run=NAME, "
+        "source=run, layer=2; launch: kind=text, recipe=TITLE)",
+        "KEY=VALUE"};
     QCommandLineOption raise{QStringLiteral("raise"),
                              "With --screenshot: bring these views to the front of their tabs (e.g. runs)",
                              "NAME"};
@@ -78,7 +80,8 @@ struct Shot {
     QString file;
     int width = 0, height = 0;
     bool presenter = false;
-    QWidget* shown = nullptr;  // the view (or presenter mode) to shoot; null: the whole window
+    QWidget* shown = nullptr;   // the view (or presenter mode) to shoot; null: the whole window
+    QWidget* set_on = nullptr;  // the view --set sets: the one shot, or the first raised in a window picture
     QList<std::pair<QByteArray, QString>> settings;  // --set, applied once the store is read
 };
 
@@ -123,7 +126,7 @@ int shoot_when_ready(QApplication& app, fone::gui::WorkbenchWindow& window, cons
         window.run_table()->sortByColumn(fone::gui::RunTableModel::kStatus, Qt::DescendingOrder);
         window.select_example_runs(6);
         for (const auto& [key, value] : shot.settings)
-            shot.shown->setProperty(key.constData(), value);
+            shot.set_on->setProperty(key.constData(), value);
         auto* clock = new QElapsedTimer;
         clock->start();
         auto* poll = new QTimer(&app);
@@ -173,6 +176,7 @@ int run_screenshot(QApplication& app, const QCommandLineParser& parser, const Co
         return fail("--size takes WIDTHxHEIGHT, e.g. 1400x900");
     options.use_settings = false;  // the same picture on every machine
     fone::gui::WorkbenchWindow window(options);
+    window.lay_out_for({shot.width, shot.height});  // the default layout of a window of that size
     const QString view = parser.value(cli.view);
     if (parser.isSet(cli.view) && !window.show_only_view(view))
         return fail("no view '" + view + "' (views: " + window.view_names().join(", ") + ")");
@@ -187,14 +191,20 @@ int run_screenshot(QApplication& app, const QCommandLineParser& parser, const Co
         shot.shown->showNormal();
         shot.shown->resize(shot.width, shot.height);
     }
-    if (parser.isSet(cli.set) && !shot.shown) return fail("--set needs --view NAME (or --presenter)");
+    shot.set_on = shot.shown                ? shot.shown
+                  : parser.isSet(cli.raise) ? window.view(parser.values(cli.raise).first())
+                                            : nullptr;
+    if (parser.isSet(cli.set) && !shot.set_on)
+        return fail("--set needs --view NAME, --raise NAME (its first view) or --presenter");
     // Properties of the view (Q_PROPERTY), set once the store is read so that run names resolve.
     for (const QString& kv : parser.values(cli.set)) {
         const qsizetype eq = kv.indexOf('=');
         if (eq <= 0) return fail("--set takes KEY=VALUE, not '" + kv + "'");
         const QByteArray key = kv.left(eq).toUtf8();
-        if (shot.shown->metaObject()->indexOfProperty(key.constData()) < 0)
-            return fail((shot.presenter ? QString("presenter mode") : "view '" + view + "'") +
+        if (shot.set_on->metaObject()->indexOfProperty(key.constData()) < 0)
+            return fail((shot.presenter
+                             ? QString("presenter mode")
+                             : "view '" + (view.isEmpty() ? parser.values(cli.raise).first() : view) + "'") +
                         " has no setting '" + QString::fromUtf8(key) + "'");
         shot.settings.push_back({key, kv.mid(eq + 1)});
     }

@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 #include <QFile>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QJsonDocument>
@@ -16,6 +17,7 @@
 
 #include "adapter_plots.h"
 #include "plot_panel.h"
+#include "run_picker.h"
 
 namespace fone::gui {
 
@@ -43,17 +45,21 @@ int number_piece_value(const QString& token) {
     return t.toInt();
 }
 
-AdapterView::AdapterView(QWidget* parent) : AnalysisView(parent) {
+AdapterView::AdapterView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     auto* paths = new QHBoxLayout;
-    run_edit_ = new QLineEdit;
-    run_edit_->setPlaceholderText("a fone-adapter run's folder");
-    run_edit_->setToolTip("fone train --init-from DIR --method fone-adapter --task text --data CORPUS");
+    runs_ = new RunPicker(catalog);
+    runs_->set_accepts(
+        [](const nlohmann::json& c) { return c.value("method", std::string()) == "fone-adapter"; },
+        "fone-adapter run");
+    runs_->setToolTip(
+        "A fone-adapter run of the store (Launch: Kind \"Pretrained model\", method fone-adapter), or any "
+        "run folder with …");
     adapted_edit_ = new QLineEdit;
     adapted_edit_->setPlaceholderText("its export (fone export --format hf), optional");
     paths->addWidget(new QLabel("Adapter run"));
-    paths->addWidget(run_edit_, 1);
+    paths->addWidget(runs_, 2);
     paths->addWidget(new QLabel("Export"));
     paths->addWidget(adapted_edit_, 1);
     layout->addLayout(paths);
@@ -104,26 +110,33 @@ AdapterView::AdapterView(QWidget* parent) : AnalysisView(parent) {
         });
     connect(ask_button_, &QPushButton::clicked, this, &AdapterView::ask);
     connect(question_, &QLineEdit::returnPressed, this, &AdapterView::ask);
-    connect(run_edit_, &QLineEdit::editingFinished, this, [this] { set_run(run_edit_->text()); });
+    connect(runs_, &RunPicker::runChanged, this, [this](const QString& dir) {
+        if (!dir.isEmpty() && dir != run_) open_run(dir);
+    });
     connect(adapted_edit_, &QLineEdit::editingFinished, this, [this] { set_adapted(adapted_edit_->text()); });
     show_info("Give a fone-adapter run (and its export) and ask a question.");
 }
 
 AdapterView::~AdapterView() = default;
 
-bool AdapterView::set_run(const QString& dir) {
-    run_ = dir;
-    run_edit_->setText(dir);
-    clocks_.reset();
-    QFile file(dir + "/config.json");
-    const QJsonObject config =
-        file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
-    if (config["method"].toString() != "fone-adapter") {
-        show_error(dir + " is not a fone-adapter run (its config.json says method \"" +
-                   config["method"].toString() + "\")");
+bool AdapterView::set_run(const QString& name_or_dir) {
+    if (!runs_->set_run(name_or_dir)) {
+        QFile file(name_or_dir + "/config.json");
+        const QJsonObject config =
+            file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
+        show_error(config.isEmpty()
+                       ? name_or_dir + " is no run with a checkpoint"
+                       : name_or_dir + " is not a fone-adapter run (its config.json says method \"" +
+                             config["method"].toString() + "\")");
         return false;
     }
-    model_ = config["init_from"].toString();
+    return run_ == runs_->run_dir() || open_run(runs_->run_dir());
+}
+
+bool AdapterView::open_run(const QString& dir) {
+    run_ = dir;
+    clocks_.reset();
+    model_ = QString::fromStdString(runs_->config().value("init_from", std::string()));
     const CheckpointStamp stamp = checkpoint_stamp(dir);
     try {
         if (stamp.file.isEmpty()) throw std::runtime_error("no checkpoint yet");
@@ -132,7 +145,8 @@ bool AdapterView::set_run(const QString& dir) {
         show_error(QString::fromStdString(e.what()));
         return false;
     }
-    show_info(QStringLiteral("%1: %2; asks %3").arg(dir, checkpoint_words(stamp), model_));
+    show_info(
+        QStringLiteral("%1: %2; asks %3").arg(QFileInfo(dir).fileName(), checkpoint_words(stamp), model_));
     request_refresh();
     return true;
 }
@@ -163,6 +177,7 @@ void AdapterView::ask() {
     answer_after_.clear();
     asking_adapted_ = false;
     set_busy(true);
+    follow_run(run_);  // the clocks name their checkpoint, and say when the run has trained on
     show_info("Generating with " + model_ + " …");
     generate_->start({"model", "generate", model_, question_->text(), "--json", "--max-new-tokens", "12"});
 }

@@ -25,6 +25,8 @@ class QTableWidget;
 namespace fone::gui {
 
 class PlotPanel;
+class RunCatalog;
+class RunPicker;
 
 // A token's text as a number piece: its value when it is one to three ASCII digits (less one leading
 // space), else -1.
@@ -36,12 +38,15 @@ class AdapterView : public AnalysisView {
     Q_PROPERTY(QString adapted READ adapted WRITE set_adapted)
     Q_PROPERTY(QString question READ question WRITE set_question)
   public:
-    explicit AdapterView(QWidget* parent = nullptr);
+    // The runs to pick from: the catalog's fone-adapter runs (nullptr: only those opened with set_run or …).
+    explicit AdapterView(RunCatalog* catalog = nullptr, QWidget* parent = nullptr);
     ~AdapterView() override;
 
-    // A fone-adapter run's directory: its pretrained folder (config.json's init_from) is the model asked
-    // first, its checkpoint gives the clocks. False (and the reason in the status line) for anything else.
-    bool set_run(const QString& dir);
+    // A fone-adapter run (its name in the store, or its directory): its pretrained folder (config.json's
+    // init_from) is the model asked first, its checkpoint gives the clocks. False (and the reason in the
+    // status line) for anything else.
+    bool set_run(const QString& name_or_dir);
+    RunPicker* run_picker() const { return runs_; }
     QString run() const { return run_; }
     // The run's export (`fone export --format hf`), asked second; "" for none.
     void set_adapted(const QString& dir);
@@ -68,6 +73,7 @@ class AdapterView : public AnalysisView {
     void refresh() override { ask(); }
 
   private:
+    bool open_run(const QString& dir);
     void on_generated(const nlohmann::json& end, bool adapted);
     void tokenize();
     void on_tokens(const nlohmann::json& result);
@@ -76,7 +82,7 @@ class AdapterView : public AnalysisView {
 
     QString run_, adapted_, model_;
     std::optional<analysis::AdapterClocks> clocks_;
-    QLineEdit* run_edit_;
+    RunPicker* runs_;
     QLineEdit* adapted_edit_;
     QLineEdit* question_;
     QPushButton* ask_button_;

@@ -63,7 +63,7 @@ void register_analysis_views() {
     register_view({"token-loss", "Token loss",
                    [](const WorkbenchContext& c) { return with_program(new TokenLossView(c.catalog), c); }});
     register_view({"adapter", "FoNE adapter",
-                   [](const WorkbenchContext& c) { return with_program(new AdapterView, c); }});
+                   [](const WorkbenchContext& c) { return with_program(new AdapterView(c.catalog), c); }});
     // Presenter mode tells the welcome view's story, its race included.
     register_presenter([](const WorkbenchContext& c) -> QWidget* {
         auto* welcome = c.view ? qobject_cast<WelcomeView*>(c.view("welcome")) : nullptr;

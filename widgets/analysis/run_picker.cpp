@@ -119,6 +119,16 @@ QString RunPicker::method() const {
     return QString::fromStdString(config_.value("method", std::string()));
 }
 
+void RunPicker::set_accepts(std::function<bool(const json&)> accepts, const QString& what) {
+    accepts_ = std::move(accepts);
+    what_ = what;
+    rebuild();
+}
+
+bool RunPicker::accepts(const QString& dir) const {
+    return !accepts_ || accepts_(read_config(dir));
+}
+
 bool RunPicker::set_run(const QString& name_or_dir) {
     QString dir;
     if (catalog_) {
@@ -126,7 +136,7 @@ bool RunPicker::set_run(const QString& name_or_dir) {
         if (row >= 0) dir = catalog_->at(row).dir;
     }
     if (dir.isEmpty() && QFileInfo(name_or_dir).isDir()) dir = QFileInfo(name_or_dir).absoluteFilePath();
-    if (dir.isEmpty() || !run_has_model(dir)) return false;
+    if (dir.isEmpty() || !run_has_model(dir) || !accepts(dir)) return false;
     dir = QDir::cleanPath(dir);
     if (!extra_dirs_.contains(dir)) extra_dirs_ << dir;
     current_ = dir;
@@ -150,17 +160,22 @@ void RunPicker::rebuild() {
         for (int r = 0; r < catalog_->size(); ++r) {
             const RunEntry& e = catalog_->at(r);
             if (e.dir.isEmpty() || e.status == kRetired || !run_has_model(e.dir)) continue;
+            if (accepts_ && !accepts_(e.config)) continue;
             const QString dir = QDir::cleanPath(e.dir);
             if (seen.contains(dir)) continue;
             seen.insert(dir);
             QString text = e.name + " — " + e.method + " · " + e.task;
+            // A text run's corpus, a pretrained run's folder: what tells two text runs apart.
+            for (const char* key : {"data", "init_from"})
+                if (const std::string path = json_string(e.config, key); !path.empty())
+                    text += " · " + QFileInfo(QString::fromStdString(path)).fileName();
             const double best = std::max(e.best_exact_match, e.exact_match);
             if (best >= 0) text += " · " + percent(best);
             if (e.status != "finished") text += " (" + e.status + ")";
             items.push_back({dir, text, e.method, best, e.status == "finished"});
         }
     // The demo model that comes with the workbench: always there to look inside.
-    if (const QString demo = demo_model_dir(); !demo.isEmpty() && !seen.contains(demo)) {
+    if (const QString demo = demo_model_dir(); !demo.isEmpty() && !seen.contains(demo) && accepts(demo)) {
         seen.insert(demo);
         const json c = read_config(demo);
         items.push_back({demo,
@@ -203,7 +218,7 @@ void RunPicker::rebuild() {
         if (items.empty())
             combo_->addItem(catalog_ && !catalog_->is_loaded()
                                 ? "(reading the run store…)"
-                                : "(no trained run: train one, or open a run with …)",
+                                : "(no " + what_ + " yet: train one, or open a run with …)",
                             QString());
         const int index = combo_->findData(chosen);
         combo_->setCurrentIndex(std::max(0, index));

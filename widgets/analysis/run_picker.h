@@ -5,6 +5,7 @@
 #include <QStringList>
 #include <QTimer>
 #include <QWidget>
+#include <functional>
 
 #include <nlohmann/json.hpp>
 
@@ -37,6 +38,11 @@ class RunPicker : public QWidget {
     QString method() const;                            // "fone", "digit", ... ("" when unknown)
     int count() const;
     QComboBox* combo() const { return combo_; }
+    // Only runs of the kind a view takes (a run's config.json in, whether it is one out), named in words
+    // for the empty list and for a run refused ("text runs"); the bundled demo model too must pass. Set
+    // before the store is read.
+    void set_accepts(std::function<bool(const nlohmann::json& config)> accepts, const QString& what);
+    bool accepts(const QString& dir) const;
 
   Q_SIGNALS:
     void runChanged(const QString& dir);
@@ -53,6 +59,8 @@ class RunPicker : public QWidget {
     bool demo_by_itself_ = false;  // the demo model is shown because the store had no run to pick
     nlohmann::json config_;
     QTimer* rebuild_timer_;
+    std::function<bool(const nlohmann::json&)> accepts_;
+    QString what_ = "trained run";  // what the view takes, for its empty list ("text run")
 };
 
 }  // namespace fone::gui

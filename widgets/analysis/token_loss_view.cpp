@@ -142,6 +142,9 @@ QGridLayout* TokenLossView::make_controls(RunCatalog* catalog) {
     auto* grid = new QGridLayout;
     run_a_ = new RunPicker(catalog);
     run_b_ = new RunPicker(catalog);
+    // Text runs only: the loss per piece is a language model's (an arithmetic run has no text to score).
+    for (RunPicker* picker : {run_a_, run_b_})
+        picker->set_accepts(is_text_run, "text run");
     run_a_->setToolTip("Run a: a text run (fone train --task text). Green where it pays less than run b.");
     run_b_->setToolTip("Run b: a text run on the same corpus with the same text tokenizer (another method).");
     document_ = new QLineEdit("0");

@@ -179,6 +179,7 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     p->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
     right_layout->addWidget(plot_, 1);
     live_label_ = new QLabel;
+    live_label_->setObjectName("welcome-verdict");
     live_label_->setWordWrap(true);
     live_label_->setTextFormat(Qt::RichText);
     right_layout->addWidget(live_label_);

@@ -502,6 +502,7 @@ json describe(const ModelFolder& m) {
                       {"vocab_size", t.vocab_size()},
                       {"prefix_ids", t.prefix_ids()},
                       {"suffix_ids", t.suffix_ids()}};
+    j["number_pieces"] = count_number_pieces(t);
     j["single_token_integers"] = single_token_integers(t, "");
     j["single_token_integers"]["checked"] = "0.." + std::to_string(kLargestIntegerChecked);
     j["single_token_integers"]["after_a_space"] = single_token_integers(t, " ");

@@ -685,4 +685,25 @@ const std::vector<int64_t>& BpeTokenizer::suffix_ids() const {
     return impl_->suffix;
 }
 
+int number_piece_value(std::string_view text) {
+    if (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string_view::npos)
+        return -1;
+    int value = 0;
+    for (const char c : text)
+        value = 10 * value + (c - '0');
+    return value;
+}
+
+int64_t count_number_pieces(const BpeTokenizer& tokenizer) {
+    int64_t n = 0;
+    for (int64_t id = 0; id < tokenizer.vocab_size(); ++id) {
+        try {
+            n += number_piece_value(tokenizer.token_text(id)) >= 0;
+        } catch (const TokenizerError&) {  // an id the vocabulary skips
+        }
+    }
+    return n;
+}
+
 }  // namespace fone::pretrained
