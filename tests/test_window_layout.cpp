@@ -115,11 +115,12 @@ class TestWindowLayout : public QObject {
             QVERIFY(QTest::qWaitForWindowExposed(&w));
             QCOMPARE(w.window_layout()->current_class(), WindowLayout::screen_class(desk));
             // Prepared at the desk: a wide Launch column, the Data size figure in front.
-            w.resizeDocks({dock_of(w, "launch")}, {760}, Qt::Horizontal);
+            w.resizeDocks({dock_of(w, "launch")}, {500}, Qt::Horizontal);
             w.raise_view("data-size");
             QTest::qWait(50);
             desk_launch_width = dock_of(w, "launch")->width();
-            QVERIFY(desk_launch_width >= 700);
+            // Wider than the desk's default (27% of 1400 px: 378), so that its return can be seen.
+            QVERIFY2(desk_launch_width >= 420, qPrintable(QString::number(desk_launch_width)));
             w.close();
         }
         {
@@ -131,7 +132,7 @@ class TestWindowLayout : public QObject {
             QVERIFY(projector->availableGeometry().contains(w.frameGeometry()));
             QVERIFY2(w.window_layout()->misfits().isEmpty(),
                      qPrintable(w.window_layout()->misfits().join("; ")));
-            QVERIFY(dock_of(w, "launch")->width() < 500);
+            QVERIFY(dock_of(w, "launch")->width() < 400);
             for (const QString& name : w.view_names()) {
                 w.raise_view(name);
                 QTest::qWait(20);
@@ -222,7 +223,8 @@ class TestWindowLayout : public QObject {
             for (QWidget* field : w.view(name)->findChildren<QWidget*>()) {
                 if (!wheel_changes_value(field) || !field->isVisible() || !field->isEnabled()) continue;
                 ++fields;
-                if (field->focusPolicy() & Qt::WheelFocus) wheel_focus << name + "/" + field->objectName();
+                if ((field->focusPolicy() & Qt::WheelFocus) == Qt::WheelFocus)
+                    wheel_focus << name + "/" + field->objectName();
                 const QVariant before = value_of(field);
                 wheel_over(field);
                 if (value_of(field) != before)

@@ -217,6 +217,8 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
 
     kind_ = new QComboBox;
     kind_->setObjectName("kind");
+    kind_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    kind_->setMinimumContentsLength(8);
     kind_->addItems(run_kind_titles());
     kind_->setToolTip(
         "What the run trains: an arithmetic task (the paper's tables); a language model on text with "

@@ -162,6 +162,11 @@ void HiddenView::set_run_row_visible(bool visible) {
     run_row_->setVisible(visible);
 }
 
+void HiddenView::set_plain(bool plain) {
+    plain_ = plain;
+    patch_row_->setVisible(!plain);
+}
+
 void HiddenView::set_controls_visible(bool visible) {
     run_row_->setVisible(visible);
     prompt_row_->setVisible(visible);
@@ -374,9 +379,10 @@ void HiddenView::draw(bool immediately) {
         circles_ ? draw_circles(plot, answer) : draw_answer_without_circles(plot, answer, value, truth);
     patch_row_->setEnabled(circles_.has_value());  // only a FoNE digit head's hands turn
     QStringList notes;
-    if (!tokens.isEmpty()) notes << "prompt tokens: " + tokens.join(" ");
+    if (!tokens.isEmpty() && !plain_) notes << "prompt tokens: " + tokens.join(" ");
     if (!note.isEmpty()) notes << "<span style='color:#c62828'>" + note.toHtmlEscaped() + "</span>";
     summary_->setText(notes.join(" · "));
+    summary_->setVisible(!notes.isEmpty());  // no empty line under the figure
     plot.replot(immediately ? QCustomPlot::rpImmediateRefresh : QCustomPlot::rpQueuedReplot);
 }
 

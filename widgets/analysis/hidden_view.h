@@ -93,6 +93,9 @@ class HiddenView : public AnalysisView {
     void set_controls_visible(bool visible);
     // Only the run's row (the welcome view shows its own model, and its height goes to the clocks).
     void set_run_row_visible(bool visible);
+    // For newcomers (the welcome view): no "turn at" row (a hand turns at the digit head only: sites draw
+    // a second row of clocks the welcome's short figure has no room for) and no "prompt tokens" line.
+    void set_plain(bool plain);
     // Draws the last answer again (at the plot's size and paper).
     void redraw();
 
@@ -128,6 +131,7 @@ class HiddenView : public AnalysisView {
     void refresh() override { predict(); }
 
   private:
+    bool plain_ = false;  // set_plain
     QWidget* prompt_row();
     void clear_answer(const QString& why);
     void connect_signals();

@@ -37,9 +37,9 @@ const char* const kIntro =
     "<h3>FoNE: every number is one token</h3>"
     "<p>A language model reads text in pieces called <i>tokens</i>; most cut 654.321 into seven (6, 5, 4, "
     "., 3, 2, 1). <b>Fourier Number Embeddings</b> (FoNE) make every number <b>one</b> token, placed on "
-    "clocks: one clock per digit, its hand pointing at the digit. The model answers the same way. <b>Try "
-    "it</b> below: a small model that comes with the workbench answers the sum (change it, press Predict); "
-    "each clock is one digit of its answer, the bars how sure it is, a wrong digit turns red.</p>";
+    "clocks: one clock per digit, its hand pointing at the digit. <b>Try it</b> below: a small model that comes "
+    "with the workbench answers the sum; each clock is one digit of its answer, the bars how sure it is, a "
+    "wrong digit turns red (drag a hand to turn it).</p>";
 
 const char* const kLiveIntro =
     "<b>Train it live.</b> Two models learn decimal addition from the same {train_size} examples on this "
@@ -132,6 +132,7 @@ WelcomeView::WelcomeView(RunCatalog* catalog, const QString& program, QWidget* p
     if (note_.isEmpty()) {
         left_layout->addWidget(range_label());
         demo_->set_run_row_visible(false);  // the demo model, named in the figure's title
+        demo_->set_plain(true);             // its height goes to the clocks and their bars
     }
     left_layout->addWidget(demo_, 1);
     if (!note_.isEmpty()) {
