@@ -24,22 +24,17 @@ namespace {
 
 constexpr int kInspectMs = 60000;  // `fone model inspect` reads a tokenizer: a second, on a busy machine more
 
-// A field with its "…" button on one line and what was found under it.
-QVBoxLayout* field_with_button(QWidget* owner, QLineEdit* edit, QToolButton* button, QLabel* info) {
-    auto* column = new QVBoxLayout(owner);
-    column->setContentsMargins(0, 0, 0, 0);
-    column->setSpacing(1);
-    auto* row = new QHBoxLayout;
+// A field with its "…" button on one line; the line of what was found is made here, placed by the panel.
+void field_with_button(QWidget* owner, QLineEdit* edit, QToolButton* button, QLabel* info) {
+    auto* row = new QHBoxLayout(owner);
+    row->setContentsMargins(0, 0, 0, 0);
     row->setSpacing(2);
     edit->setClearButtonEnabled(true);
     row->addWidget(edit, 1);
     button->setText("…");
     row->addWidget(button);
-    column->addLayout(row);
     info->setWordWrap(true);
     info->setStyleSheet("color: palette(placeholder-text);");
-    column->addWidget(info);
-    return column;
 }
 
 // How many lines a file has (up to a cap: the description, not a count of a large corpus).
@@ -137,7 +132,6 @@ void CorpusPicker::describe() {
                    .arg(QString::number(double(info.size()) / 1024.0, 'f', 1));
     }
     info_->setText(problem_.isEmpty() ? text : QString());
-    info_->setVisible(!info_->text().isEmpty());
 }
 
 // ---- the model folder ----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // Two fields of the Launch panel that name a place rather than a number, each with a button to choose it
-// and a line that says what was found there, so a run is not launched on the wrong thing:
+// and a line that says what was found there (info(): the panel shows it under the field, the form's whole
+// width), so a run is not launched on the wrong thing:
 //  - CorpusPicker: the text a language model reads (`fone train --data`): the bundled Factbook sample, a
 //    text or JSONL file, or a folder (the Factbook's JSON files, or train/val/test.jsonl).
 //  - ModelFolderBox: a Hugging Face model folder to start from (`--init-from`), described by a
@@ -29,6 +30,8 @@ class CorpusPicker : public QWidget {
     QString description() const;
     QString problem() const { return problem_; }
     QLineEdit* edit() const { return edit_; }
+    // The line that says what was found (the panel puts it on a row of its own, the form's whole width).
+    QLabel* info() const { return info_; }
 
   Q_SIGNALS:
     void changed();
@@ -58,6 +61,7 @@ class ModelFolderBox : public QWidget {
     QString problem() const { return problem_; }
     bool asking() const;
     QLineEdit* edit() const { return edit_; }
+    QLabel* info() const { return info_; }
 
   Q_SIGNALS:
     void changed();  // the path, or what was found there

@@ -138,8 +138,7 @@ QString will_train_text_run(const TrainConfig& c) {
                               ? QStringLiteral("only the adapter trains (the alignment phase, the whole run)")
                               : QStringLiteral("the adapter alone for %1 steps, then every weight")
                                     .arg(c.align_steps))
-                : QStringLiteral("Will train: %1 from %2's weights with %3, on %4")
-                      .arg(QString::fromStdString(c.task_label()), folder, method, reads);
+                : QStringLiteral("Will train: %1 from %2's weights on %3").arg(method, folder, reads);
     } else {
         const QString shape = c.size_level > 0 ? QStringLiteral("level %1").arg(c.size_level)
                                                : QStringLiteral("hidden %1, %2 layers, %3 heads")

@@ -228,6 +228,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     folder_ = new ModelFolderBox;
     folder_->setToolTip("fone train --init-from DIR: a Hugging Face model folder (Llama or Qwen2)");
     form->addRow(titled("init_from", "Model folder"), folder_);
+    form->addRow(folder_->info());
     rows_["init_from"] = folder_;
     titles_["init_from"] = "Model folder";
     add_combo(form, "task", "Task", kind_tasks(RunKind::arithmetic),
@@ -237,6 +238,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     corpus_ = new CorpusPicker;
     corpus_->setToolTip("fone train --data: the corpus of a text run (or the file of the task \"file\")");
     form->addRow(titled("data", "Corpus"), corpus_);
+    form->addRow(corpus_->info());
     rows_["data"] = corpus_;
     titles_["data"] = "Corpus";
     add_combo(
@@ -460,8 +462,9 @@ void LaunchPanel::on_kind_changed() {
     QComboBox* task = combos_["task"];
     QString keep = task->currentText();
     // A pretrained folder is most often a start for the adapter (its corpus); text: the bundled sample's
-    // task.
-    if (!kind_tasks(kind()).contains(keep)) keep = kind() == RunKind::arithmetic ? "dec-add" : "text";
+    // task. A settings object being loaded names its own.
+    if (!kind_tasks(kind()).contains(keep) || (kind() == RunKind::pretrained && !loading_))
+        keep = kind() == RunKind::arithmetic ? "dec-add" : "text";
     set_choices(task, kind_tasks(kind()), keep);
     on_task_changed();
 }
@@ -488,6 +491,8 @@ bool LaunchPanel::field_shown(const QString& key) const {
 void LaunchPanel::update_rows() {
     for (auto it = rows_.begin(); it != rows_.end(); ++it)
         form_->setRowVisible(it.value(), field_shown(it.key()));
+    form_->setRowVisible(corpus_->info(), field_shown("data"));
+    form_->setRowVisible(folder_->info(), field_shown("init_from"));
     for (const char* key : {"model", "text_context", "text_vocab_size", "align_steps", "target_acc"}) {
         QWidget* field = edits_.contains(key) ? static_cast<QWidget*>(edits_[key]) : combos_.value(key);
         form_->setRowVisible(field, field_shown(key));

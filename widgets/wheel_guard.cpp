@@ -21,7 +21,8 @@ bool WheelGuard::eventFilter(QObject* watched, QEvent* event) {
     auto* widget = static_cast<QWidget*>(watched);
     if (event->type() == QEvent::Polish && wheel_changes_value(widget)) {
         // Without wheel focus: a wheel turn must not take the focus (and with it the right to change).
-        if ((widget->focusPolicy() & Qt::WheelFocus) == Qt::WheelFocus) widget->setFocusPolicy(Qt::StrongFocus);
+        if ((widget->focusPolicy() & Qt::WheelFocus) == Qt::WheelFocus)
+            widget->setFocusPolicy(Qt::StrongFocus);
         return false;
     }
     if (event->type() != QEvent::Wheel || widget->hasFocus() || !wheel_changes_value(widget)) return false;

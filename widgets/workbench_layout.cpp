@@ -59,9 +59,6 @@ void WorkbenchWindow::size_docks() {
     // In proportion to the window as shown (resizeDocks before the first show works on sizes the window
     // does not have yet): the forms on the left a quarter or so, the views above the training plots two
     // thirds of the height. resizeDocks takes the dock in front of each tab group.
-    // The view in front again: a dock shown again (arrange_docks) may have come to the front of its tabs.
-    docks_["launch"]->raise();
-    front_dock_->raise();
     const int left = std::clamp(width() * 27 / 100, 300, 420);
     resizeDocks({docks_["launch"], front_dock_}, {left, width() - left}, Qt::Horizontal);
     if (dockWidgetArea(docks_["curves"]) != Qt::RightDockWidgetArea ||
@@ -81,7 +78,10 @@ void WorkbenchWindow::showEvent(QShowEvent* event) {
 
 void WorkbenchWindow::lay_out_for(const QSize& size) {
     resize(size);
-    arrange_docks();
+    // Again only when the size asks for the other arrangement (the training plots below the views, or in
+    // their tabs): placed afresh before the first show, the docks lost the view in front (Runs came first).
+    const bool split = !tabifiedDockWidgets(docks_["runs"]).contains(docks_["curves"]);
+    if (split != (height() >= kSplitPlotsHeight)) arrange_docks();
 }
 
 void WorkbenchWindow::reset_layout() {

@@ -37,7 +37,8 @@ const char* const kIntro =
     "<h3>FoNE: every number is one token</h3>"
     "<p>A language model reads text in pieces called <i>tokens</i>; most cut 654.321 into seven (6, 5, 4, "
     "., 3, 2, 1). <b>Fourier Number Embeddings</b> (FoNE) make every number <b>one</b> token, placed on "
-    "clocks: one clock per digit, its hand pointing at the digit. <b>Try it</b> below: a small model that comes "
+    "clocks: one clock per digit, its hand pointing at the digit. <b>Try it</b> below: a small model that "
+    "comes "
     "with the workbench answers the sum; each clock is one digit of its answer, the bars how sure it is, a "
     "wrong digit turns red (drag a hand to turn it).</p>";
 
