@@ -68,10 +68,10 @@ json settings_of(const std::string& method, const std::string& kind, const std::
                   {"init_from", kLlama},
                   {"train_size", 16},
                   {"test_size", 4},
-                  {"text_context", 32}});
+                  {"text_context", 64}});
         s.erase("model");  // the folder's shape
     } else {
-        s.update({{"task", "word-problems"}, {"train_size", 96}, {"test_size", 4}, {"text_vocab_size", 300}});
+        s.update({{"task", "word-problems"}, {"train_size", 96}, {"test_size", 4}, {"text_vocab_size", 400}});
     }
     return s;
 }
