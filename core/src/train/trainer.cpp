@@ -235,7 +235,12 @@ void Trainer::open(Checkpoint* resume_from) {
     torch::manual_seed(cfg().seed);
     run_ = open_run_model(cfg(), model_folder(dir_, plan_, cfg().is_text() && !resume_from), RunData::batches,
                           resume_from);
-    if (run_.text) {
+    if (run_.kind == RunKind::adapter) {
+        tokens_per_number_ = run_.adapter->tokens_per_number(run_.text_splits.test);
+        text_info_ = {{"tokenizer", std::string(kPretrainedFilesDir) + "/tokenizer.json"},
+                      {"vocab_size", run_.adapter->vocabulary().size()},
+                      {"number_pieces", run_.adapter->number_piece_count()}};
+    } else if (run_.text) {
         const TokenCounts counts = count_tokens(run_.text->tokenizer(), run_.text_splits.test);
         tokens_per_number_ = counts.tokens_per_number();
         text_info_ = {{"tokenizer", kTokenizerFile},
@@ -315,7 +320,7 @@ json Trainer::start_event(bool resumed) {
         {"threads_reason", threads_.reason},
         {"openmp_wait_policy", openmp_wait().policy},
         {"config", cfg().to_json()}};
-    if (run_.text) start["text"] = text_info_;
+    if (run_.kind != RunKind::arithmetic) start["text"] = text_info_;
     if (plan_.active())
         start["data_parallel"] = {{"processes", plan_.world_size()},
                                   {"gradient_shards", plan_.gradient_shards},
@@ -349,7 +354,7 @@ Step Trainer::train_step() {
     s.lr = lr_at(pos_.step);
     for (auto& group : opt_->param_groups())
         static_cast<torch::optim::AdamWOptions&>(group.options()).lr(s.lr);
-    if (is_adapter_method(cfg().method))
+    if (run_.kind == RunKind::adapter)
         set_alignment_phase(run_.model, cfg().align_steps < 0 || pos_.step < cfg().align_steps);
     opt_->zero_grad();
     if (plan_.active()) {
@@ -463,7 +468,8 @@ void Trainer::evaluate() {
 }
 
 json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second) {
-    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_, run_.text != nullptr);
+    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_,
+                              run_.kind != RunKind::arithmetic);
     e["event"] = "eval";
     e["method"] = cfg().method;
     e["tokens_per_number"] = tokens_per_number_;
@@ -631,7 +637,7 @@ TrainConfig with_settled_data(TrainConfig c) {
 void check_trainable(const TrainConfig& config) {
     config.validate();
     resolve_device(config.device);
-    if (is_adapter_method(config.method)) {
+    if (run_kind(config) == RunKind::adapter) {
         TrainConfig shaped = config;
         pretrained::adopt_pretrained_shape(shaped);  // a folder that is not a Llama or a Qwen2 is refused
         check_adapter_folder(config.init_from);

@@ -68,7 +68,7 @@ struct TrainConfig {
 
     std::uint64_t seed = 42;
     std::string device = "auto";  // "auto", "cpu", "cuda"
-    int threads = 0;              // 0: every core
+    int threads = 0;              // 0: auto, from the CPUs free when the run starts
     double target_acc = 0.0;      // stop once the test exact match reaches this (0: never)
     int eval_every = 0;           // steps between evaluations (0: once per epoch)
     int checkpoint_every = 0;     // steps between checkpoints (0: once per epoch)
