@@ -27,21 +27,21 @@ std::string bittokens_settings_problem(const TrainConfig& c) {
 std::vector<NumberMethod>& table() {
     static std::vector<NumberMethod> rows = {
         {"fone", "one token per number: [NUM] + its Fourier features; digits read from two entries each",
-         "number-token", "[NUM]", true, true},
+         "number-token", "[NUM]", true, true, "", ""},
         {"digit", "one token per digit and point; the answer generated token by token", "tokens", "tokens",
-         true, true, "digit"},
+         true, true, "digit", ""},
         {"subword", "chunks of up to three digits, left to right (as Llama-3); generated token by token",
-         "tokens", "tokens", true, true, "subword"},
+         "tokens", "tokens", true, true, "subword", ""},
         {"xval", "one [NUM] token scaled by the number's value; a regression head, rounded", "number-token",
-         "[NUM]", true, false},
+         "[NUM]", true, false, "", ""},
         {"ntl", "digit (or subword) tokens with the Number Token Loss (Wasserstein-1) added", "tokens",
          "tokens", false, false, "", "ntl_tokens"},
         {"abacus", "digit tokens least significant first with Abacus digit-position embeddings", "tokens",
-         "tokens", false, false, "digit"},
+         "tokens", false, false, "digit", ""},
         {"fone+abacus", "Abacus with every digit token embedded by its FoNE", "tokens", "tokens", false,
-         false, "digit"},
+         false, "digit", ""},
         {"fone-direct", "ablation: each digit as a raw value in one dimension, regression per digit",
-         "number-token", "[NUM]", false, false},
+         "number-token", "[NUM]", false, false, "", ""},
         {"bittokens",
          "one [NUM] token carrying the IEEE 754 float64 bits of x (and 1/x); read back bit by bit",
          "number-token", "[NUM]", true, false, "", "", bittokens_settings_problem},
@@ -51,7 +51,7 @@ std::vector<NumberMethod>& table() {
         {"fone-adapter",
          "a pretrained model's own tokens; each number piece's embedding + a learned projection of its FoNE "
          "(zero at the start; --init-from, --task text)",
-         kAdapterFamily, "tokens", true, true},
+         kAdapterFamily, "tokens", true, true, "", ""},
     };
     return rows;
 }
