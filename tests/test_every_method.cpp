@@ -129,6 +129,11 @@ class TestEveryMethod : public QObject {
         }
         const json golden = read_json_file(kGolden);
         const bool same_arithmetic = golden["torch"] == TORCH_VERSION && golden["blas_core"] == blas_core();
+        qInfo("LibTorch %s, BLAS kernel %s (the golden file's: %s, %s): %s", TORCH_VERSION,
+              blas_core().c_str(), golden["torch"].get<std::string>().c_str(),
+              golden["blas_core"].get<std::string>().c_str(),
+              same_arithmetic ? "digests compared bit for bit, samples within 1e-4"
+                              : "another kernel: samples compared within 1e-4");
         for (const auto& [key, run] : runs.items()) {
             const std::string method = key.substr(key.find('/') + 1);
             const QByteArray where = QByteArray::fromStdString(key + ": " + run.dump());
