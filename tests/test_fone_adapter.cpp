@@ -283,13 +283,24 @@ void TestFoneAdapter::an_adapter_run_answers_every_command() {
     QVERIFY2(start["tokens_per_number"].toDouble() > 1.0, t.out.constData());
     QVERIFY(start["text"].toObject()["number_pieces"].toInt() > 0);
 
-    // eval: its test split, as the run's own evaluation scored it.
+    // eval: its test split with the run's best checkpoint (as for every run: the evaluation with the highest
+    // exact match, the later of equals), as the run's own evaluation at that step scored it.
     const auto e = run_fone({"eval", "--run", "asked", "--runs-dir", runs, "--threads", "1"});
     QVERIFY2(e.code == 0, e.err.constData());
     const QJsonObject m = json_lines(e.out).first();
-    const QJsonObject last_eval = read_json(runs + "/asked/summary.json")["final"].toObject();
+    QVERIFY2(m["checkpoint"].toString().endsWith("checkpoint-best.safetensors"), e.out.constData());
+    QFile metrics(runs + "/asked/metrics.jsonl");
+    QVERIFY(metrics.open(QIODevice::ReadOnly));
+    QJsonObject best_eval;
+    for (const QJsonObject& event : json_lines(metrics.readAll()))
+        if (event["event"].toString() == "eval" &&
+            (best_eval.isEmpty() || event["exact_match"].toDouble() >= best_eval["exact_match"].toDouble()))
+            best_eval = event;
+    QCOMPARE(best_eval["exact_match"].toDouble(),
+             read_json(runs + "/asked/summary.json")["best_exact_match"].toDouble());
     QVERIFY(m["loss"].toDouble() > 0);
-    QCOMPARE(m["loss"].toDouble(), last_eval["loss"].toDouble());
+    QCOMPARE(m["loss"].toDouble(), best_eval["loss"].toDouble());
+    QCOMPARE(m["exact_match"].toDouble(), best_eval["exact_match"].toDouble());
     QVERIFY(std::abs(m["perplexity"].toDouble() - std::exp(m["loss"].toDouble())) <
             1e-9 * m["perplexity"].toDouble());
     QVERIFY(m["number_tokens"].toInt() > 0);
