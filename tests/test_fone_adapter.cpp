@@ -11,6 +11,7 @@
 
 #include "checkpoints/run_model.h"
 #include "fone/hf/forward.h"
+#include "fone/pretrained/model_folder.h"
 #include "fone/store/train_config.h"
 #include "fone_process.h"
 #include "schemes/adapter_scheme.h"
@@ -311,7 +312,7 @@ void TestFoneAdapter::an_adapter_run_answers_every_command() {
     // generate: greedy, every token the most probable under the whole sequence's forward (no cache).
     const std::string prompt = "In 1991, 132 of";
     const auto g = run_fone({"generate", "--run", "asked", "--runs-dir", runs, "--max-tokens", "6",
-                             "--threads", "1", QString::fromStdString(prompt)});
+                             "--threads", "1", "--json", QString::fromStdString(prompt)});
     QVERIFY2(g.code == 0, g.err.constData());
     const QList<QJsonObject> events = json_lines(g.out);
     const QJsonObject end = events.last();
@@ -321,7 +322,12 @@ void TestFoneAdapter::an_adapter_run_answers_every_command() {
     for (int i = 0; i + 1 < events.size(); ++i)
         streamed += events[i]["text"].toString();
     QCOMPARE(streamed, end["text"].toString());
+    // (Opening the run to answer, as eval, generate and token-loss do, opens a model folder once at most.)
+    const int64_t opens = fp::folder_opens();
     fone::AnsweringRun a = fone::open_for_answers((runs + "/asked").toStdString(), 1, fone::RunData::none);
+    qInfo("opening the run to answer opened %lld model folder(s)",
+          static_cast<long long>(fp::folder_opens() - opens));
+    QVERIFY(fp::folder_opens() - opens <= 1);
     std::vector<int64_t> ids = a.run.adapter->ids_of(prompt);
     for (int i = 0; i + 1 < events.size(); ++i) {
         torch::NoGradGuard no_grad;
