@@ -3,7 +3,8 @@
 // zero at the start. On the tiny Llama of tests/golden/pretrained/llama: the run starts as exactly the
 // pretrained model (its logits with the adapter bit for bit those without it, and the folder's own forward
 // to float rounding); the alignment phase changes the projection alone; `fone export --format hf` merges the
-// adapter into the embedding table and the export reopens with the run's logits; bad input is refused.
+// adapter into the embedding table and the export reopens with the run's logits to float rounding; bad input
+// is refused.
 #include <QtTest>
 #include <cmath>
 #include <fstream>
@@ -208,11 +209,18 @@ void TestFoneAdapter::alignment_trains_the_projection_alone_then_export() {
                                     fp::forward_last(exported, ids_of(trained.run, kPrompt), 1).logits_last);
     qInfo("export: largest |run - exported folder| logit difference %.3g", d);
     QVERIFY2(d < 1e-5, qPrintable(QString::number(d)));
-    // The export as a new fone-adapter run's start (same arithmetic as the run): bit for bit.
+    // The export as a new fone-adapter run's start: the same network, but the export summed each number
+    // piece's row e + (W f + b) once, in the `fone` process, where the run sums it at every forward, here.
+    // The two processes may use different BLAS kernels (with no OPENBLAS_CORETYPE set, `fone` can pick a
+    // better kernel than this test's process has: docs/training.md, "The BLAS kernel"), so W f may differ
+    // in its last bits (a few ulps of float32), and the logits by float rounding: the bound of the folder
+    // comparisons above. Bit-equality held only where both processes ran one kernel.
     fone::RunModel reopened =
         fone::open_run_model(config_for(corpus, out.toStdString()), "", fone::RunData::batches);
     reopened.model->eval();
-    QVERIFY(torch::equal(logits_of(reopened, kPrompt, true), run_logits));
+    const double dr = (logits_of(reopened, kPrompt, true) - run_logits).abs().max().item<double>();
+    qInfo("export reopened as a run: largest logit difference %.3g", dr);
+    QVERIFY2(dr < 1e-5, qPrintable(QString::number(dr)));
     // The adapter moved the number pieces' rows and no other.
     const auto merged = reopened.model->embed->weight, original = start.model->embed->weight;
     const auto& scheme = dynamic_cast<const fone::AdapterScheme&>(*start.scheme);

@@ -60,7 +60,11 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
         sync();
         const auto t1 = Clock::now();
         opt.zero_grad();
-        const torch::Tensor loss = r.scheme->loss(r.model, b, true);
+        torch::Tensor loss;
+        {
+            const Bf16Autocast autocast(device, c.precision == "bf16");
+            loss = r.scheme->loss(r.model, b, true);
+        }
         loss.item<double>();
         const auto t2 = Clock::now();
         loss.backward();
