@@ -20,6 +20,7 @@
 
 #include "checkpoints/run_model.h"
 #include "nn/device_setup.h"
+#include "nn/gradients.h"
 
 namespace fone_test {
 
@@ -52,7 +53,7 @@ inline std::vector<double> loss_curve(const fone::TrainConfig& config, const tor
             loss = r.scheme->loss(r.model, b, true);
         }
         loss.backward();
-        if (config.clip > 0) torch::nn::utils::clip_grad_norm_(r.model->parameters(), config.clip);
+        if (config.clip > 0) fone::clip_gradient_norm(r.model->parameters(), config.clip);
         opt.step();
         losses.push_back(loss.item<double>());
     }

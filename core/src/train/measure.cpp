@@ -6,6 +6,7 @@
 #include "checkpoints/run_model.h"
 #include "fone/nn/device.h"
 #include "nn/device_setup.h"
+#include "nn/gradients.h"
 #include "nn/timing.h"
 
 namespace fone {
@@ -68,7 +69,7 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
         loss.item<double>();
         const auto t2 = Clock::now();
         loss.backward();
-        if (c.clip > 0) torch::nn::utils::clip_grad_norm_(r.model->parameters(), c.clip);
+        if (c.clip > 0) clip_gradient_norm(r.model->parameters(), c.clip);
         sync();
         const auto t3 = Clock::now();
         opt.step();

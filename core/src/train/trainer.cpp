@@ -21,6 +21,7 @@
 #include "fone/train/training.h"
 #include "hf/init_from.h"
 #include "nn/device_setup.h"
+#include "nn/gradients.h"
 #include "nn/timing.h"
 #include "probes/grokking_probe.h"
 #include "probes/snapshot_writer.h"
@@ -355,6 +356,7 @@ Step Trainer::train_step() {
     opt_->zero_grad();
     if (plan_.active()) {
         if (!sharded_update(b, s)) return s;
+        if (cfg().clip > 0) clip_gradient_norm(run_.model->parameters(), cfg().clip);
     } else {
         // Training noise (Abacus offsets) from a generator seeded by (seed, step): resumable exactly.
         torch::manual_seed(cfg().seed * 1000003ULL + static_cast<std::uint64_t>(pos_.step) + 1);
@@ -363,12 +365,15 @@ Step Trainer::train_step() {
             const Bf16Autocast autocast(device_, cfg().precision == "bf16");
             loss = run_.scheme->loss(run_.model, b, true);
         }
+        // Backward and the clip are queued before the loss is read: on a GPU, reading it first made the CPU
+        // wait for the forward pass before it could queue the backward. A loss that is not finite still
+        // comes back before the update.
+        loss.backward();
+        if (cfg().clip > 0) clip_gradient_norm(run_.model->parameters(), cfg().clip);
         s.loss = loss.item<double>();
         if (pos_.step == nan_step_) s.loss = std::nan("");
         if (!std::isfinite(s.loss)) return s;
-        loss.backward();
     }
-    if (cfg().clip > 0) torch::nn::utils::clip_grad_norm_(run_.model->parameters(), cfg().clip);
     opt_->step();
 
     // Advance to the position of the next batch: what a checkpoint written now records.
