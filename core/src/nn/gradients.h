@@ -1,8 +1,8 @@
-// Gradient-norm clipping that never waits for the device. LibTorch's torch::nn::utils::clip_grad_norm_ returns
-// the norm as a CPU double, so on a GPU every call waits for the whole backward pass to finish before the CPU
-// can queue the next kernel (its own comment says so). The trainer never reads the norm: this is the same
-// arithmetic (each gradient's 2-norm, their 2-norm, the clamped scale applied in place), the same operations
-// in the same order, without the read. Private to core/src/ (nn, train).
+// Gradient-norm clipping that never waits for the device. LibTorch's torch::nn::utils::clip_grad_norm_
+// returns the norm as a CPU double, so on a GPU every call waits for the whole backward pass to finish before
+// the CPU can queue the next kernel (its own comment says so). The trainer never reads the norm: this is the
+// same arithmetic (each gradient's 2-norm, their 2-norm, the clamped scale applied in place), the same
+// operations in the same order, without the read. Private to core/src/ (nn, train).
 #pragma once
 
 #include <vector>
