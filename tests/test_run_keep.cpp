@@ -5,9 +5,12 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <QtTest>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -88,12 +91,15 @@ std::string make_run(fone::RunStore& store, const std::string& name, const json&
 // ---- Hand-made archives, written with libarchive directly (not through the code under test) -----------
 
 struct Entry {
+    Entry(std::string n, std::string d, unsigned t = AE_IFREG, std::string l = "", bool hard = false,
+          long long s = -1)
+        : name(std::move(n)), data(std::move(d)), type(t), link(std::move(l)), hardlink(hard), size(s) {}
     std::string name;
     std::string data;
-    unsigned type = AE_IFREG;
-    std::string link;         // a symbolic link's target, or a hard link's source
-    bool hardlink = false;
-    long long size = -1;      // the header's size (-1: data's)
+    unsigned type;
+    std::string link;  // a symbolic link's target, or a hard link's source
+    bool hardlink;
+    long long size;  // the header's size (-1: data's)
 };
 
 std::string sha256_of(const std::string& data) {
@@ -161,6 +167,7 @@ class TestRunKeep : public QObject {
         make_run(store, "mine");
         const auto before = tree(store.root());
         const std::string error = run_error([&] { fone::unpack_run(store, file); });
+        qInfo().noquote() << QString::fromStdString(label + ": " + (error.empty() ? "accepted" : error));
         if (error.empty()) return error;  // accepted: a new run, as it should be
         if (tree(store.root()) != before) return "STORE CHANGED: " + error;
         if (error.find('\n') != std::string::npos) return "MORE THAN ONE LINE: " + error;
@@ -291,11 +298,11 @@ class TestRunKeep : public QObject {
         const fone::MetricsExport r = fone::export_all_metrics(store.list(), fone::MetricsExportFormat::csv, csv);
         QCOMPARE(r.runs, std::size_t{2});
         QCOMPARE(r.rows, std::size_t{4});
-        QCOMPARE(csv.str(), std::string("run,config.train_size,event,step,loss,exact_match\n"
-                                        "a,51200,progress,1,2.5,\n"
-                                        "a,51200,eval,2,,0.5\n"
-                                        "b,6400,progress,1,2.5,\n"
-                                        "b,6400,eval,2,,0.5\n"));
+        QCOMPARE(QString::fromStdString(csv.str()), QString::fromStdString("run,config.train_size,event,loss,step,exact_match\n"
+                                        "a,51200,progress,2.5,1,\n"
+                                        "a,51200,eval,,2,0.5\n"
+                                        "b,6400,progress,2.5,1,\n"
+                                        "b,6400,eval,,2,0.5\n"));
         std::ostringstream jsonl;
         fone::export_all_metrics(store.list(), fone::MetricsExportFormat::jsonl, jsonl);
         const json first = json::parse(jsonl.str().substr(0, jsonl.str().find('\n')));
@@ -436,8 +443,8 @@ class TestRunKeep : public QObject {
         spit(root("text.fonerun"), "hello, not an archive\n");
         QVERIFY(run_error([&] { fone::unpack_run(theirs, root("text.fonerun")); }).find("not a .fonerun") !=
                 std::string::npos);
-        QVERIFY(::mkfifo(root("fifo.fonerun").c_str(), 0600) == 0);
-        QVERIFY(run_error([&] { fone::unpack_run(theirs, root("fifo.fonerun")); }).find("not a regular file") !=
+        QVERIFY2(::mkfifo(root("pipe.fonerun").c_str(), 0600) == 0, std::strerror(errno));
+        QVERIFY(run_error([&] { fone::unpack_run(theirs, root("pipe.fonerun")); }).find("not a regular file") !=
                 std::string::npos);
         QVERIFY(tree(theirs.root()) == before);
     }
