@@ -74,8 +74,9 @@ std::string make_run(fone::RunStore& store, const std::string& name, const json&
     config["versions"] = {{"fone", "test"}};
     const std::string dir = store.create_run(name, config);
     fone::write_status(dir, fone::kStatusFinished, "trained");
-    spit(dir + "/metrics.jsonl", "{\"event\":\"progress\",\"step\":1,\"loss\":2.5}\n"
-                                 "{\"event\":\"eval\",\"step\":2,\"exact_match\":0.5}\n");
+    spit(dir + "/metrics.jsonl",
+         "{\"event\":\"progress\",\"step\":1,\"loss\":2.5}\n"
+         "{\"event\":\"eval\",\"step\":2,\"exact_match\":0.5}\n");
     fone::write_json_atomic(dir + "/summary.json", {{"final", {{"exact_match", 0.5}}}, {"step", 2}});
     const std::vector<float> w = {1.0f, 2.0f, 3.0f, 4.0f};
     fone::safetensors::write(dir + "/checkpoint-best.safetensors",
@@ -188,11 +189,13 @@ class TestRunKeep : public QObject {
         QCOMPARE(back.text, n.text);
         QCOMPARE(back.tags, n.tags);
         QVERIFY(!back.updated.empty());
-        QCOMPARE(fone::apply_tag_edits(back.tags, {"-baseline", "-absent"}), std::vector<std::string>{"fig3"});
+        QCOMPARE(fone::apply_tag_edits(back.tags, {"-baseline", "-absent"}),
+                 std::vector<std::string>{"fig3"});
         // The listing carries them.
         QCOMPARE(store.info(dir).tags, n.tags);
         // Bad tags and notes are refused, and nothing is written.
-        QVERIFY(run_error([] { fone::apply_tag_edits({}, {"+two words"}); }).find("spaces") != std::string::npos);
+        QVERIFY(run_error([] { fone::apply_tag_edits({}, {"+two words"}); }).find("spaces") !=
+                std::string::npos);
         QVERIFY(run_error([] { fone::apply_tag_edits({}, {"+"}); }).find("empty") != std::string::npos);
         fone::RunNotes big;
         big.text.assign(fone::kMaxNotesBytes + 1, 'x');
@@ -276,7 +279,8 @@ class TestRunKeep : public QObject {
         const std::uint64_t doomed = fs::file_size(dir + "/checkpoint-last.safetensors") +
                                      fs::file_size(dir + "/snapshots/step-00000002.safetensors") + 1000;
         const fone::ArchiveResult r = fone::archive_run(dir);
-        QCOMPARE(r.removed, (std::vector<std::string>{"checkpoint-last.safetensors", "snapshots/", "stray.tmp"}));
+        QCOMPARE(r.removed,
+                 (std::vector<std::string>{"checkpoint-last.safetensors", "snapshots/", "stray.tmp"}));
         QCOMPARE(r.freed_bytes, doomed);
         QCOMPARE(fone::read_json_file(dir + "/archived.json")["freed_bytes"].get<std::uint64_t>(), doomed);
         for (const char* kept : {"config.json", "metrics.jsonl", "summary.json", "notes.json",
@@ -286,7 +290,8 @@ class TestRunKeep : public QObject {
         // Only a finished run: one that can resume needs its last checkpoint.
         const std::string stopped = make_run(store, "s");
         fone::write_status(stopped, fone::kStatusStopped);
-        QVERIFY(run_error([&] { fone::archive_run(stopped); }).find("only a finished run") != std::string::npos);
+        QVERIFY(run_error([&] { fone::archive_run(stopped); }).find("only a finished run") !=
+                std::string::npos);
         QVERIFY(fs::exists(stopped + "/checkpoint-last.safetensors"));
     }
 
@@ -295,10 +300,12 @@ class TestRunKeep : public QObject {
         make_run(store, "a");
         make_run(store, "b", {{"train_size", 6400}});
         std::ostringstream csv;
-        const fone::MetricsExport r = fone::export_all_metrics(store.list(), fone::MetricsExportFormat::csv, csv);
+        const fone::MetricsExport r =
+            fone::export_all_metrics(store.list(), fone::MetricsExportFormat::csv, csv);
         QCOMPARE(r.runs, std::size_t{2});
         QCOMPARE(r.rows, std::size_t{4});
-        QCOMPARE(QString::fromStdString(csv.str()), QString::fromStdString("run,config.train_size,event,loss,step,exact_match\n"
+        QCOMPARE(QString::fromStdString(csv.str()),
+                 QString::fromStdString("run,config.train_size,event,loss,step,exact_match\n"
                                         "a,51200,progress,2.5,1,\n"
                                         "a,51200,eval,,2,0.5\n"
                                         "b,6400,progress,2.5,1,\n"
@@ -306,7 +313,10 @@ class TestRunKeep : public QObject {
         std::ostringstream jsonl;
         fone::export_all_metrics(store.list(), fone::MetricsExportFormat::jsonl, jsonl);
         const json first = json::parse(jsonl.str().substr(0, jsonl.str().find('\n')));
-        QCOMPARE(first, json({{"run", "a"}, {"config.train_size", 51200}, {"event", "progress"}, {"step", 1},
+        QCOMPARE(first, json({{"run", "a"},
+                              {"config.train_size", 51200},
+                              {"event", "progress"},
+                              {"step", 1},
                               {"loss", 2.5}}));
     }
 
@@ -321,10 +331,11 @@ class TestRunKeep : public QObject {
         std::vector<std::string> names;
         for (const json& m : p.manifest["members"])
             names.push_back(m["name"]);
-        QCOMPARE(names, (std::vector<std::string>{"config.json", "status.json", "metrics.jsonl", "summary.json",
-                                                  "notes.json", "checkpoint-best.safetensors",
+        QCOMPARE(names, (std::vector<std::string>{"config.json", "status.json", "metrics.jsonl",
+                                                  "summary.json", "notes.json", "checkpoint-best.safetensors",
                                                   "checkpoint-last.safetensors"}));
-        QCOMPARE(p.manifest["members"][0]["sha256"].get<std::string>(), sha256_of(slurp(dir + "/config.json")));
+        QCOMPARE(p.manifest["members"][0]["sha256"].get<std::string>(),
+                 sha256_of(slurp(dir + "/config.json")));
         fone::RunStore theirs(root("pack-to"));
         make_run(theirs, "shared");  // the name is taken there: the received run is shared-2, said
         const fone::UnpackResult u = fone::unpack_run(theirs, file);
@@ -345,7 +356,8 @@ class TestRunKeep : public QObject {
         QCOMPARE(fone::read_pack_manifest(file)["run"].get<std::string>(), std::string("shared"));
         // A live run is not packed; a .pt-only run is sent to convert.
         const fone::RunLock lock = fone::RunLock::acquire(dir);
-        QVERIFY(run_error([&] { fone::pack_run(dir, root("live.fonerun")); }).find("trained") != std::string::npos);
+        QVERIFY(run_error([&] { fone::pack_run(dir, root("live.fonerun")); }).find("trained") !=
+                std::string::npos);
         QVERIFY(!fs::exists(root("live.fonerun")));
     }
 
@@ -363,14 +375,16 @@ class TestRunKeep : public QObject {
                     .find("leaves the run folder") != std::string::npos);
         json absolute = good;
         absolute.push_back(member("/tmp/evil", "x"));
-        QVERIFY(refused("absolute", with_manifest(manifest(absolute), {config, metrics}))
-                    .find("absolute path") != std::string::npos);
+        QVERIFY(
+            refused("absolute", with_manifest(manifest(absolute), {config, metrics})).find("absolute path") !=
+            std::string::npos);
         // Links and devices, named as members the manifest lists.
         QVERIFY(refused("symlink", with_manifest(manifest(good),
                                                  {config, {"metrics.jsonl", "", AE_IFLNK, "/etc/passwd"}}))
                     .find("symbolic link") != std::string::npos);
-        QVERIFY(refused("hardlink", with_manifest(manifest(good),
-                                                  {config, {"metrics.jsonl", "", AE_IFREG, "config.json", true, 0}}))
+        QVERIFY(refused("hardlink",
+                        with_manifest(manifest(good),
+                                      {config, {"metrics.jsonl", "", AE_IFREG, "config.json", true, 0}}))
                     .find("hard link") != std::string::npos);
         QVERIFY(refused("device", with_manifest(manifest(good), {config, {"metrics.jsonl", "", AE_IFCHR}}))
                     .find("character device") != std::string::npos);
@@ -381,8 +395,9 @@ class TestRunKeep : public QObject {
                     .find("there twice") != std::string::npos);
         json twice = good;
         twice.push_back(member("metrics.jsonl", kMetrics));
-        QVERIFY(refused("duplicate-manifest", with_manifest(manifest(twice), {config, metrics}))
-                    .find("twice") != std::string::npos);
+        QVERIFY(
+            refused("duplicate-manifest", with_manifest(manifest(twice), {config, metrics})).find("twice") !=
+            std::string::npos);
         // A bomb: 32 MB of zeros that gzip packs into a few KB, refused before a byte of it is written.
         const std::string zeros(32u << 20, '\0');
         json bomb = good;
@@ -390,8 +405,9 @@ class TestRunKeep : public QObject {
         QVERIFY(refused("bomb", with_manifest(manifest(bomb), {config, metrics, {"summary.json", zeros}}))
                     .find("archive bomb") != std::string::npos);
         // An entry whose header claims more than the manifest.
-        QVERIFY(refused("size-lie", with_manifest(manifest(good), {config, {"metrics.jsonl", kMetrics, AE_IFREG,
-                                                                           "", false, 1000}}))
+        QVERIFY(refused("size-lie",
+                        with_manifest(manifest(good),
+                                      {config, {"metrics.jsonl", kMetrics, AE_IFREG, "", false, 1000}}))
                     .find("its manifest says") != std::string::npos);
         // A digest mismatch.
         json altered = good;
@@ -415,15 +431,17 @@ class TestRunKeep : public QObject {
                     .find("first member") != std::string::npos);
         json pt = good;
         pt.push_back(member("checkpoint-last.pt", "x"));
-        QVERIFY(refused("pt", with_manifest(manifest(pt), {config, metrics})).find("not one of a run's files") !=
-                std::string::npos);
+        QVERIFY(
+            refused("pt", with_manifest(manifest(pt), {config, metrics})).find("not one of a run's files") !=
+            std::string::npos);
         // Members missing at the end, and a checkpoint that is not safetensors.
-        QVERIFY(refused("missing", with_manifest(manifest(good), {config})).find("ends before") != std::string::npos);
+        QVERIFY(refused("missing", with_manifest(manifest(good), {config})).find("ends before") !=
+                std::string::npos);
         json bad_ckpt = good;
         bad_ckpt.push_back(member("checkpoint-best.safetensors", "not safetensors"));
-        QVERIFY(refused("bad-checkpoint", with_manifest(manifest(bad_ckpt), {config, metrics,
-                                                                             {"checkpoint-best.safetensors",
-                                                                              "not safetensors"}}))
+        QVERIFY(refused("bad-checkpoint",
+                        with_manifest(manifest(bad_ckpt),
+                                      {config, metrics, {"checkpoint-best.safetensors", "not safetensors"}}))
                     .find("not a valid safetensors") != std::string::npos);
     }
 
@@ -444,8 +462,9 @@ class TestRunKeep : public QObject {
         QVERIFY(run_error([&] { fone::unpack_run(theirs, root("text.fonerun")); }).find("not a .fonerun") !=
                 std::string::npos);
         QVERIFY2(::mkfifo(root("pipe.fonerun").c_str(), 0600) == 0, std::strerror(errno));
-        QVERIFY(run_error([&] { fone::unpack_run(theirs, root("pipe.fonerun")); }).find("not a regular file") !=
-                std::string::npos);
+        QVERIFY(run_error([&] {
+                    fone::unpack_run(theirs, root("pipe.fonerun"));
+                }).find("not a regular file") != std::string::npos);
         QVERIFY(tree(theirs.root()) == before);
     }
 };

@@ -41,14 +41,18 @@ void make_run(fone::RunStore& store, const std::string& name, const json& change
     fone::write_status(dir, fone::kStatusFinished, "trained 5 epochs");
     std::string metrics;
     for (int step = 1; step <= 4; ++step)
-        metrics += json{{"event", "eval"}, {"split", "test"}, {"step", step * 50}, {"epoch", step},
-                        {"exact_match", exact_match * step / 4}, {"digit_accuracy", 0.5 + exact_match * step / 8}}
+        metrics += json{{"event", "eval"},
+                        {"split", "test"},
+                        {"step", step * 50},
+                        {"epoch", step},
+                        {"exact_match", exact_match * step / 4},
+                        {"digit_accuracy", 0.5 + exact_match * step / 8}}
                        .dump() +
                    "\n";
     fone::write_file_atomic(dir + "/metrics.jsonl", metrics);
-    fone::write_json_atomic(dir + "/summary.json", {{"final", {{"exact_match", exact_match}}},
-                                                    {"best_exact_match", exact_match},
-                                                    {"step", 200}});
+    fone::write_json_atomic(
+        dir + "/summary.json",
+        {{"final", {{"exact_match", exact_match}}}, {"best_exact_match", exact_match}, {"step", 200}});
     const std::vector<float> w = {1.0f, 2.0f, 3.0f, 4.0f};
     fone::safetensors::write(dir + "/checkpoint-best.safetensors",
                              {{"w", fone::safetensors::Dtype::F32, {2, 2}, w.data(), w.size() * 4}});
@@ -93,8 +97,9 @@ class TestRunKeepWindow : public QObject {
         make_run(s, "dec-add-fone-51k", {{"train_size", 51200}}, 0.9925);
         make_run(s, "dec-add-fone-6k", {{"train_size", 6400}}, 0.61);
         make_run(s, "dec-add-fone-6k-lr5e-3", {{"train_size", 6400}, {"lr", 0.005}}, 0.7);
-        fone::write_run_notes(store().toStdString() + "/dec-add-fone-51k",
-                              {"The baseline of figure 3: FoNE at the default size.\nSeed 42.", {"baseline", "fig3"}, ""});
+        fone::write_run_notes(
+            store().toStdString() + "/dec-add-fone-51k",
+            {"The baseline of figure 3: FoNE at the default size.\nSeed 42.", {"baseline", "fig3"}, ""});
         w_ = std::make_unique<WorkbenchWindow>(options_for(store()));
         w_->resize(1280, 720);
         w_->show();
@@ -122,7 +127,8 @@ class TestRunKeepWindow : public QObject {
     void notes_pane_reads_and_writes_notes_json() {
         w_->select_runs({"dec-add-fone-51k"});
         RunNotesPane* pane = w_->notes_pane();
-        QCOMPARE(pane->text_edit()->toPlainText(), QString("The baseline of figure 3: FoNE at the default size.\nSeed 42."));
+        QCOMPARE(pane->text_edit()->toPlainText(),
+                 QString("The baseline of figure 3: FoNE at the default size.\nSeed 42."));
         QCOMPARE(pane->tags_edit()->text(), QString("baseline fig3"));
         shoot(*w_, "window-notes-1280x720.png");
         pane->text_edit()->setPlainText("Rerun with 5 epochs: same curve.");
@@ -132,18 +138,23 @@ class TestRunKeepWindow : public QObject {
         const fone::RunNotes n = fone::read_run_notes(store().toStdString() + "/dec-add-fone-51k");
         QCOMPARE(n.text, std::string("Rerun with 5 epochs: same curve."));
         QCOMPARE(n.tags, (std::vector<std::string>{"baseline", "paper"}));
-        QCOMPARE(w_->run_model()->index(w_->catalog()->row_of("dec-add-fone-51k"), RunTableModel::kTags).data().toString(),
+        QCOMPARE(w_->run_model()
+                     ->index(w_->catalog()->row_of("dec-add-fone-51k"), RunTableModel::kTags)
+                     .data()
+                     .toString(),
                  QString("baseline paper"));
         // A bad tag is refused on the pane, and nothing is written.
         pane->tags_edit()->setText("ok " + QString(50, 'x'));
         QVERIFY(!pane->save());
         QVERIFY(pane->status_text().contains("at most 40"));
-        QCOMPARE(fone::read_run_notes(store().toStdString() + "/dec-add-fone-51k").tags.size(), std::size_t{2});
+        QCOMPARE(fone::read_run_notes(store().toStdString() + "/dec-add-fone-51k").tags.size(),
+                 std::size_t{2});
         // Switching runs saves what was typed (here: typed again, valid).
         pane->tags_edit()->setText("baseline paper fig3");
         pane->tags_edit()->textEdited("baseline paper fig3");
         w_->select_runs({"dec-add-fone-6k"});
-        QCOMPARE(fone::read_run_notes(store().toStdString() + "/dec-add-fone-51k").tags.size(), std::size_t{3});
+        QCOMPARE(fone::read_run_notes(store().toStdString() + "/dec-add-fone-51k").tags.size(),
+                 std::size_t{3});
         QVERIFY(pane->text_edit()->toPlainText().isEmpty());
         // Notes written elsewhere (fone runs note) reach the pane at the next poll.
         fone::write_run_notes(store().toStdString() + "/dec-add-fone-6k", {"from the terminal", {}, ""});

@@ -14,9 +14,10 @@ using namespace fone_test;
 namespace {
 
 QStringList tiny(const QString& runs, const QString& name, const QStringList& extra = {}) {
-    return QStringList{"train",  "--task",     "dec-add", "--train-size", "64",  "--test-size", "32",
-                       "--val-size", "0",      "--epochs", "2",            "--batch", "32",       "--threads",
-                       "1",      "--runs-dir", runs,      "--name",       name} +
+    return QStringList{"train", "--task",     "dec-add", "--train-size", "64", "--test-size",
+                       "32",    "--val-size", "0",       "--epochs",     "2",  "--batch",
+                       "32",    "--threads",  "1",       "--runs-dir",   runs, "--name",
+                       name} +
            one_block_model_options(16) + extra;
 }
 
@@ -73,7 +74,8 @@ class TestRunShareCli : public QObject {
         f.write("#!/bin/sh\necho 'edited' >> \"$1\"\n");
         f.close();
         f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        r = run_fone({"runs", "--runs-dir", mine(), "note", "src", "--edit"}, {}, 60000, {"VISUAL=" + editor});
+        r = run_fone({"runs", "--runs-dir", mine(), "note", "src", "--edit"}, {}, 60000,
+                     {"VISUAL=" + editor});
         QVERIFY2(r.code == 0, r.err.constData());
         QCOMPARE(first_line(r.out)["notes"].toString(), QString("baseline for figure 3edited\n"));
         runs(mine(), {"note", "src", "baseline for figure 3"});
@@ -101,7 +103,8 @@ class TestRunShareCli : public QObject {
             QVERIFY2(p1.code == 0 && p2.code == 0, p2.err.constData());
             QCOMPARE(p2.out, p1.out);
         }
-        QCOMPARE(first_line(runs(theirs(), {"show", "src"}).out)["tags"].toArray(), (QJsonArray{"baseline", "fig3"}));
+        QCOMPARE(first_line(runs(theirs(), {"show", "src"}).out)["tags"].toArray(),
+                 (QJsonArray{"baseline", "fig3"}));
         // A damaged copy is refused with one line, and the store is as it was.
         QFile in(file);
         QVERIFY(in.open(QIODevice::ReadOnly));
@@ -110,7 +113,8 @@ class TestRunShareCli : public QObject {
         QVERIFY(cut.open(QIODevice::WriteOnly));
         cut.write(bytes.left(bytes.size() / 2));
         cut.close();
-        const QStringList before = QDir(theirs()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
+        const QStringList before =
+            QDir(theirs()).entryList(QDir::AllEntries | QDir::Hidden | QDir::NoDotAndDotDot);
         r = runs(theirs(), {"unpack", cut.fileName()});
         QCOMPARE(r.code, 1);
         QVERIFY2(r.err.count('\n') == 1 && r.err.contains("nothing was unpacked"), r.err.constData());
@@ -129,14 +133,25 @@ class TestRunShareCli : public QObject {
     }
 
     void resume_keeps_notes_and_export_copies_them() {
-        qputenv("FONE_INJECT_NAN_STEP", "3");  // step 3 is in the second epoch: the first one's checkpoint stays
+        qputenv("FONE_INJECT_NAN_STEP",
+                "3");  // step 3 is in the second epoch: the first one's checkpoint stays
         auto r = run_fone(tiny(mine(), "failed"));
         qunsetenv("FONE_INJECT_NAN_STEP");
         QCOMPARE(r.code, 1);
         QCOMPARE(runs(mine(), {"note", "failed", "NaN at step 3: resumed"}).code, 0);
+        // Sent before it is resumed: the colleague resumes it too, and ends on the same weights.
+        const QString file = dir_.path() + "/failed.fonerun";
+        QCOMPARE(runs(mine(), {"pack", "failed", "-o", file}).code, 0);
+        QCOMPARE(runs(theirs(), {"unpack", file}).code, 0);
         r = run_fone({"train", "--resume", "failed", "--runs-dir", mine()});
         QVERIFY2(r.code == 0, r.err.constData());
         QCOMPARE(runs(mine(), {"note", "failed"}).out, QByteArray("NaN at step 3: resumed\n"));
+        r = run_fone({"train", "--resume", "failed", "--runs-dir", theirs()});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QString digest = read_json(mine() + "/failed/summary.json")["weights_digest"].toString();
+        QVERIFY(!digest.isEmpty());
+        QCOMPARE(read_json(theirs() + "/failed/summary.json")["weights_digest"].toString(), digest);
+        QCOMPARE(runs(theirs(), {"note", "failed"}).out, QByteArray("NaN at step 3: resumed\n"));
         const QString out = dir_.path() + "/exported";
         r = run_fone({"export", "--run", "src", "--runs-dir", mine(), "--out", out});
         QVERIFY2(r.code == 0, r.err.constData());

@@ -43,25 +43,33 @@ QStringList pack_files(const QMimeData* mime) {
 
 RunActions::RunActions(QMainWindow* window, RunCatalog* catalog, std::function<QList<int>()> selected,
                        std::function<void(const QStringList&)> select)
-    : QObject(window), window_(window), catalog_(catalog), selected_(std::move(selected)), select_(std::move(select)) {
+    : QObject(window),
+      window_(window),
+      catalog_(catalog),
+      selected_(std::move(selected)),
+      select_(std::move(select)) {
     open_ = new QAction("Open .fonerun…", this);
     open_->setShortcut(QKeySequence::Open);
-    open_->setToolTip("Add a run someone sent you (a .fonerun file) to the store; dropping the file on the "
-                      "window does the same");
+    open_->setToolTip(
+        "Add a run someone sent you (a .fonerun file) to the store; dropping the file on the "
+        "window does the same");
     pack_ = new QAction("Share as .fonerun…", this);
-    pack_->setToolTip("The selected run as one file to send: config, metrics, summary, notes, tags and its "
-                      "best and last checkpoints, with a manifest of SHA-256 digests");
+    pack_->setToolTip(
+        "The selected run as one file to send: config, metrics, summary, notes, tags and its "
+        "best and last checkpoints, with a manifest of SHA-256 digests");
     export_ = new QAction("Export all metrics…", this);
-    export_->setToolTip("Every run's metrics in one long CSV (or JSON lines), with the settings that differ "
-                        "between runs as columns");
+    export_->setToolTip(
+        "Every run's metrics in one long CSV (or JSON lines), with the settings that differ "
+        "between runs as columns");
     rename_ = new QAction("Rename…", this);
     rename_->setShortcut(QKeySequence(Qt::Key_F2));
     trash_ = new QAction("Move to trash", this);
     trash_->setToolTip("Into the store's trash folder (Run → Restore from trash… brings it back)");
     restore_ = new QAction("Restore from trash…", this);
     archive_ = new QAction("Archive…", this);
-    archive_->setToolTip("Keep what the run showed (config, metrics, summary, notes, best checkpoint); drop its "
-                         "snapshots and last checkpoint");
+    archive_->setToolTip(
+        "Keep what the run showed (config, metrics, summary, notes, best checkpoint); drop its "
+        "snapshots and last checkpoint");
     connect(open_, &QAction::triggered, this, &RunActions::open_dialog);
     connect(pack_, &QAction::triggered, this, &RunActions::pack_dialog);
     connect(export_, &QAction::triggered, this, &RunActions::export_dialog);
@@ -125,8 +133,10 @@ QString RunActions::trash_rows(const QList<int>& rows) {
     }
     catalog_->rescan();
     QString text;
-    if (!moved.isEmpty()) text = "Moved to the trash (Run → Restore from trash… brings it back): " + moved.join(", ");
-    if (!problems.isEmpty()) text += (text.isEmpty() ? "" : " · ") + QString("Not moved: ") + problems.join("; ");
+    if (!moved.isEmpty())
+        text = "Moved to the trash (Run → Restore from trash… brings it back): " + moved.join(", ");
+    if (!problems.isEmpty())
+        text += (text.isEmpty() ? "" : " · ") + QString("Not moved: ") + problems.join("; ");
     say(text, 15000);
     return problems.join("; ");
 }
@@ -150,9 +160,10 @@ QString RunActions::archive_row(int row) {
     if (row < 0 || row >= catalog_->size() || catalog_->at(row).dir.isEmpty()) return "no run selected";
     const RunEntry& e = catalog_->at(row);
     if (!confirm(window_, "Archive " + e.name,
-                 "Keep " + e.name + "'s config, metrics, summary, notes and best checkpoint, and delete its "
-                 "snapshots, last checkpoint and other files? It can still be evaluated and compared, no "
-                 "longer resumed.",
+                 "Keep " + e.name +
+                     "'s config, metrics, summary, notes and best checkpoint, and delete its "
+                     "snapshots, last checkpoint and other files? It can still be evaluated and compared, no "
+                     "longer resumed.",
                  "Archive", "Keep everything"))
         return "kept";
     try {
@@ -185,14 +196,15 @@ QString RunActions::export_all_metrics(const QString& file) {
     try {
         const RunStore store(catalog_->root().toStdString(), false);
         const auto format = file.endsWith(".jsonl") || file.endsWith(".json") ? MetricsExportFormat::jsonl
-                                                                               : MetricsExportFormat::csv;
+                                                                              : MetricsExportFormat::csv;
         const MetricsExport r = export_all_metrics_to_file(store.list(), format, file.toStdString());
         say(QStringLiteral("Wrote %1: %2 rows of %3 runs, %4 differing settings as columns%5")
                 .arg(file)
                 .arg(r.rows)
                 .arg(r.runs)
                 .arg(r.settings.size())
-                .arg(r.warnings.empty() ? QString() : " (" + QString::number(r.warnings.size()) + " warnings)"));
+                .arg(r.warnings.empty() ? QString()
+                                        : " (" + QString::number(r.warnings.size()) + " warnings)"));
     } catch (const std::exception& e) {
         say("Not exported: " + text_of(e));
         return text_of(e);
@@ -254,8 +266,8 @@ void RunActions::rename_dialog() {
     if (rows.isEmpty() || catalog_->at(rows.first()).dir.isEmpty()) return;
     bool ok = false;
     const QString old = catalog_->at(rows.first()).name;
-    const QString name =
-        QInputDialog::getText(window_, "Rename run", "New name for " + old + ":", QLineEdit::Normal, old, &ok);
+    const QString name = QInputDialog::getText(window_, "Rename run", "New name for " + old + ":",
+                                               QLineEdit::Normal, old, &ok);
     if (ok && name != old) rename_row(rows.first(), name.trimmed());
 }
 
@@ -268,9 +280,9 @@ void RunActions::restore_dialog() {
         return;
     }
     bool ok = false;
-    const QString id = QInputDialog::getItem(window_, "Restore from trash",
-                                             "Run (name.trashed-at, latest last):", items, items.size() - 1,
-                                             false, &ok);
+    const QString id =
+        QInputDialog::getItem(window_, "Restore from trash", "Run (name.trashed-at, latest last):", items,
+                              items.size() - 1, false, &ok);
     if (ok) restore(id);
 }
 
@@ -281,7 +293,8 @@ void RunActions::pack_dialog() {
     const QString file = QFileDialog::getSaveFileName(window_, "Share " + name, name + kPackExtension,
                                                       "FoNE runs (*.fonerun)");
     if (file.isEmpty()) return;
-    const bool snapshots = confirm(window_, "Snapshots", "Include the run's representation snapshots? They "
+    const bool snapshots = confirm(window_, "Snapshots",
+                                   "Include the run's representation snapshots? They "
                                    "make the file larger; the Replay and Timeline views need them.",
                                    "Include", "Leave out");
     pack_row(rows.first(), file, snapshots);

@@ -7,9 +7,9 @@
 #pragma once
 
 #include <QList>
-#include <functional>
 #include <QObject>
 #include <QString>
+#include <functional>
 
 class QAction;
 class QMainWindow;

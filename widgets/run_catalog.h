@@ -49,9 +49,9 @@ struct RunEntry {
     int job_id = 0;           // the workbench job training it (0: none)
     QString label;            // for a job without a run yet: what it will train
 
-    QStringList tags;         // notes.json's tags (fone/store/run_notes.h)
-    QString notes;            // and its text
-    QDateTime notes_time;     // notes.json's modification time when last read (invalid: none)
+    QStringList tags;      // notes.json's tags (fone/store/run_notes.h)
+    QString notes;         // and its text
+    QDateTime notes_time;  // notes.json's modification time when last read (invalid: none)
     qint64 notes_size = -1;
 
     nlohmann::json config;        // config.json

@@ -35,14 +35,16 @@ RunNotesPane::RunNotesPane(RunCatalog* catalog, QWidget* parent) : QWidget(paren
     layout->addLayout(top);
     text_ = new QPlainTextEdit;
     text_->setObjectName("run-notes-text");
-    text_->setPlaceholderText("Notes on the selected run: why it was run, what it showed… (kept in its folder, "
-                              "notes.json; saved as you type)");
+    text_->setPlaceholderText(
+        "Notes on the selected run: why it was run, what it showed… (kept in its folder, "
+        "notes.json; saved as you type)");
     layout->addWidget(text_, 1);
     auto* bottom = new QHBoxLayout;
     status_ = new QLabel;
     status_->setTextFormat(Qt::PlainText);
     save_ = new QPushButton("Save");
-    save_->setToolTip("Save the notes and tags now (Ctrl+S; they are also saved a second after typing stops)");
+    save_->setToolTip(
+        "Save the notes and tags now (Ctrl+S; they are also saved a second after typing stops)");
     bottom->addWidget(status_, 1);
     bottom->addWidget(save_);
     layout->addLayout(bottom);

@@ -13,8 +13,8 @@ namespace fone::gui {
 namespace {
 
 const char* const kHeaders[RunTableModel::kColumnCount] = {
-    "Run",         "Status",           "Progress",       "Task",   "Method", "Model",
-    "Parameters",  "Training set",     "Seed",           "Epochs", "LR",     "Batch",
+    "Run",         "Status",           "Progress",       "Task",   "Method",  "Model",
+    "Parameters",  "Training set",     "Seed",           "Epochs", "LR",      "Batch",
     "Exact match", "Best exact match", "Digit accuracy", "Time",   "Message", "Tags"};
 
 double or_missing(double v) {

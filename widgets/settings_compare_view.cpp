@@ -98,9 +98,10 @@ void SettingsCompareView::rebuild() {
         tree_->setColumnWidth(c, kRunColumnWidth);
     style_header();
     if (names_.size() < 2)
-        note_->setText(names_.isEmpty() ? "Select two runs or more in the Runs table: their settings and "
-                                          "results, the differences first"
-                                        : "One run selected: select another (Ctrl+click) to see what differs");
+        note_->setText(names_.isEmpty()
+                           ? "Select two runs or more in the Runs table: their settings and "
+                             "results, the differences first"
+                           : "One run selected: select another (Ctrl+click) to see what differs");
     if (names_.isEmpty()) return;
     const RunDiff diff = diff_runs(runs);
     const std::size_t set_diff = diff.differing(DiffSection::setting);
@@ -109,14 +110,15 @@ void SettingsCompareView::rebuild() {
     for (const DiffRow& r : diff.rows)
         (r.section == DiffSection::setting ? set_total : res_total) += 1;
     if (names_.size() >= 2)
-        note_->setText(QStringLiteral("%1 of %2 settings and %3 of %4 results differ between the %5 runs; the "
-                                      "equal ones are folded below. Resolved settings: a default and an "
-                                      "explicit equal value are the same.")
-                           .arg(set_diff)
-                           .arg(set_total)
-                           .arg(res_diff)
-                           .arg(res_total)
-                           .arg(names_.size()));
+        note_->setText(
+            QStringLiteral("%1 of %2 settings and %3 of %4 results differ between the %5 runs; the "
+                           "equal ones are folded below. Resolved settings: a default and an "
+                           "explicit equal value are the same.")
+                .arg(set_diff)
+                .arg(set_total)
+                .arg(res_diff)
+                .arg(res_total)
+                .arg(names_.size()));
     const bool one = names_.size() == 1;
     QTreeWidgetItem* groups[4] = {
         add_group(QStringLiteral("Settings that differ (%1)").arg(set_diff), true),
@@ -144,7 +146,8 @@ void SettingsCompareView::style_header() {
         QFont f = tree_->font();
         f.setBold(names_[i] == highlighted_);
         header->setFont(i + 1, f);
-        header->setToolTip(i + 1, names_[i] + ": its curve has this colour; hover its column to emphasise it");
+        header->setToolTip(i + 1,
+                           names_[i] + ": its curve has this colour; hover its column to emphasise it");
     }
 }
 

@@ -151,7 +151,8 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
         if (!selected_rows().isEmpty() && selected_rows().first() == row) update_details();
     });
     connect(curves_, &CurveView::runHovered, model_, &RunTableModel::set_highlighted);
-    // Compare settings and the curves point at the same run: a column hovered, its curve; a curve, its column.
+    // Compare settings and the curves point at the same run: a column hovered, its curve; a curve, its
+    // column.
     connect(curves_, &CurveView::runHovered, settings_compare_, &SettingsCompareView::highlight);
     connect(settings_compare_, &SettingsCompareView::runHovered, curves_, &CurveView::highlight);
 
@@ -255,7 +256,7 @@ QWidget* WorkbenchWindow::make_runs_view() {
     table_->horizontalHeader()->setSectionsMovable(true);
     table_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->horizontalHeader()->setToolTip("Right-click to choose columns");
-    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95, 45,
+    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95,  45,
                                                      55,  55,  50,  90, 125, 105, 60, 200, 110};
     for (int c = 0; c < RunTableModel::kColumnCount; ++c)
         table_->setColumnWidth(c, widths[c]);
@@ -268,8 +269,9 @@ QWidget* WorkbenchWindow::make_runs_view() {
             table_->horizontalHeader()->visualIndex(c),
             table_->horizontalHeader()->visualIndex(RunTableModel::kProgress) +
                 (c == RunTableModel::kExactMatch ? 1 : 2));
-    table_->horizontalHeader()->moveSection(table_->horizontalHeader()->visualIndex(RunTableModel::kTags),
-                                            table_->horizontalHeader()->visualIndex(RunTableModel::kName) + 1);
+    table_->horizontalHeader()->moveSection(
+        table_->horizontalHeader()->visualIndex(RunTableModel::kTags),
+        table_->horizontalHeader()->visualIndex(RunTableModel::kName) + 1);
     auto* delegate = new RunStatusDelegate(table_);
     table_->setItemDelegate(delegate);
     connect(delegate, &RunStatusDelegate::resumeClicked, this, &WorkbenchWindow::resume_row);

@@ -51,8 +51,8 @@ std::string tags_text(const json& tags) {
 
 // The list table's columns, in order; the table shows the first kTableColumns.
 // "tags" came later: it is last, so that older readers of the CSV find every column where it was.
-const std::vector<std::string> kListColumns = {"name",    "status",  "task", "method", "train_size", "exact_match",
-                                               "updated", "message", "dir",  "tags"};
+const std::vector<std::string> kListColumns = {"name",        "status",  "task",    "method", "train_size",
+                                               "exact_match", "updated", "message", "dir",    "tags"};
 constexpr std::size_t kTableColumns = 7;
 // The table's columns: the first kTableColumns, and the tags when some run has them.
 std::vector<std::size_t> table_columns(const std::vector<json>& rows) {
@@ -147,7 +147,8 @@ std::string format_list(const std::vector<json>& rows, const std::string& format
     return out;
 }
 
-std::vector<json> list_rows(const RunsOptions& o, const std::string& status_filter, const std::string& tag = "") {
+std::vector<json> list_rows(const RunsOptions& o, const std::string& status_filter,
+                            const std::string& tag = "") {
     std::vector<json> rows;
     for (const RunInfo& r : open_store(o.runs_dir, false).list())
         if ((status_filter.empty() || r.status == status_filter) &&
@@ -263,8 +264,8 @@ void register_show(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
 void export_all_metrics_cli(const RunsOptions& o, const std::string& format, const std::string& out_file) {
     const std::vector<RunInfo> runs = open_store(o.runs_dir, false).list();
     const auto f = format == "csv" ? MetricsExportFormat::csv : MetricsExportFormat::jsonl;
-    const MetricsExport report =
-        out_file.empty() ? export_all_metrics(runs, f, std::cout) : export_all_metrics_to_file(runs, f, out_file);
+    const MetricsExport report = out_file.empty() ? export_all_metrics(runs, f, std::cout)
+                                                  : export_all_metrics_to_file(runs, f, out_file);
     std::cout.flush();
     for (const std::string& w : report.warnings)
         std::cerr << "fone runs export: warning: " << w << std::endl;
@@ -282,9 +283,10 @@ void register_export(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto* run_opt = cmd->add_option("run", *name, "Run name in the store, or a path to a run directory");
     auto* all_flag = cmd->add_flag("--all", *all, "Export the list of all runs instead of one run's metrics")
                          ->excludes(run_opt);
-    cmd->add_flag("--metrics", *metrics,
-                  "With --all: every run's metrics in one long table, one row per record, with the run's name and "
-                  "the settings that differ between runs (config.<key>) as columns")
+    cmd->add_flag(
+           "--metrics", *metrics,
+           "With --all: every run's metrics in one long table, one row per record, with the run's name and "
+           "the settings that differ between runs (config.<key>) as columns")
         ->needs(all_flag);
     cmd->add_option("--format", *format, "csv (header: every metric seen) or json (JSON lines)")
         ->check(CLI::IsMember({"csv", "json"}))
@@ -294,7 +296,8 @@ void register_export(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
         if (!*all && name->empty()) fail("runs export", "name a RUN, or give --all", 2);
         run_command("runs export", [&] {
             if (*metrics) return export_all_metrics_cli(*o, *format, *out_file);
-            emit(*all ? format_list(list_rows(*o, ""), *format) : metrics_text(*o, *name, *format), *out_file);
+            emit(*all ? format_list(list_rows(*o, ""), *format) : metrics_text(*o, *name, *format),
+                 *out_file);
         });
     });
 }
@@ -303,7 +306,8 @@ void register_export(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
 
 void add_run_commands(CLI::App& app) {
     auto o = std::make_shared<RunsOptions>();
-    auto* runs = app.add_subcommand("runs", "The run store: list, show, export, note, tag, compare, tidy and share training runs");
+    auto* runs = app.add_subcommand(
+        "runs", "The run store: list, show, export, note, tag, compare, tidy and share training runs");
     runs->add_option("--runs-dir", o->runs_dir,
                      "Run store directory (default: $XDG_DATA_HOME/fone-workbench/runs)")
         ->envname("FONE_RUNS_DIR");

@@ -37,7 +37,10 @@ std::string run_dir_of(const RunStore& store, const std::string& name) {
 }
 
 json notes_line(const std::string& dir, const RunNotes& n) {
-    return {{"run", fs::path(dir).filename().string()}, {"notes", n.text}, {"tags", n.tags}, {"updated", n.updated}};
+    return {{"run", fs::path(dir).filename().string()},
+            {"notes", n.text},
+            {"tags", n.tags},
+            {"updated", n.updated}};
 }
 
 // Opens $VISUAL, else $EDITOR, else vi, on a temporary file holding the notes; the text after it exits.
@@ -55,7 +58,8 @@ std::string edit_in_editor(const std::string& text) {
     // The editor variable may hold arguments ("code --wait"): the shell splits it, the path stays one word.
     const pid_t pid = ::fork();
     if (pid == 0) {
-        ::execl("/bin/sh", "sh", "-c", "${VISUAL:-${EDITOR:-vi}} \"$1\"", "sh", path, static_cast<char*>(nullptr));
+        ::execl("/bin/sh", "sh", "-c", "${VISUAL:-${EDITOR:-vi}} \"$1\"", "sh", path,
+                static_cast<char*>(nullptr));
         ::_exit(127);
     }
     int status = 0;
@@ -94,25 +98,29 @@ void register_note(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
 
 void register_tag(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto name = std::make_shared<std::string>();
-    auto* cmd = runs->add_subcommand("tag", "A run's tags: +TAG adds, -TAG removes (fone runs tag RUN +baseline "
-                                            "-old); without edits, prints them");
+    auto* cmd = runs->add_subcommand("tag",
+                                     "A run's tags: +TAG adds, -TAG removes (fone runs tag RUN +baseline "
+                                     "-old); without edits, prints them");
     cmd->fallthrough();
     cmd->add_option("run", *name, "Run name in the store, or a path to a run directory")->required();
     // "-old" must reach the command as an edit, not as an unknown option: everything after RUN is kept.
     cmd->prefix_command();
     cmd->footer("Tags: 1 to 40 bytes, no spaces or commas; the window filters them with tag:NAME.");
     cmd->callback([o, name, cmd] {
-        run_command("runs tag", [&] {
-            const std::string dir = run_dir_of(open_store(o->runs_dir, false), *name);
-            RunNotes n = read_run_notes(dir);
-            const std::vector<std::string> edits = cmd->remaining();
-            if (!edits.empty()) {
-                n.tags = apply_tag_edits(n.tags, edits);
-                write_run_notes(dir, n);
-                n = read_run_notes(dir);
-            }
-            print_json_line(std::cout, notes_line(dir, n));
-        }, 2);
+        run_command(
+            "runs tag",
+            [&] {
+                const std::string dir = run_dir_of(open_store(o->runs_dir, false), *name);
+                RunNotes n = read_run_notes(dir);
+                const std::vector<std::string> edits = cmd->remaining();
+                if (!edits.empty()) {
+                    n.tags = apply_tag_edits(n.tags, edits);
+                    write_run_notes(dir, n);
+                    n = read_run_notes(dir);
+                }
+                print_json_line(std::cout, notes_line(dir, n));
+            },
+            2);
     });
 }
 
@@ -183,10 +191,13 @@ void register_diff(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto all = std::make_shared<bool>(false);
     auto format = std::make_shared<std::string>("table");
     auto* cmd = runs->add_subcommand(
-        "diff", "The settings (resolved: a default and an explicit equal value are the same) and results that "
-                "differ between runs");
+        "diff",
+        "The settings (resolved: a default and an explicit equal value are the same) and results that "
+        "differ between runs");
     cmd->fallthrough();
-    cmd->add_option("runs", *names, "Two runs or more (names in the store, or paths)")->required()->expected(2, -1);
+    cmd->add_option("runs", *names, "Two runs or more (names in the store, or paths)")
+        ->required()
+        ->expected(2, -1);
     cmd->add_flag("--all", *all, "Every setting and result, the equal ones too (marked '=')");
     cmd->add_option("--format", *format, "table (aligned columns) or json (one object)")
         ->check(CLI::IsMember({"table", "json"}))
@@ -230,7 +241,8 @@ void register_mv(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
 void register_rm(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto names = std::make_shared<std::vector<std::string>>();
     auto* cmd = runs->add_subcommand(
-        "rm", "Move runs to the store's trash (fone runs restore brings one back); a training run is refused");
+        "rm",
+        "Move runs to the store's trash (fone runs restore brings one back); a training run is refused");
     cmd->fallthrough();
     cmd->add_option("runs", *names, "Run names in the store")->required();
     cmd->callback([o, names] {
@@ -239,8 +251,8 @@ void register_rm(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
             for (const std::string& n : *names) {
                 const TrashedRun t = trash_run(store, store.resolve(n));
                 print_json_line(std::cout, {{"run", t.name}, {"trash_id", t.id}, {"trashed", t.trashed}});
-                std::cerr << "fone runs rm: " << t.name << " is in the trash; restore with: fone runs restore "
-                          << t.id << std::endl;
+                std::cerr << "fone runs rm: " << t.name
+                          << " is in the trash; restore with: fone runs restore " << t.id << std::endl;
             }
         });
     });
@@ -248,9 +260,11 @@ void register_rm(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
 
 void register_restore(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto id = std::make_shared<std::string>();
-    auto* cmd = runs->add_subcommand("restore", "Bring a run back from the trash (a taken name gets -2, -3, ...)");
+    auto* cmd =
+        runs->add_subcommand("restore", "Bring a run back from the trash (a taken name gets -2, -3, ...)");
     cmd->fallthrough();
-    cmd->add_option("id", *id, "Its id in the trash (fone runs trash), or its name: the latest one")->required();
+    cmd->add_option("id", *id, "Its id in the trash (fone runs trash), or its name: the latest one")
+        ->required();
     cmd->callback([o, id] {
         run_command("runs restore", [&] {
             const RunStore store = open_store(o->runs_dir, false);
@@ -263,8 +277,9 @@ void register_restore(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
 
 void register_trash(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto empty = std::make_shared<bool>(false);
-    auto* cmd = runs->add_subcommand("trash", "The runs in the store's trash, one JSON object each; --empty "
-                                              "deletes them for good");
+    auto* cmd = runs->add_subcommand("trash",
+                                     "The runs in the store's trash, one JSON object each; --empty "
+                                     "deletes them for good");
     cmd->fallthrough();
     cmd->add_flag("--empty", *empty, "Delete every run in the trash (this cannot be undone)");
     cmd->callback([o, empty] {
@@ -276,7 +291,9 @@ void register_trash(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
                 return;
             }
             for (const TrashedRun& t : list_trash(store))
-                print_json_line(std::cout, {{"trash_id", t.id}, {"run", t.name}, {"trashed", t.trashed},
+                print_json_line(std::cout, {{"trash_id", t.id},
+                                            {"run", t.name},
+                                            {"trashed", t.trashed},
                                             {"bytes", disk_bytes(t.dir)}});
         });
     });
@@ -285,8 +302,9 @@ void register_trash(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
 void register_archive(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto name = std::make_shared<std::string>();
     auto* cmd = runs->add_subcommand(
-        "archive", "Keep a finished run's config, metrics, summary, notes and best checkpoint; drop its snapshots, "
-                   "last checkpoint and the rest, and say how much that freed");
+        "archive",
+        "Keep a finished run's config, metrics, summary, notes and best checkpoint; drop its snapshots, "
+        "last checkpoint and the rest, and say how much that freed");
     cmd->fallthrough();
     cmd->add_option("run", *name, "Run name in the store, or a path to a run directory")->required();
     cmd->callback([o, name] {

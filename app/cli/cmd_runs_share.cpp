@@ -23,12 +23,14 @@ void register_pack(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto out = std::make_shared<std::string>();
     auto with = std::make_shared<std::vector<std::string>>();
     auto* cmd = runs->add_subcommand(
-        "pack", "One run as one file to share (.fonerun: a gzip'd tar with a manifest of SHA-256 digests): "
-                "config, metrics, summary, notes, tags, the best and last checkpoints");
+        "pack",
+        "One run as one file to share (.fonerun: a gzip'd tar with a manifest of SHA-256 digests): "
+        "config, metrics, summary, notes, tags, the best and last checkpoints");
     cmd->fallthrough();
     cmd->add_option("run", *name, "Run name in the store, or a path to a run directory")->required();
     cmd->add_option("-o,--out", *out, "The file to write (default: RUN.fonerun in the current folder)");
-    cmd->add_option("--with", *with, "Also pack: snapshots (the representation snapshots, often most of a run)")
+    cmd->add_option("--with", *with,
+                    "Also pack: snapshots (the representation snapshots, often most of a run)")
         ->check(CLI::IsMember({"snapshots"}));
     cmd->callback([o, name, out, with] {
         run_command("runs pack", [&] {
@@ -53,8 +55,9 @@ void register_unpack(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto file = std::make_shared<std::string>();
     auto name = std::make_shared<std::string>();
     auto* cmd = runs->add_subcommand(
-        "unpack", "A .fonerun into the store as a new run, checked before it appears (names, types, sizes, "
-                  "SHA-256 digests); a name that is taken gets -2, -3, ...");
+        "unpack",
+        "A .fonerun into the store as a new run, checked before it appears (names, types, sizes, "
+        "SHA-256 digests); a name that is taken gets -2, -3, ...");
     cmd->fallthrough();
     cmd->add_option("file", *file, "The .fonerun file")->required();
     cmd->add_option("--name", *name, "The run's name in this store (default: the name it was packed under)");
@@ -62,12 +65,14 @@ void register_unpack(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
         run_command("runs unpack", [&] {
             const RunStore store = open_store(o->runs_dir, true);
             const UnpackResult r = unpack_run(store, *file, *name);
-            json line = {{"run", r.name}, {"dir", r.dir}, {"run_bytes", r.run_bytes},
+            json line = {{"run", r.name},
+                         {"dir", r.dir},
+                         {"run_bytes", r.run_bytes},
                          {"made_by", r.manifest.value("made_by", json())}};
             if (r.name != r.wanted_name) {
                 line["renamed_from"] = r.wanted_name;
-                std::cerr << "fone runs unpack: a run named " << r.wanted_name << " exists: unpacked as " << r.name
-                          << std::endl;
+                std::cerr << "fone runs unpack: a run named " << r.wanted_name << " exists: unpacked as "
+                          << r.name << std::endl;
             }
             print_json_line(std::cout, line);
         });

@@ -21,8 +21,8 @@
 
 #include "fone/platform/thread_environment.h"
 #include "fone/store/run_store.h"
-#include "run_catalog.h"
 #include "run_actions.h"
+#include "run_catalog.h"
 #include "run_table_model.h"
 #include "workbench_window.h"
 #ifdef FONE_WITH_ANALYSIS_VIEWS

@@ -36,7 +36,6 @@ std::string bytes_text(std::uint64_t bytes) {
     return buf;
 }
 
-
 FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes) {
     FileRead r;
     // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below); no effect on files.

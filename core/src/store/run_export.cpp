@@ -5,8 +5,8 @@
 
 #include <cerrno>
 #include <filesystem>
-#include <streambuf>
 #include <set>
+#include <streambuf>
 
 #include "fone/io/file_write.h"
 #include "fone/io/json_files.h"
@@ -72,7 +72,8 @@ std::vector<std::string> metric_keys(const std::vector<const RunInfo*>& runs) {
 
 }  // namespace
 
-MetricsExport export_all_metrics(const std::vector<RunInfo>& runs, MetricsExportFormat format, std::ostream& out) {
+MetricsExport export_all_metrics(const std::vector<RunInfo>& runs, MetricsExportFormat format,
+                                 std::ostream& out) {
     MetricsExport report;
     const std::vector<const RunInfo*> chosen = exportable(runs, report);
     std::vector<DiffRun> diff_runs;

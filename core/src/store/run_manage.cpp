@@ -48,16 +48,16 @@ TrashedRun trashed_from(const fs::path& dir) {
     t.name = dot == std::string::npos ? t.id : t.id.substr(0, dot);
     const std::string s = dot == std::string::npos ? "" : t.id.substr(dot + 1);
     if (s.size() >= 16 && s[8] == 'T')  // 20261128T172000Z[-n]
-        t.trashed = s.substr(0, 4) + "-" + s.substr(4, 2) + "-" + s.substr(6, 2) + "T" + s.substr(9, 2) + ":" +
-                    s.substr(11, 2) + ":" + s.substr(13, 2) + "Z";
+        t.trashed = s.substr(0, 4) + "-" + s.substr(4, 2) + "-" + s.substr(6, 2) + "T" + s.substr(9, 2) +
+                    ":" + s.substr(11, 2) + ":" + s.substr(13, 2) + "Z";
     return t;
 }
 
 // What an archived run keeps, by name in the run folder.
 const std::set<std::string>& archive_keeps() {
-    static const std::set<std::string> keep = {
-        kConfigFile,    kStatusFile,         kMetricsFile,        kSummaryFile, kNotesFile,
-        kTokenizerFile, kPretrainedFilesDir, kDataParallelFile, kArchivedFile};
+    static const std::set<std::string> keep = {kConfigFile,         kStatusFile,       kMetricsFile,
+                                               kSummaryFile,        kNotesFile,        kTokenizerFile,
+                                               kPretrainedFilesDir, kDataParallelFile, kArchivedFile};
     return keep;
 }
 
@@ -122,7 +122,8 @@ std::string restore_run(const RunStore& store, const std::string& id_or_name) {
     for (const TrashedRun& t : trash)  // by id; else by name, the latest trashing of that run
         if (t.id == id_or_name || (t.name == id_or_name && (!found || found->id != id_or_name))) found = &t;
     if (!found)
-        throw RunError("nothing named '" + shown_text(id_or_name) + "' in the trash (fone runs trash lists it)");
+        throw RunError("nothing named '" + shown_text(id_or_name) +
+                       "' in the trash (fone runs trash lists it)");
     for (int n = 1; n < 100000; ++n) {
         const std::string name = n == 1 ? found->name : found->name + "-" + std::to_string(n);
         if (!run_name_problem(name).empty()) break;
@@ -156,7 +157,8 @@ ArchiveResult archive_run(const std::string& run_dir) {
     const bool has_best = fs::is_regular_file(fs::symlink_status(dir / kBestCheckpoint, ec));
     const char* kept_checkpoint = has_best ? kBestCheckpoint : kLastCheckpoint;
     if (!fs::is_regular_file(fs::symlink_status(dir / kept_checkpoint, ec)))
-        throw RunError(name + ": no safetensors checkpoint to keep (an older run: fone runs convert it first)");
+        throw RunError(name +
+                       ": no safetensors checkpoint to keep (an older run: fone runs convert it first)");
     ArchiveResult r;
     std::vector<fs::path> doomed;
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {

@@ -79,7 +79,8 @@ RunNotes read_run_notes(const std::string& run_dir) {
             n.tags.push_back(t.get<std::string>());
         }
     }
-    if (const auto it = j.find("updated"); it != j.end() && it->is_string()) n.updated = it->get<std::string>();
+    if (const auto it = j.find("updated"); it != j.end() && it->is_string())
+        n.updated = it->get<std::string>();
     if (const std::string why = notes_problem(n); !why.empty()) throw bad(why);
     return n;
 }
@@ -91,7 +92,8 @@ void write_run_notes(const std::string& run_dir, RunNotes notes) {
     write_json_atomic(notes_path(run_dir), j);
 }
 
-std::vector<std::string> apply_tag_edits(std::vector<std::string> tags, const std::vector<std::string>& edits) {
+std::vector<std::string> apply_tag_edits(std::vector<std::string> tags,
+                                         const std::vector<std::string>& edits) {
     for (const std::string& edit : edits) {
         const bool remove = !edit.empty() && edit.front() == '-';
         const std::string tag = !edit.empty() && (edit.front() == '+' || remove) ? edit.substr(1) : edit;

@@ -54,7 +54,8 @@ struct Fd {
 int open_member(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
-        if (errno == ELOOP) throw RunError(path + ": a symbolic link: a run's files are never links; not packed");
+        if (errno == ELOOP)
+            throw RunError(path + ": a symbolic link: a run's files are never links; not packed");
         throw RunError(path + ": cannot read: " + std::strerror(errno));
     }
     struct stat st {};
@@ -91,7 +92,8 @@ const std::set<std::string>& top_level_members() {
 std::string pack_member_problem(const std::string& name) {
     if (name.empty()) return "an empty member name";
     if (name.front() == '/') return "an absolute path";
-    if (name == ".." || name.rfind("../", 0) == 0 || name.find("/../") != std::string::npos || ends_with(name, "/.."))
+    if (name == ".." || name.rfind("../", 0) == 0 || name.find("/../") != std::string::npos ||
+        ends_with(name, "/.."))
         return "a path that leaves the run folder ('..')";
     if (top_level_members().count(name)) return "";
     const auto slash = name.find('/');
@@ -137,7 +139,8 @@ std::vector<Member> collect_members(const std::string& run_dir, const PackOption
     std::vector<Member> out;
     std::error_code ec;
     const auto add = [&](const std::string& name) {
-        if (fs::exists(fs::symlink_status(dir / name, ec))) out.push_back({name, (dir / name).string(), 0, ""});
+        if (fs::exists(fs::symlink_status(dir / name, ec)))
+            out.push_back({name, (dir / name).string(), 0, ""});
     };
     for (const char* f : {kConfigFile, kStatusFile, kMetricsFile, kSummaryFile, kNotesFile, kBestCheckpoint,
                           kLastCheckpoint, kTokenizerFile, kDataParallelFile, kArchivedFile})
@@ -160,16 +163,18 @@ void check_packable(const std::string& run_dir) {
     const fs::path dir(run_dir);
     std::error_code ec;
     const std::string name = dir.filename().string();
-    if (!fs::is_regular_file(dir / kConfigFile, ec))
-        throw RunError(run_dir + ": not a run (no config.json)");
+    if (!fs::is_regular_file(dir / kConfigFile, ec)) throw RunError(run_dir + ": not a run (no config.json)");
     const LockProbe lock = probe_run_lock(run_dir);
     if (lock.state == LockState::held)
         throw RunError(name + " is being trained by " + lock.holder.text() + ": pack it once it has stopped");
     const bool safetensors = fs::exists(dir / kBestCheckpoint, ec) || fs::exists(dir / kLastCheckpoint, ec);
-    const bool legacy = fs::exists(dir / kLegacyBestCheckpoint, ec) || fs::exists(dir / kLegacyLastCheckpoint, ec);
+    const bool legacy =
+        fs::exists(dir / kLegacyBestCheckpoint, ec) || fs::exists(dir / kLegacyLastCheckpoint, ec);
     if (legacy && !safetensors)
-        throw RunError(name + ": its checkpoints are .pt files (LibTorch archives, which can run code): convert it "
-                              "first with: fone runs convert " + name + " --trust");
+        throw RunError(name +
+                       ": its checkpoints are .pt files (LibTorch archives, which can run code): convert it "
+                       "first with: fone runs convert " +
+                       name + " --trust");
 }
 
 json manifest_of(const std::string& run_name, const std::vector<Member>& members) {
@@ -209,7 +214,8 @@ void write_header(archive* a, const std::string& name, std::uint64_t size, const
 void write_bytes(archive* a, const void* data, std::size_t n, const std::string& out) {
     if (n > 0 && archive_write_data(a, data, n) != static_cast<la_ssize_t>(n)) {
         const char* e = archive_error_string(a);
-        throw RunError(out + ": cannot write: " + (e ? e : "libarchive error") + " (" + free_space_text(out) + ")");
+        throw RunError(out + ": cannot write: " + (e ? e : "libarchive error") + " (" + free_space_text(out) +
+                       ")");
     }
 }
 

@@ -107,7 +107,8 @@ ManifestMember manifest_member(const json& m, const std::string& where) {
     if (!m.is_object() || !m.contains("name") || !m["name"].is_string() || !m.contains("size") ||
         !m["size"].is_number_unsigned() || !m.contains("sha256") || !m["sha256"].is_string())
         refuse(where, "a manifest member without a name, a size and a sha256");
-    ManifestMember mm{m["name"].get<std::string>(), m["size"].get<std::uint64_t>(), m["sha256"].get<std::string>()};
+    ManifestMember mm{m["name"].get<std::string>(), m["size"].get<std::uint64_t>(),
+                      m["sha256"].get<std::string>()};
     if (const std::string why = pack_member_problem(mm.name); !why.empty())
         refuse(where, member_label(mm.name.c_str()) + " is " + why);
     if (mm.size > kMaxMemberBytes) refuse(where, member_label(mm.name.c_str()) + " is larger than 1 TB");
@@ -116,17 +117,18 @@ ManifestMember manifest_member(const json& m, const std::string& where) {
 }
 
 // The room a pack may take: not a bomb, and not more than the store's disk has free.
-void check_room(const Manifest& m, std::uint64_t packed_bytes, const std::string& root, const std::string& where) {
+void check_room(const Manifest& m, std::uint64_t packed_bytes, const std::string& root,
+                const std::string& where) {
     if (m.total > kPackBombAllowance && m.total / kMaxPackExpansion > packed_bytes)
-        refuse(where, "its manifest says " + bytes_text(m.total) + " unpacked from " + bytes_text(packed_bytes) +
-                          " packed, more than " + std::to_string(kMaxPackExpansion) +
-                          " times: an archive bomb, or a damaged file");
+        refuse(where, "its manifest says " + bytes_text(m.total) + " unpacked from " +
+                          bytes_text(packed_bytes) + " packed, more than " +
+                          std::to_string(kMaxPackExpansion) + " times: an archive bomb, or a damaged file");
     struct statvfs s {};
     if (::statvfs(root.c_str(), &s) == 0) {
         const std::uint64_t free = static_cast<std::uint64_t>(s.f_bavail) * s.f_frsize;
         if (m.total + (1u << 20) > free)
-            refuse(where, "the run needs " + bytes_text(m.total) + " and " + root + " has " + bytes_text(free) +
-                              " free");
+            refuse(where, "the run needs " + bytes_text(m.total) + " and " + root + " has " +
+                              bytes_text(free) + " free");
     }
 }
 
@@ -136,15 +138,16 @@ Manifest parse_manifest(const std::string& text, const std::string& where) {
     if (!parse_json_bounded(text, where + ": " + kPackManifest, m.j, &error)) refuse(where, error);
     const json& j = m.j;
     if (!j.is_object()) refuse(where, std::string(kPackManifest) + " is not a JSON object");
-    const std::string format = j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
+    const std::string format =
+        j.contains("format") && j["format"].is_string() ? j["format"].get<std::string>() : "";
     if (format != kPackFormat)
         refuse(where, "format '" + shown_text(format) + "', not " + kPackFormat +
                           " (made by a newer fone? this one reads " + kPackFormat + ")");
     m.run = j.contains("run") && j["run"].is_string() ? j["run"].get<std::string>() : "";
     if (!j.contains("members") || !j["members"].is_array()) refuse(where, "a manifest without its members");
     if (j["members"].size() > kMaxPackMembers)
-        refuse(where, "its manifest lists " + std::to_string(j["members"].size()) + " members, more than the " +
-                          std::to_string(kMaxPackMembers) + " a run may have");
+        refuse(where, "its manifest lists " + std::to_string(j["members"].size()) +
+                          " members, more than the " + std::to_string(kMaxPackMembers) + " a run may have");
     for (const json& item : j["members"]) {
         ManifestMember mm = manifest_member(item, where);
         if (!m.index.emplace(mm.name, m.members.size()).second)
@@ -206,10 +209,12 @@ std::string copy_data(archive* a, int fd, const ManifestMember& mm, const std::s
         if (n == 0) break;
         if (n < 0) {
             const char* msg = archive_error_string(a);
-            refuse(where, member_label(mm.name.c_str()) + " is cut short or damaged: " + (msg ? msg : "read error"));
+            refuse(where,
+                   member_label(mm.name.c_str()) + " is cut short or damaged: " + (msg ? msg : "read error"));
         }
         done += static_cast<std::uint64_t>(n);
-        if (done > mm.size) refuse(where, member_label(mm.name.c_str()) + " is longer than its manifest says");
+        if (done > mm.size)
+            refuse(where, member_label(mm.name.c_str()) + " is longer than its manifest says");
         hash.update(buf.data(), static_cast<std::size_t>(n));
         for (la_ssize_t off = 0; off < n;) {
             const ssize_t w = ::write(fd, buf.data() + off, static_cast<std::size_t>(n - off));
@@ -222,7 +227,8 @@ std::string copy_data(archive* a, int fd, const ManifestMember& mm, const std::s
     return hash.hex();
 }
 
-void extract_member(archive* a, archive_entry* e, Manifest& m, const std::string& folder, const std::string& where) {
+void extract_member(archive* a, archive_entry* e, Manifest& m, const std::string& folder,
+                    const std::string& where) {
     const char* raw = archive_entry_pathname(e);
     if (!raw) refuse(where, "a member without a name");
     const std::string name = raw;
@@ -256,7 +262,8 @@ void extract_member(archive* a, archive_entry* e, Manifest& m, const std::string
 void check_run_files(const std::string& folder, const Manifest& m, const std::string& where) {
     json config;
     std::string error;
-    if (load_json((fs::path(folder) / kConfigFile).string(), config, error) != JsonLoad::ok || !config.is_object())
+    if (load_json((fs::path(folder) / kConfigFile).string(), config, error) != JsonLoad::ok ||
+        !config.is_object())
         refuse(where, "its config.json is not a JSON object");
     for (const ManifestMember& mm : m.members) {
         if (mm.name.size() < 12 || mm.name.compare(mm.name.size() - 12, 12, ".safetensors") != 0) continue;
@@ -274,8 +281,8 @@ void check_run_files(const std::string& folder, const Manifest& m, const std::st
     }
 }
 
-UnpackResult unpack_from(const RunStore& store, archive* a, std::uint64_t packed_bytes, const std::string& where,
-                         const std::string& wanted) {
+UnpackResult unpack_from(const RunStore& store, archive* a, std::uint64_t packed_bytes,
+                         const std::string& where, const std::string& wanted) {
     Manifest m = read_manifest(a, where);
     check_room(m, packed_bytes, store.root(), where);
     UnpackResult r;
@@ -287,7 +294,8 @@ UnpackResult unpack_from(const RunStore& store, archive* a, std::uint64_t packed
         while (next_entry(a, &e, where))
             extract_member(a, e, m, folder, where);
         for (const ManifestMember& mm : m.members)
-            if (!mm.seen) refuse(where, "it ends before " + member_label(mm.name.c_str()) + " (truncated file?)");
+            if (!mm.seen)
+                refuse(where, "it ends before " + member_label(mm.name.c_str()) + " (truncated file?)");
         check_run_files(folder, m, where);
     });
     r.name = fs::path(r.dir).filename().string();
@@ -341,7 +349,8 @@ auto with_pack_file(const std::string& file, Work&& work) {
 }  // namespace
 
 UnpackResult unpack_run(const RunStore& store, const std::string& file, const std::string& name) {
-    return with_pack_file(file, [&](archive* a, std::uint64_t size) { return unpack_from(store, a, size, file, name); });
+    return with_pack_file(
+        file, [&](archive* a, std::uint64_t size) { return unpack_from(store, a, size, file, name); });
 }
 
 UnpackResult unpack_run_bytes(const RunStore& store, std::string_view bytes, const std::string& what,
@@ -355,8 +364,10 @@ UnpackResult unpack_run_bytes(const RunStore& store, std::string_view bytes, con
 }
 
 json read_pack_manifest(const std::string& file) {
-    return with_pack_file(file, [&](archive* a, std::uint64_t size) { (void)size;
-        return read_manifest(a, file).j; });
+    return with_pack_file(file, [&](archive* a, std::uint64_t size) {
+        (void)size;
+        return read_manifest(a, file).j;
+    });
 }
 
 }  // namespace fone

@@ -26,7 +26,8 @@ struct MetricsExport {
 };
 
 // Writes the runs' metrics to out; the metrics files are read twice (keys, then rows), never all at once.
-MetricsExport export_all_metrics(const std::vector<RunInfo>& runs, MetricsExportFormat format, std::ostream& out);
+MetricsExport export_all_metrics(const std::vector<RunInfo>& runs, MetricsExportFormat format,
+                                 std::ostream& out);
 // The same into a file, atomically (a temporary beside it, renamed; never through a link).
 MetricsExport export_all_metrics_to_file(const std::vector<RunInfo>& runs, MetricsExportFormat format,
                                          const std::string& path);

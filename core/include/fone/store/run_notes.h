@@ -2,7 +2,8 @@
 // One file in the run folder, notes.json (kNotesFile), owned by this header: every reader and writer (the
 // store's listing, `fone runs note | tag`, the window's notes pane) goes through it.
 //
-//   {"notes": "free text, up to 64 KB", "tags": ["baseline", "paper-fig3"], "updated": "2026-11-28T17:20:00Z"}
+//   {"notes": "free text, up to 64 KB", "tags": ["baseline", "paper-fig3"], "updated":
+//   "2026-11-28T17:20:00Z"}
 //
 // Written atomically (a temporary file beside it, renamed), never through a link. The trainer never writes
 // it, so a resume keeps it; `fone export` and `fone runs pack` copy it.
@@ -38,7 +39,8 @@ void write_run_notes(const std::string& run_dir, RunNotes notes);
 
 // Tags after edits: "+name" (or a bare "name") adds it at the end unless present, "-name" removes it.
 // std::invalid_argument naming the edit for a bad tag.
-std::vector<std::string> apply_tag_edits(std::vector<std::string> tags, const std::vector<std::string>& edits);
+std::vector<std::string> apply_tag_edits(std::vector<std::string> tags,
+                                         const std::vector<std::string>& edits);
 
 // Tags typed in one line (the window's tags field): separated by spaces or commas, each once, in order.
 std::vector<std::string> split_tags(const std::string& line);

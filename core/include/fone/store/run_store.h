@@ -85,13 +85,13 @@ MetricsFile read_metrics(const std::string& path);
 MetricsFile parse_metrics(std::string_view text, const std::string& path);
 
 struct RunInfo {
-    std::string name;            // the directory's name
-    std::string dir;             // absolute path
-    std::string status;          // one of the kStatus* values, "interrupted" derived as described above
-    std::string message;         // why it failed / was stopped / is broken
-    nlohmann::json config;       // {} when broken
-    nlohmann::json summary;      // {} until finished
-    nlohmann::json last_status;  // status.json as read ({} when missing)
+    std::string name;               // the directory's name
+    std::string dir;                // absolute path
+    std::string status;             // one of the kStatus* values, "interrupted" derived as described above
+    std::string message;            // why it failed / was stopped / is broken
+    nlohmann::json config;          // {} when broken
+    nlohmann::json summary;         // {} until finished
+    nlohmann::json last_status;     // status.json as read ({} when missing)
     std::vector<std::string> tags;  // notes.json's tags (none when it is missing or unreadable)
     std::string notes;              // notes.json's text
 };
