@@ -101,9 +101,9 @@ void register_tag(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto* cmd = runs->add_subcommand("tag",
                                      "A run's tags: +TAG adds, -TAG removes (fone runs tag RUN +baseline "
                                      "-old); without edits, prints them");
-    cmd->fallthrough();
     cmd->add_option("run", *name, "Run name in the store, or a path to a run directory")->required();
-    // "-old" must reach the command as an edit, not as an unknown option: everything after RUN is kept.
+    // "-old" must reach the command as an edit, not as an unknown option: everything after RUN is kept (and
+    // not passed up to `runs`: give --runs-dir before `tag`).
     cmd->prefix_command();
     cmd->footer("Tags: 1 to 40 bytes, no spaces or commas; the window filters them with tag:NAME.");
     cmd->callback([o, name, cmd] {
@@ -203,6 +203,7 @@ void register_diff(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
         ->check(CLI::IsMember({"table", "json"}))
         ->capture_default_str();
     cmd->callback([o, names, all, format] {
+        if (names->size() < 2) fail("runs diff", "name two runs or more", 2);
         run_command("runs diff", [&] {
             const RunStore store = open_store(o->runs_dir, false);
             std::vector<DiffRun> chosen;
