@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "fone/store/run_notes.h"
+#include "fone/store/run_store.h"
 #include "run_catalog.h"
 
 namespace fone::gui {
