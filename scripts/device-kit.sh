@@ -104,9 +104,16 @@ done
 # ones in lib/ (unversioned names pointing at them).
 cp -r /usr/include/eigen3 /usr/include/CLI /usr/include/nlohmann /usr/include/unicode "$STAGE/deps/usr/include/"
 cp /usr/include/sentencepiece_processor.h /usr/include/sentencepiece_trainer.h "$STAGE/deps/usr/include/"
+# The run store's .fonerun packs: libarchive, and OpenSSL's libcrypto for the members' SHA-256 (Debian keeps two
+# of OpenSSL's headers in the architecture's folder; one openssl/ folder here).
+cp /usr/include/archive.h /usr/include/archive_entry.h "$STAGE/deps/usr/include/"
+cp -r /usr/include/openssl "$STAGE/deps/usr/include/"
+cp /usr/include/"$(gcc -print-multiarch)"/openssl/*.h "$STAGE/deps/usr/include/openssl/"
 cp -r /usr/share/eigen3/cmake "$STAGE/deps/usr/share/eigen3/"
 cp -r /usr/share/cmake/nlohmann_json /usr/share/cmake/CLI11 "$STAGE/deps/usr/share/cmake/"
-for lib in "$STAGE/lib/"libicu*.so.* "$STAGE/lib/"libsentencepiece*.so.*; do
+for lib in "$STAGE/lib/"libicu*.so.* "$STAGE/lib/"libsentencepiece*.so.* "$STAGE/lib/"libarchive.so.* \
+  "$STAGE/lib/"libcrypto.so.*; do
+  [ -e "$lib" ] || die "the kit lacks $lib (a library the source build links)"
   base="$(basename "$lib")"
   ln -sf "../../../lib/$base" "$STAGE/deps/usr/lib/${base%%.so.*}.so"
 done
