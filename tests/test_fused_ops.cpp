@@ -71,7 +71,8 @@ class TestFusedOps : public QObject {
     Q_OBJECT
   private Q_SLOTS:
     // The trainer's clip (nn/gradients.h) is LibTorch's clip_grad_norm_ without the read of the norm that
-    // made a GPU wait: bit for bit the same gradients, clipped or not, a parameter without a gradient kept so.
+    // made a GPU wait: bit for bit the same gradients, clipped or not, a parameter without a gradient kept
+    // so.
     void gradient_clip_is_libtorchs_bitwise() {
         for (const double max_norm : {0.5, 1e6}) {
             torch::manual_seed(11);
