@@ -80,24 +80,23 @@ strip --strip-unneeded "$STAGE/bin/"* "$STAGE/lib/"*.so
 # C/C++ runtime gives: ldd with the wheel's folders on the path, the rest copied beside them (real files).
 RUNTIME_PATH="$(torch2_runtime_path)"
 system_runtime='^(linux-vdso|ld-linux|libc|libm|libdl|libpthread|librt|libutil|libgcc_s|libstdc\+\+)\.'
-for f in "$STAGE/bin/"* "$STAGE/lib/"*.so; do
-  LD_LIBRARY_PATH="$STAGE/lib:$RUNTIME_PATH" ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }'
-done | sort -u | while read -r name path; do
-  [[ "$name" =~ $system_runtime ]] && continue
-  case "$path" in "$SITE"/* | "$STAGE"/*) continue ;; esac
-  cp -L "$path" "$STAGE/lib/$name"
-done
+# copy_needed FILE...: the libraries the files need, outside the wheel, the stage and the C/C++ runtime.
+copy_needed() {
+  local f
+  for f in "$@"; do
+    LD_LIBRARY_PATH="$STAGE/lib:$RUNTIME_PATH" ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }'
+  done | sort -u | while read -r name path; do
+    [[ "$name" =~ $system_runtime ]] && continue
+    case "$path" in "$SITE"/* | "$STAGE"/*) continue ;; esac
+    cp -L "$path" "$STAGE/lib/$name"
+  done
+}
+copy_needed "$STAGE/bin/"* "$STAGE/lib/"*.so
 missing="$(for f in "$STAGE/bin/"* "$STAGE/lib/"*.so; do
   LD_LIBRARY_PATH="$STAGE/lib:$RUNTIME_PATH" ldd "$f" | awk '/not found/ { print $1 }'; done | sort -u | tr '\n' ' ')"
 [ -z "$missing" ] || die "not found for the kit's programs: $missing"
 # The dependencies' own NEEDED libraries (ICU's data, SentencePiece's trainer): one more round.
-for f in "$STAGE/lib/"*; do
-  LD_LIBRARY_PATH="$STAGE/lib:$RUNTIME_PATH" ldd "$f" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }'
-done | sort -u | while read -r name path; do
-  [[ "$name" =~ $system_runtime ]] && continue
-  case "$path" in "$SITE"/* | "$STAGE"/*) continue ;; esac
-  cp -L "$path" "$STAGE/lib/$name"
-done
+copy_needed "$STAGE/lib/"*
 
 # A source build there (device-check.sh, when the carried fone cannot start): headers and CMake files, laid
 # out as under /usr so that their relocatable CMake configs find themselves; the libraries to link are the
