@@ -51,15 +51,6 @@ Step one_step(bool bf16) {
     return s;
 }
 
-double relative_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff += (a[i] - b[i]).pow(2).sum().item<double>();
-        norm += a[i].pow(2).sum().item<double>();
-    }
-    return std::sqrt(diff / std::max(norm, 1e-30));
-}
-
 QStringList run_args(const QString& runs, const QString& name, const QString& precision) {
     return QStringList{"train", "--task",      "dec-add", "--train-size",       "2048", "--test-size",
                        "64",    "--val-size",  "0",       "--epochs",           "2",    "--batch",

@@ -81,4 +81,14 @@ inline bool curves_agree(const std::vector<double>& fp32, const std::vector<doub
     return ok;
 }
 
+// |a - b| / |a| over all gradients together (the kBf16StepGradients measure).
+inline double relative_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff += (a[i] - b[i]).pow(2).sum().item<double>();
+        norm += a[i].pow(2).sum().item<double>();
+    }
+    return std::sqrt(diff / std::max(norm, 1e-30));
+}
+
 }  // namespace fone_test

@@ -63,16 +63,6 @@ Step one_step(const torch::Device& device, bool bf16) {
     return s;
 }
 
-// |a - b| / |a| over all gradients together.
-double relative_difference(const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
-    double diff = 0, norm = 0;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-        diff += (a[i] - b[i]).pow(2).sum().item<double>();
-        norm += a[i].pow(2).sum().item<double>();
-    }
-    return std::sqrt(diff / std::max(norm, 1e-30));
-}
-
 std::string text(double v) {
     return std::to_string(v);
 }
@@ -82,7 +72,7 @@ void training_step_equals_the_cpus() {
     const Step gpu = one_step(torch::Device(torch::kCUDA), false);
     GPU_CHECK(std::abs(cpu.loss - gpu.loss) <= 1e-4 * std::abs(cpu.loss),
               "cpu " + text(cpu.loss) + ", cuda " + text(gpu.loss));
-    const double d = relative_difference(cpu.grads, gpu.grads);
+    const double d = fone_test::relative_difference(cpu.grads, gpu.grads);
     GPU_CHECK(d < 1e-3, "gradients differ by " + text(d));
 }
 
@@ -92,7 +82,7 @@ void bf16_autocast_step_within_bf16_tolerance() {
     // bf16 keeps 8 significant bits (0.4%); a few layers of products: a few percent.
     GPU_CHECK(std::abs(cpu.loss - bf16.loss) <= fone_test::kBf16StepLoss * std::abs(cpu.loss),
               "cpu " + text(cpu.loss) + ", cuda bf16 " + text(bf16.loss));
-    const double d = relative_difference(cpu.grads, bf16.grads);
+    const double d = fone_test::relative_difference(cpu.grads, bf16.grads);
     GPU_CHECK(d < fone_test::kBf16StepGradients, "gradients differ by " + text(d));
     GPU_CHECK(cpu.loss != bf16.loss, "the bf16 loss is the fp32 loss to the bit: autocast did nothing");
 }
