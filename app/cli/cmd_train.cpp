@@ -159,6 +159,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add_flag(cmd, "--no-swap-operands", "swap_operands", false, "Train on the examples as drawn only");
     o.add<std::uint64_t>(cmd, "--seed", "seed", "Seed of data, initialisation and order");
     o.add<std::string>(cmd, "--device", "device", "auto, cpu or cuda");
+    o.add<std::string>(cmd, "--precision", "precision",
+                       "fp32, or bf16: the forward pass's matrix products in bf16 (autocast), the rest fp32");
     o.add<int>(cmd, "--threads", "threads",
                "CPU threads (0: auto, from the CPUs free now, adapted while training)");
     o.add<double>(cmd, "--target-acc", "target_acc",

@@ -110,6 +110,7 @@ void TrainConfig::validate() const {
     check(weight_decay >= 0, "weight_decay: must not be negative");
     check(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1, "beta1, beta2: must be in [0, 1)");
     check(device == "auto" || device == "cpu" || device == "cuda", "device: must be auto, cpu or cuda");
+    check(precision == "fp32" || precision == "bf16", "precision: must be fp32 or bf16");
     check(threads >= 0 && threads <= 1024, "threads: must be in 0..1024 (0: auto, from the CPUs free)");
     check(target_acc >= 0 && target_acc <= 1, "target_acc: must be a fraction in [0, 1]");
     check(eval_every >= 0 && checkpoint_every >= 0, "eval_every, checkpoint_every: must not be negative");
@@ -214,6 +215,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("swap_operands", c.swap_operands);
     field("seed", c.seed);
     field("device", c.device);
+    field("precision", c.precision);
     field("threads", c.threads);
     field("target_acc", c.target_acc);
     field("eval_every", c.eval_every);

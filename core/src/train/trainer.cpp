@@ -21,6 +21,7 @@
 #include "fone/train/training.h"
 #include "hf/init_from.h"
 #include "nn/device_setup.h"
+#include "nn/gradients.h"
 #include "nn/timing.h"
 #include "probes/grokking_probe.h"
 #include "probes/snapshot_writer.h"
@@ -316,6 +317,7 @@ json Trainer::start_event(bool resumed) {
         {"method", cfg().method},
         {"tokens_per_number", tokens_per_number_},
         {"device", device_.str()},
+        {"precision", cfg().precision},
         {"threads", torch::get_num_threads()},
         {"threads_reason", threads_.reason},
         {"openmp_wait_policy", openmp_wait().policy},
@@ -359,16 +361,24 @@ Step Trainer::train_step() {
     opt_->zero_grad();
     if (plan_.active()) {
         if (!sharded_update(b, s)) return s;
+        if (cfg().clip > 0) clip_gradient_norm(run_.model->parameters(), cfg().clip);
     } else {
         // Training noise (Abacus offsets) from a generator seeded by (seed, step): resumable exactly.
         torch::manual_seed(cfg().seed * 1000003ULL + static_cast<std::uint64_t>(pos_.step) + 1);
-        const torch::Tensor loss = run_.scheme->loss(run_.model, b, true);
+        torch::Tensor loss;
+        {
+            const Bf16Autocast autocast(device_, cfg().precision == "bf16");
+            loss = run_.scheme->loss(run_.model, b, true);
+        }
+        // Backward and the clip are queued before the loss is read: on a GPU, reading it first made the CPU
+        // wait for the forward pass before it could queue the backward. A loss that is not finite still
+        // comes back before the update.
+        loss.backward();
+        if (cfg().clip > 0) clip_gradient_norm(run_.model->parameters(), cfg().clip);
         s.loss = loss.item<double>();
         if (pos_.step == nan_step_) s.loss = std::nan("");
         if (!std::isfinite(s.loss)) return s;
-        loss.backward();
     }
-    if (cfg().clip > 0) torch::nn::utils::clip_grad_norm_(run_.model->parameters(), cfg().clip);
     opt_->step();
 
     // Advance to the position of the next batch: what a checkpoint written now records.
@@ -388,7 +398,8 @@ Step Trainer::train_step() {
 // The data-parallel step (data_parallel.h): this rank's shares, the gradients summed over the ranks; false
 // when the summed loss is not finite (the run fails at this step, before any update).
 bool Trainer::sharded_update(const Batch& b, Step& s) {
-    const ShardedStep r = sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step, g_stop);
+    const ShardedStep r = sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step, g_stop,
+                                           cfg().precision == "bf16");
     s.loss = r.loss;
     stop_agreed_ = r.stop;
     reduce_seconds_ += r.reduce_seconds;
