@@ -78,7 +78,7 @@ int launch_and_wait(WorkbenchWindow& w, const QString& name) {
 }
 
 void text_run_on_the_sample(LaunchPanel* panel, const QString& method) {
-    panel->set_kind(RunKind::text);
+    panel->set_kind(LaunchKind::text);
     panel->choice("task")->setCurrentText("text");
     QCOMPARE(panel->corpus()->path(), bundled_factbook_sample());  // the first text run starts there
     QVERIFY2(panel->corpus()->description().contains("countries"),
@@ -112,7 +112,7 @@ class TestLaunchKinds : public QObject {
         QVERIFY(!panel.field_shown("text_context"));
         QVERIFY(panel.choice("method")->findText("fone-adapter") < 0);
         // Text: a corpus, the text settings, text methods only.
-        panel.set_kind(RunKind::text);
+        panel.set_kind(LaunchKind::text);
         panel.choice("task")->setCurrentText("text");
         QVERIFY(panel.field_shown("data") && panel.field_shown("text_context"));
         QVERIFY(!panel.field_shown("target_acc") && !panel.field_shown("init_from"));
@@ -121,7 +121,7 @@ class TestLaunchKinds : public QObject {
         QVERIFY2(panel.resolved_text().startsWith("Will train: a language model"),
                  qPrintable(panel.resolved_text()));
         // Pretrained, text: the folder and fone-adapter alone; no model size (the folder's shape).
-        panel.set_kind(RunKind::pretrained);
+        panel.set_kind(LaunchKind::pretrained);
         panel.choice("task")->setCurrentText("text");
         QCOMPARE(panel.choice("method")->count(), 1);
         QCOMPARE(panel.choice("method")->currentText(), QString("fone-adapter"));
@@ -153,7 +153,7 @@ class TestLaunchKinds : public QObject {
         QVERIFY2(titles.filter("fone reproduce text-factbook (quick)").size() == 5,
                  qPrintable(titles.join("\n")));
         panel.apply_preset("Text: the bundled Factbook sample, FoNE, a minute");
-        QCOMPARE(panel.kind(), RunKind::text);
+        QCOMPARE(panel.kind(), LaunchKind::text);
         QCOMPARE(panel.corpus()->path(), bundled_factbook_sample());
         QVERIFY2(panel.is_valid(), qPrintable(panel.problems_text()));
         panel.apply_preset("fone reproduce text-factbook (quick): bittokens-s1");
@@ -197,7 +197,7 @@ class TestLaunchKinds : public QObject {
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         LaunchPanel* panel = w.launch_panel();
-        panel->set_kind(RunKind::pretrained);
+        panel->set_kind(LaunchKind::pretrained);
         panel->choice("task")->setCurrentText("text");
         panel->model_folder()->set_path(kTinyLlama);
         // The box says what it found there (a `fone model inspect` child).

@@ -18,8 +18,6 @@ namespace fone::gui {
 
 namespace {
 
-const char* const kAdapterScheme = "pretrained-adapter";  // fone/store/methods.h's scheme of fone-adapter
-
 QStringList from_std(const std::vector<std::string>& v) {
     QStringList out;
     for (const std::string& s : v)
@@ -28,7 +26,7 @@ QStringList from_std(const std::vector<std::string>& v) {
 }
 
 bool is_adapter(const NumberMethod& m) {
-    return m.scheme == kAdapterScheme;
+    return is_adapter_method(m.name);
 }
 
 bool is_text_task(const QString& task) {
@@ -42,46 +40,46 @@ QString count(double n) {
 
 }  // namespace
 
-QStringList run_kind_titles() {
+QStringList launch_kind_titles() {
     return {"Arithmetic task", "Text (a language model)", "Pretrained model (--init-from)"};
 }
 
-RunKind run_kind_at(int index) {
-    return index == 1 ? RunKind::text : index == 2 ? RunKind::pretrained : RunKind::arithmetic;
+LaunchKind launch_kind_at(int index) {
+    return index == 1 ? LaunchKind::text : index == 2 ? LaunchKind::pretrained : LaunchKind::arithmetic;
 }
 
-int run_kind_index(RunKind kind) {
-    return kind == RunKind::text ? 1 : kind == RunKind::pretrained ? 2 : 0;
+int launch_kind_index(LaunchKind kind) {
+    return kind == LaunchKind::text ? 1 : kind == LaunchKind::pretrained ? 2 : 0;
 }
 
-RunKind run_kind_of(const nlohmann::json& settings) {
-    if (!settings.is_object()) return RunKind::arithmetic;
+LaunchKind launch_kind_of(const nlohmann::json& settings) {
+    if (!settings.is_object()) return LaunchKind::arithmetic;
     if (const auto it = settings.find("init_from");
         it != settings.end() && it->is_string() && !it->get<std::string>().empty())
-        return RunKind::pretrained;
+        return LaunchKind::pretrained;
     if (const auto it = settings.find("task");
         it != settings.end() && it->is_string() && is_text_training_task(it->get<std::string>()))
-        return RunKind::text;
-    return RunKind::arithmetic;
+        return LaunchKind::text;
+    return LaunchKind::arithmetic;
 }
 
-QStringList kind_tasks(RunKind kind) {
+QStringList kind_tasks(LaunchKind kind) {
     switch (kind) {
-        case RunKind::arithmetic:
+        case LaunchKind::arithmetic:
             return from_std(task_names());
-        case RunKind::text:
+        case LaunchKind::text:
             return from_std(text_task_names_for_training());
-        case RunKind::pretrained:
+        case LaunchKind::pretrained:
             return QStringList{"text"} + from_std(task_names());
     }
     return {};
 }
 
-QString method_problem(RunKind kind, const QString& task, const QString& method) {
+QString method_problem(LaunchKind kind, const QString& task, const QString& method) {
     const NumberMethod* m = find_number_method(method.toStdString());
     if (!m) return "unknown method";
     const bool text = is_text_task(task);
-    if (kind == RunKind::pretrained) {
+    if (kind == LaunchKind::pretrained) {
         if (!m->init_from) return "does not start from a pretrained model";
         if (is_adapter(*m) != text)
             return is_adapter(*m) ? "trains on text (the task \"text\")"
@@ -93,7 +91,7 @@ QString method_problem(RunKind kind, const QString& task, const QString& method)
     return {};
 }
 
-QStringList kind_methods(RunKind kind, const QString& task) {
+QStringList kind_methods(LaunchKind kind, const QString& task) {
     QStringList out;
     for (const NumberMethod& m : number_methods())
         if (method_problem(kind, task, QString::fromStdString(m.name)).isEmpty())
@@ -101,12 +99,12 @@ QStringList kind_methods(RunKind kind, const QString& task) {
     return out;
 }
 
-bool field_applies(const QString& key, RunKind kind, const QString& task, const QString& method) {
+bool field_applies(const QString& key, LaunchKind kind, const QString& task, const QString& method) {
     const bool text = is_text_task(task);
-    const bool adapter = method == "fone-adapter";
+    const bool adapter = is_adapter_method(method.toStdString());
     if (key == "data") return task == "text" || task == "file";
-    if (key == "init_from") return kind == RunKind::pretrained;
-    if (key == "model") return kind != RunKind::pretrained;  // a pretrained run takes the folder's shape
+    if (key == "init_from") return kind == LaunchKind::pretrained;
+    if (key == "model") return kind != LaunchKind::pretrained;  // a pretrained run takes the folder's shape
     if (key == "align_steps") return adapter;
     if (key == "text_context") return text;
     if (key == "text_vocab_size") return text && !adapter;  // the adapter keeps the model's tokenizer
@@ -130,7 +128,7 @@ QString will_train_text_run(const TrainConfig& c) {
     if (!c.init_from.empty()) {
         const QString folder = QFileInfo(QString::fromStdString(c.init_from)).fileName();
         text =
-            method == "fone-adapter"
+            is_adapter_method(c.method)
                 ? QStringLiteral("Will train: the FoNE adapter on %1's own tokens, on %2; %3")
                       .arg(
                           folder, reads,
@@ -147,7 +145,7 @@ QString will_train_text_run(const TrainConfig& c) {
                                                      .arg(c.model.heads);
         text = QStringLiteral("Will train: a language model with %1 numbers on %2; %3")
                    .arg(method, reads, shape);
-        if (c.method != "fone-adapter")
+        if (!is_adapter_method(c.method))
             text += QStringLiteral(", a %1-piece text vocabulary").arg(count(c.text_vocab_size));
     }
     if (c.is_text() && c.text_context > 0)

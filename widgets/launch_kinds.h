@@ -18,28 +18,31 @@ struct TrainConfig;
 
 namespace fone::gui {
 
-enum class RunKind { arithmetic, text, pretrained };
+// The Launch form's kind, which decides its fields: not fone/store/run_kind.h's kind of a finished run (a
+// pretrained folder fine-tuned on an arithmetic task is launched as "pretrained" and is an arithmetic run;
+// a fone-adapter run is launched as "pretrained" and is an adapter run).
+enum class LaunchKind { arithmetic, text, pretrained };
 
 // "Arithmetic task", "Text (a language model)", "Pretrained model (--init-from)", in the Kind combo's
 // order; the kind of a combo index.
-QStringList run_kind_titles();
-RunKind run_kind_at(int index);
-int run_kind_index(RunKind kind);
+QStringList launch_kind_titles();
+LaunchKind launch_kind_at(int index);
+int launch_kind_index(LaunchKind kind);
 // The kind a settings object (a run's config.json, a preset) is: init_from names a folder -> pretrained,
 // a text task -> text, else arithmetic.
-RunKind run_kind_of(const nlohmann::json& settings);
+LaunchKind launch_kind_of(const nlohmann::json& settings);
 
 // The tasks and methods the form offers for a kind (and, for the methods, the task chosen): every
 // arithmetic task; every text task; for a pretrained folder the arithmetic tasks and "text" (the adapter's).
-QStringList kind_tasks(RunKind kind);
-QStringList kind_methods(RunKind kind, const QString& task);
+QStringList kind_tasks(LaunchKind kind);
+QStringList kind_methods(LaunchKind kind, const QString& task);
 // Why a method does not apply to the kind and task (the sweep greys it out with this), "" when it does.
-QString method_problem(RunKind kind, const QString& task, const QString& method);
+QString method_problem(LaunchKind kind, const QString& task, const QString& method);
 
 // Whether a field of the form applies to a run of this kind, task and method (a field that does not is
 // hidden and sends nothing). Keys are the form's: "data", "init_from", "model", "align_steps",
 // "text_context", "text_vocab_size", "target_acc", "processes", and every other field (always shown).
-bool field_applies(const QString& key, RunKind kind, const QString& task, const QString& method);
+bool field_applies(const QString& key, LaunchKind kind, const QString& task, const QString& method);
 
 // The "Will train" sentence of a text or pretrained run (arithmetic runs have the panel's own): what it
 // reads, what it trains, for how long.

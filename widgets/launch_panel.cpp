@@ -175,7 +175,7 @@ std::vector<Preset> presets(QString* problem = nullptr, int* recipe_entries = nu
         const ExperimentPreset* preset = &e.presets.front();
         for (const ExperimentPreset& p : e.presets)
             if (p.name == "quick") preset = &p;
-        if (preset->cells.empty() || run_kind_of(preset->cells.front().settings) == RunKind::arithmetic)
+        if (preset->cells.empty() || launch_kind_of(preset->cells.front().settings) == LaunchKind::arithmetic)
             continue;
         for (const ExperimentCell& cell : preset->cells)
             out.push_back({QStringLiteral("fone reproduce %1 (%2): %3")
@@ -219,7 +219,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     kind_->setObjectName("kind");
     kind_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     kind_->setMinimumContentsLength(8);
-    kind_->addItems(run_kind_titles());
+    kind_->addItems(launch_kind_titles());
     kind_->setToolTip(
         "What the run trains: an arithmetic task (the paper's tables); a language model on text with "
         "numbers (a corpus or a generator); or a pretrained model folder it starts from (fone-adapter on a "
@@ -231,7 +231,7 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     form->addRow(folder_->info());
     rows_["init_from"] = folder_;
     titles_["init_from"] = "Model folder";
-    add_combo(form, "task", "Task", kind_tasks(RunKind::arithmetic),
+    add_combo(form, "task", "Task", kind_tasks(LaunchKind::arithmetic),
               "dec-add: 6-digit decimal addition; int-add: integer addition; sub: subtraction; mul3/mul4: "
               "multiplication; classify: a linear threshold on three numbers; mod-add: modular addition. "
               "Text: text (a corpus), word-problems, units, tables (generated).");
@@ -265,6 +265,10 @@ LaunchPanel::LaunchPanel(QWidget* parent) : QWidget(parent) {
     add_edit(form, "batch", "Batch size", "Examples per optimiser step.");
     add_edit(form, "seed", "Seed", "Seeds the data, the initialisation and the batch order.");
     add_combo(form, "device", "Device", {"auto", "cpu", "cuda"}, "Where the run trains.");
+    add_combo(form, "precision", "Precision", {kDefaultChoice, "fp32", "bf16"},
+              "fp32 (the default): every product in 32-bit floats. bf16: the forward pass's matrix products "
+              "in bfloat16 (autocast), weights, gradients and the loss in fp32; faster on a GPU, "
+              "within a few percent of fp32's loss. fone train --precision.");
     add_edit(form, "threads", "CPU threads",
              QStringLiteral("0: auto, from the CPUs free now, adapted while training (this computer has %1). "
                             "Use 1 when several runs train at once. fone train --threads.")
@@ -402,22 +406,22 @@ void LaunchPanel::add_kind_rows(QFormLayout* form) {
              "weight after them; -1: the whole run (fone train --align-steps).");
 }
 
-RunKind LaunchPanel::kind() const {
-    return run_kind_at(kind_->currentIndex());
+LaunchKind LaunchPanel::kind() const {
+    return launch_kind_at(kind_->currentIndex());
 }
 
-void LaunchPanel::set_kind(RunKind kind) {
-    kind_->setCurrentIndex(run_kind_index(kind));
+void LaunchPanel::set_kind(LaunchKind kind) {
+    kind_->setCurrentIndex(launch_kind_index(kind));
 }
 
 QString LaunchPanel::kind_name() const {
-    return kind() == RunKind::text ? "text" : kind() == RunKind::pretrained ? "pretrained" : "arithmetic";
+    return kind() == LaunchKind::text ? "text" : kind() == LaunchKind::pretrained ? "pretrained" : "arithmetic";
 }
 
 void LaunchPanel::set_kind_name(const QString& name) {
-    set_kind(name == "text"         ? RunKind::text
-             : name == "pretrained" ? RunKind::pretrained
-                                    : RunKind::arithmetic);
+    set_kind(name == "text"         ? LaunchKind::text
+             : name == "pretrained" ? LaunchKind::pretrained
+                                    : LaunchKind::arithmetic);
 }
 
 bool LaunchPanel::busy() const {
@@ -463,8 +467,8 @@ void LaunchPanel::on_kind_changed() {
     QString keep = task->currentText();
     // A pretrained folder is most often a start for the adapter (its corpus); text: the bundled sample's
     // task. A settings object being loaded names its own.
-    if (!kind_tasks(kind()).contains(keep) || (kind() == RunKind::pretrained && !loading_))
-        keep = kind() == RunKind::arithmetic ? "dec-add" : "text";
+    if (!kind_tasks(kind()).contains(keep) || (kind() == LaunchKind::pretrained && !loading_))
+        keep = kind() == LaunchKind::arithmetic ? "dec-add" : "text";
     set_choices(task, kind_tasks(kind()), keep);
     on_task_changed();
 }
@@ -730,7 +734,7 @@ void LaunchPanel::load_settings(const json& config) {
     auto value = [&](const char* key) { return config_value(config, key); };
     for (auto it = edits_.begin(); it != edits_.end(); ++it)
         it.value()->clear();
-    set_kind(run_kind_of(config));  // the tasks and methods of its kind, before they are chosen
+    set_kind(launch_kind_of(config));  // the tasks and methods of its kind, before they are chosen
     for (const char* key : {"train_size", "test_size", "lr", "epochs", "batch", "seed", "threads",
                             "text_context", "text_vocab_size", "align_steps"})
         if (json v = value(key); v.is_number()) edits_[key]->setText(json_text(v));
@@ -746,6 +750,10 @@ void LaunchPanel::load_settings(const json& config) {
     if (json v = value("method"); v.is_string()) combos_["method"]->setCurrentText(json_text(v));
     if (json v = value("schedule"); v.is_string()) combos_["schedule"]->setCurrentText(json_text(v));
     if (json v = value("device"); v.is_string()) combos_["device"]->setCurrentText(json_text(v));
+    if (json v = value("precision"); v.is_string())
+        combos_["precision"]->setCurrentText(json_text(v));
+    else
+        combos_["precision"]->setCurrentIndex(0);
     if (json v = value("preset"); v.is_string() && !v.get<std::string>().empty())
         setProperty("preset", json_text(v));
     const json level = value("size_level");

@@ -89,8 +89,8 @@ class LaunchPanel : public QWidget {
     void apply_preset(const QString& title);
     // The kind of run the form sets up (launch_kinds.h): it chooses the tasks, the methods and the fields
     // shown.
-    RunKind kind() const;
-    void set_kind(RunKind kind);
+    LaunchKind kind() const;
+    void set_kind(LaunchKind kind);
     QComboBox* kind_choice() const { return kind_; }
     QString kind_name() const;  // "arithmetic", "text", "pretrained"
     bool busy() const;

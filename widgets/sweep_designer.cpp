@@ -79,7 +79,7 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     const std::vector<std::string> methods = method_names();
     for (std::size_t i = 0; i < methods.size(); ++i) {
         auto* box = new QCheckBox(QString::fromStdString(methods[i]));
-        box->setChecked(methods[i] == "fone");
+        box->setChecked(methods[i] == kPaperMethod);
         box->setToolTip(QString::fromStdString(method_description(methods[i])));
         method_grid->addWidget(box, static_cast<int>(i / 3), static_cast<int>(i % 3));
         methods_.push_back(box);
@@ -237,7 +237,7 @@ CellEstimate SweepDesigner::estimate(const json& settings) const {
 void SweepDesigner::update_choices() {
     // The methods and size levels that apply to the Launch panel's kind of run and task (a method that
     // does not is greyed out, saying why, and is not swept).
-    const RunKind kind = launch_panel_->kind();
+    const LaunchKind kind = launch_panel_->kind();
     const QString task = launch_panel_->choice("task")->currentText();
     for (QCheckBox* box : methods_) {
         const QString why = method_problem(kind, task, box->text());
@@ -245,11 +245,11 @@ void SweepDesigner::update_choices() {
         box->setToolTip(why.isEmpty()
                             ? QString::fromStdString(method_description(box->text().toStdString()))
                             : box->text() + " " + why + " (Launch panel: " +
-                                  run_kind_titles().value(run_kind_index(kind)) + ", " + task + ")");
+                                  launch_kind_titles().value(launch_kind_index(kind)) + ", " + task + ")");
     }
     for (std::size_t level = 1; level < levels_.size(); ++level) {
-        levels_[level]->setEnabled(kind != RunKind::pretrained);
-        levels_[level]->setToolTip(kind != RunKind::pretrained
+        levels_[level]->setEnabled(kind != LaunchKind::pretrained);
+        levels_[level]->setToolTip(kind != LaunchKind::pretrained
                                        ? "The paper's size level"
                                        : "A pretrained run takes its model folder's shape: no size levels");
     }

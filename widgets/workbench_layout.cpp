@@ -26,7 +26,7 @@ const char* const kSettingsGroup = "workbench";
 // Welcome: its clocks, bars, race chart and verdict) and the training plots under it, each at a legible
 // size: the training plots then join the views' tabs, and each view has the whole height.
 constexpr int kSplitPlotsHeight = 800;
-const char* const kTrainingPlots[] = {"curves", "data-size", "model-size", "compare"};
+const char* const kTrainingPlots[] = {"curves", "data-size", "model-size", "compare", "compare-settings"};
 }  // namespace
 
 void WorkbenchWindow::fit_to_screen() {

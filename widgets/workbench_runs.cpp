@@ -1,6 +1,6 @@
 // WorkbenchWindow's Runs view: the run table (filter, columns, status cells with Resume and Stop, copy as
-// CSV or Markdown, remove and delete), the details line under it, and the selection that the curves and the
-// comparison follow.
+// CSV or Markdown, remove and delete), the selected run's message and notes under it, and the selection
+// that the curves and the comparisons follow. The rest of the window is workbench_window.cpp.
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -19,9 +19,15 @@
 #include <map>
 
 #include "comparison_view.h"
+#include "confirm.h"
 #include "curve_view.h"
+#include "job_runner.h"
+#include "launch_panel.h"
+#include "run_actions.h"
 #include "run_catalog.h"
+#include "run_notes_pane.h"
 #include "run_table_model.h"
+#include "settings_compare_view.h"
 #include "workbench_window.h"
 
 namespace fone::gui {
@@ -62,8 +68,8 @@ QWidget* WorkbenchWindow::make_runs_view() {
     table_->horizontalHeader()->setSectionsMovable(true);
     table_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->horizontalHeader()->setToolTip("Right-click to choose columns");
-    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95, 45,
-                                                     55,  55,  50,  90, 125, 105, 60, 200};
+    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95,  45,
+                                                     55,  55,  50,  90, 125, 105, 60, 200, 110};
     for (int c = 0; c < RunTableModel::kColumnCount; ++c)
         table_->setColumnWidth(c, widths[c]);
     for (int c : {RunTableModel::kLr, RunTableModel::kBatch, RunTableModel::kEpochs})
@@ -75,6 +81,9 @@ QWidget* WorkbenchWindow::make_runs_view() {
             table_->horizontalHeader()->visualIndex(c),
             table_->horizontalHeader()->visualIndex(RunTableModel::kProgress) +
                 (c == RunTableModel::kExactMatch ? 1 : 2));
+    table_->horizontalHeader()->moveSection(
+        table_->horizontalHeader()->visualIndex(RunTableModel::kTags),
+        table_->horizontalHeader()->visualIndex(RunTableModel::kName) + 1);
     auto* delegate = new RunStatusDelegate(table_);
     table_->setItemDelegate(delegate);
     connect(delegate, &RunStatusDelegate::resumeClicked, this, &WorkbenchWindow::resume_row);
@@ -110,6 +119,7 @@ QWidget* WorkbenchWindow::make_runs_view() {
     erase->setShortcutContext(Qt::WidgetShortcut);
     connect(erase, &QAction::triggered, this, &WorkbenchWindow::delete_selected);
     table_->addActions({copy_csv, copy_md, remove, erase});
+    table_->addActions(actions_->table_actions());
     table_->setContextMenuPolicy(Qt::ActionsContextMenu);
     connect(rerun, &QPushButton::clicked, this, &WorkbenchWindow::rerun_selected);
     connect(stop, &QPushButton::clicked, this, &WorkbenchWindow::stop_selected);
@@ -118,14 +128,118 @@ QWidget* WorkbenchWindow::make_runs_view() {
     details_ = new QPlainTextEdit;
     details_->setReadOnly(true);
     details_->setPlaceholderText("The selected run's message (the end of its error output when it failed)");
-    details_->setMaximumHeight(80);
+    notes_ = new RunNotesPane(catalog_);
+    auto* below = new QSplitter(Qt::Horizontal);  // the selected run: its message, and its notes and tags
+    below->addWidget(details_);
+    below->addWidget(notes_);
+    below->setSizes({300, 500});
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(table_);
-    split->addWidget(details_);
+    split->addWidget(below);
     split->setStretchFactor(0, 1);
-    split->setSizes({300, 50});
+    split->setSizes({300, 130});
     layout->addWidget(split, 1);
     return box;
+}
+
+QList<int> WorkbenchWindow::selected_rows() const {
+    QList<int> rows;
+    if (!table_ || !table_->selectionModel()) return rows;
+    for (const QModelIndex& index : table_->selectionModel()->selectedRows())
+        rows << proxy_->mapToSource(index).row();
+    std::sort(rows.begin(), rows.end());
+    return rows;
+}
+
+void WorkbenchWindow::on_selection_changed() {
+    const QList<int> rows = selected_rows();
+    curves_->set_runs(rows);
+    compare_->set_runs(rows);
+    settings_compare_->set_runs(rows);
+    notes_->set_run(rows.isEmpty() ? -1 : rows.first());
+    update_details();
+}
+
+void WorkbenchWindow::update_details() {
+    const QList<int> rows = selected_rows();
+    if (rows.isEmpty()) {
+        details_->clear();
+        return;
+    }
+    const RunEntry& e = catalog_->at(rows.first());
+    QString text = e.display_name() + " — " + e.status;
+    if (!e.dir.isEmpty()) text += "  (" + e.dir + ")";
+    if (!e.message.isEmpty()) text += "\n" + e.message;
+    details_->setPlainText(text);
+}
+
+void WorkbenchWindow::stop_row(int row) {
+    if (row < 0 || row >= catalog_->size()) return;
+    const RunEntry& e = catalog_->at(row);
+    if (e.job_id > 0) {
+        jobs_->cancel(e.job_id);
+    } else if (e.status == "running" && e.pid > 0 && e.host == QString::fromStdString(host_name())) {
+        ::kill(e.pid, SIGTERM);  // a run started outside the window: it checkpoints and stops the same way
+    }
+}
+
+void WorkbenchWindow::resume_row(int row) {
+    if (row < 0 || row >= catalog_->size() || !catalog_->at(row).can_resume()) return;
+    jobs_->enqueue_resume(catalog_->at(row).dir);
+}
+
+void WorkbenchWindow::remove_selected() {
+    for (int row : selected_rows())
+        catalog_->remove_row(row);
+}
+
+void WorkbenchWindow::delete_selected() {
+    QStringList names, refused;
+    QList<int> rows;
+    for (int row : selected_rows()) {
+        const RunEntry& e = catalog_->at(row);
+        if (e.is_active()) {
+            refused << e.display_name();
+        } else {
+            rows << row;
+            names << e.display_name();
+        }
+    }
+    if (!refused.isEmpty())
+        statusBar()->showMessage("Not deleted, still training (stop first): " + refused.join(", "), 10000);
+    if (rows.isEmpty()) return;
+    const QString what = rows.size() == 1 ? names.first() : QString("%1 runs").arg(rows.size());
+    if (!confirm(this, "Delete runs",
+                 "Delete " + what +
+                     " with every file of its folder (checkpoints, metrics)? This cannot be "
+                     "undone.\n\n" +
+                     names.mid(0, 12).join("\n"),
+                 "Delete", "Keep"))
+        return;
+    QStringList problems;
+    for (int row : rows)
+        if (QString why = catalog_->delete_run(row); !why.isEmpty()) problems << why;
+    if (!problems.isEmpty()) statusBar()->showMessage("Not deleted: " + problems.join("; "), 15000);
+}
+
+void WorkbenchWindow::stop_selected() {
+    for (int row : selected_rows())
+        stop_row(row);
+}
+
+void WorkbenchWindow::resume_selected() {
+    for (int row : selected_rows())
+        resume_row(row);
+}
+
+void WorkbenchWindow::rerun_selected() {
+    const QList<int> rows = selected_rows();
+    if (rows.isEmpty() || catalog_->at(rows.first()).config.empty()) return;
+    nlohmann::json config = catalog_->at(rows.first()).config;
+    config.erase("name");
+    launch_->load_settings(config);
+    docks_["launch"]->show();
+    docks_["launch"]->raise();
 }
 
 void WorkbenchWindow::show_column_menu(const QPoint& pos) {
@@ -221,35 +335,6 @@ void WorkbenchWindow::select_example_runs(int n) {
     QTimer::singleShot(0, this, [this, row] {  // once the view has its geometry
         table_->scrollTo(proxy_->mapFromSource(model_->index(row, 0)), QAbstractItemView::PositionAtTop);
     });
-}
-
-QList<int> WorkbenchWindow::selected_rows() const {
-    QList<int> rows;
-    if (!table_ || !table_->selectionModel()) return rows;
-    for (const QModelIndex& index : table_->selectionModel()->selectedRows())
-        rows << proxy_->mapToSource(index).row();
-    std::sort(rows.begin(), rows.end());
-    return rows;
-}
-
-void WorkbenchWindow::on_selection_changed() {
-    const QList<int> rows = selected_rows();
-    curves_->set_runs(rows);
-    compare_->set_runs(rows);
-    update_details();
-}
-
-void WorkbenchWindow::update_details() {
-    const QList<int> rows = selected_rows();
-    if (rows.isEmpty()) {
-        details_->clear();
-        return;
-    }
-    const RunEntry& e = catalog_->at(rows.first());
-    QString text = e.display_name() + " — " + e.status;
-    if (!e.dir.isEmpty()) text += "  (" + e.dir + ")";
-    if (!e.message.isEmpty()) text += "\n" + e.message;
-    details_->setPlainText(text);
 }
 
 }  // namespace fone::gui

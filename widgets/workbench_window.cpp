@@ -43,9 +43,12 @@
 #include "job_runner.h"
 #include "launch_panel.h"
 #include "plot_panel.h"
+#include "run_actions.h"
 #include "run_catalog.h"
+#include "run_notes_pane.h"
 #include "run_table_model.h"
 #include "scaling_view.h"
+#include "settings_compare_view.h"
 #include "sweep_designer.h"
 #include "wheel_guard.h"
 #include "window_layout.h"
@@ -94,6 +97,9 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     data_size_ = new ScalingView(catalog_, ScalingMode::data_size);
     model_size_ = new ScalingView(catalog_, ScalingMode::model_size);
     compare_ = new ComparisonView(catalog_);
+    settings_compare_ = new SettingsCompareView(catalog_);
+    actions_ = new RunActions(
+        this, catalog_, [this] { return selected_rows(); }, [this](const QStringList& n) { select_runs(n); });
     plots_ = {curves_, data_size_, model_size_};
     last_plot_ = curves_;
 
@@ -104,6 +110,7 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     add_dock("data-size", "Data size", data_size_);
     add_dock("model-size", "Model size", model_size_);
     add_dock("compare", "Compare", compare_);
+    add_dock("compare-settings", "Compare settings", settings_compare_);
     // Registered views: the welcome view and the analysis views.
     const WorkbenchContext context{catalog_, jobs_, [this](const QString& name) { return view(name); }};
     for (const ViewSpec& spec : registered_views()) {
@@ -142,6 +149,10 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
         if (!selected_rows().isEmpty() && selected_rows().first() == row) update_details();
     });
     connect(curves_, &CurveView::runHovered, model_, &RunTableModel::set_highlighted);
+    // Compare settings and the curves point at the same run: a column hovered, its curve; a curve, its
+    // column.
+    connect(curves_, &CurveView::runHovered, settings_compare_, &SettingsCompareView::highlight);
+    connect(settings_compare_, &SettingsCompareView::runHovered, curves_, &CurveView::highlight);
 
     theme_ = theme_named(options.theme);
     if (options.use_settings) restore_settings();
@@ -224,6 +235,7 @@ void WorkbenchWindow::make_menus() {
     run->addAction("Resume selected", QKeySequence("Ctrl+R"), this, &WorkbenchWindow::resume_selected);
     run->addAction("Re-run selected config", this, &WorkbenchWindow::rerun_selected);
     run->addAction("Stop everything", this, [this] { jobs_->cancel_all(); });
+    actions_->add_to_menus(file, run);
 
     QMenu* view = menuBar()->addMenu("&View");
     for (QDockWidget* dock : docks_)
@@ -404,75 +416,6 @@ void WorkbenchWindow::check_cuda() {
     probe->start(cli, {"--version"});
 }
 
-void WorkbenchWindow::stop_row(int row) {
-    if (row < 0 || row >= catalog_->size()) return;
-    const RunEntry& e = catalog_->at(row);
-    if (e.job_id > 0) {
-        jobs_->cancel(e.job_id);
-    } else if (e.status == "running" && e.pid > 0 && e.host == QString::fromStdString(host_name())) {
-        ::kill(e.pid, SIGTERM);  // a run started outside the window: it checkpoints and stops the same way
-    }
-}
-
-void WorkbenchWindow::resume_row(int row) {
-    if (row < 0 || row >= catalog_->size() || !catalog_->at(row).can_resume()) return;
-    jobs_->enqueue_resume(catalog_->at(row).dir);
-}
-
-void WorkbenchWindow::remove_selected() {
-    for (int row : selected_rows())
-        catalog_->remove_row(row);
-}
-
-void WorkbenchWindow::delete_selected() {
-    QStringList names, refused;
-    QList<int> rows;
-    for (int row : selected_rows()) {
-        const RunEntry& e = catalog_->at(row);
-        if (e.is_active()) {
-            refused << e.display_name();
-        } else {
-            rows << row;
-            names << e.display_name();
-        }
-    }
-    if (!refused.isEmpty())
-        statusBar()->showMessage("Not deleted, still training (stop first): " + refused.join(", "), 10000);
-    if (rows.isEmpty()) return;
-    const QString what = rows.size() == 1 ? names.first() : QString("%1 runs").arg(rows.size());
-    if (!confirm(this, "Delete runs",
-                 "Delete " + what +
-                     " with every file of its folder (checkpoints, metrics)? This cannot be "
-                     "undone.\n\n" +
-                     names.mid(0, 12).join("\n"),
-                 "Delete", "Keep"))
-        return;
-    QStringList problems;
-    for (int row : rows)
-        if (QString why = catalog_->delete_run(row); !why.isEmpty()) problems << why;
-    if (!problems.isEmpty()) statusBar()->showMessage("Not deleted: " + problems.join("; "), 15000);
-}
-
-void WorkbenchWindow::stop_selected() {
-    for (int row : selected_rows())
-        stop_row(row);
-}
-
-void WorkbenchWindow::resume_selected() {
-    for (int row : selected_rows())
-        resume_row(row);
-}
-
-void WorkbenchWindow::rerun_selected() {
-    const QList<int> rows = selected_rows();
-    if (rows.isEmpty() || catalog_->at(rows.first()).config.empty()) return;
-    nlohmann::json config = catalog_->at(rows.first()).config;
-    config.erase("name");
-    launch_->load_settings(config);
-    docks_["launch"]->show();
-    docks_["launch"]->raise();
-}
-
 void WorkbenchWindow::export_current_plot() {
     // The focus in an analysis view (circles, spectrum, ...): its own Export… button, which knows its plots.
     if (QWidget* focus = focusWidget())
@@ -521,6 +464,7 @@ void WorkbenchWindow::set_theme(const QString& name) {
     // Every plot: the training plots, the analysis figures (their page follows), presenter mode's.
     for (PlotPanel* plot : findChildren<PlotPanel*>())
         plot->apply_theme(theme_);
+    settings_compare_->apply_theme(theme_);
 }
 
 bool WorkbenchWindow::set_presenting(bool on) {

@@ -5,8 +5,6 @@
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -16,6 +14,7 @@
 #include <cmath>
 
 #include "adapter_plots.h"
+#include "fone/store/run_kind.h"
 #include "plot_panel.h"
 #include "run_picker.h"
 
@@ -51,8 +50,7 @@ AdapterView::AdapterView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pa
     auto* paths = new QHBoxLayout;
     runs_ = new RunPicker(catalog);
     runs_->set_accepts(
-        [](const nlohmann::json& c) { return c.value("method", std::string()) == "fone-adapter"; },
-        "fone-adapter run");
+        [](const nlohmann::json& c) { return run_kind_of(c) == RunKind::adapter; }, "fone-adapter run");
     runs_->setToolTip(
         "A fone-adapter run of the store (Launch: Kind \"Pretrained model\", method fone-adapter), or any "
         "run folder with …");
@@ -122,12 +120,14 @@ AdapterView::~AdapterView() = default;
 bool AdapterView::set_run(const QString& name_or_dir) {
     if (!runs_->set_run(name_or_dir)) {
         QFile file(name_or_dir + "/config.json");
-        const QJsonObject config =
-            file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
-        show_error(config.isEmpty()
+        const auto config = nlohmann::json::parse(file.open(QIODevice::ReadOnly) ? file.readAll().toStdString()
+                                                                                 : std::string(),
+                                                  nullptr, false);
+        show_error(!config.is_object() || config.empty()
                        ? name_or_dir + " is no run with a checkpoint"
-                       : name_or_dir + " is not a fone-adapter run (its config.json says method \"" +
-                             config["method"].toString() + "\")");
+                       : name_or_dir + " is a " + QString::fromStdString(run_kind_name(run_kind_of(config))) +
+                             " run, not a fone-adapter run (method \"" +
+                             QString::fromStdString(config.value("method", std::string())) + "\")");
         return false;
     }
     return run_ == runs_->run_dir() || open_run(runs_->run_dir());
