@@ -1,4 +1,5 @@
-// Setting up LibTorch for a computation: threads, and bf16 autocast. Private to core/src/ (nn, train).
+// Setting up LibTorch for a computation: threads, and bf16 autocast. Private to core/src/ (the torch
+// folders: checkpoints, hf, nn, train).
 #pragma once
 
 #include <torch/torch.h>

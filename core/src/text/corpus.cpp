@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 #include "fone/numbers/number_parser.h"
 
 namespace fone {
@@ -188,14 +189,20 @@ std::string country_name(const ordered_json& country, const std::string& code) {
     return code;
 }
 
+// A country's JSON by the bounded parser (fone/io/json_bounded.h); TextDataError "<where>: not JSON (why)"
+// for text that is not JSON, invalid UTF-8, a number beyond a double or nesting beyond the limit.
+ordered_json country_json(const std::string& text, const std::string& where) {
+    ordered_json country;
+    std::string error;
+    if (!parse_json_bounded(text, where, country, &error))
+        throw TextDataError(where + ": not JSON (" + error.substr(where.size() + 2) + ")");
+    return country;
+}
+
 ordered_json parse_country(const std::string& path) {
     const FileRead read = read_regular_file(path, kMaxJsonFileBytes);
     if (!read.ok()) throw TextDataError(read.error);
-    try {
-        return ordered_json::parse(read.text);
-    } catch (const nlohmann::json::exception& e) {  // not JSON, invalid UTF-8, a number beyond a double
-        throw TextDataError(path + ": not JSON (" + e.what() + ")");
-    }
+    return country_json(read.text, path);
 }
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -214,12 +221,7 @@ std::string strip_markup(const std::string& html) {
 }
 
 std::string render_factbook_fields(const std::string& json_text, const std::string& where) {
-    ordered_json country;
-    try {
-        country = ordered_json::parse(json_text);
-    } catch (const nlohmann::json::exception& e) {
-        throw TextDataError(where + ": not JSON (" + e.what() + ")");
-    }
+    const ordered_json country = country_json(json_text, where);
     std::vector<std::string> path;
     std::string out;
     render_value(country, path, out);

@@ -27,6 +27,7 @@
 #include "probes/snapshot_writer.h"
 #include "schemes/adapter_scheme.h"
 #include "train/data_parallel.h"
+#include "train/run_folder_repair.h"
 #include "train/thread_tuning.h"
 #include "train/typed_eval.h"
 
@@ -236,7 +237,12 @@ void Trainer::open(Checkpoint* resume_from) {
     torch::manual_seed(cfg().seed);
     run_ = open_run_model(cfg(), model_folder(dir_, plan_, cfg().is_text() && !resume_from), RunData::batches,
                           resume_from);
-    if (run_.text) {
+    if (run_.kind == RunKind::adapter) {
+        tokens_per_number_ = run_.adapter->tokens_per_number(run_.text_splits.test);
+        text_info_ = {{"tokenizer", std::string(kPretrainedFilesDir) + "/tokenizer.json"},
+                      {"vocab_size", run_.adapter->vocabulary().size()},
+                      {"number_pieces", run_.adapter->number_piece_count()}};
+    } else if (run_.text) {
         const TokenCounts counts = count_tokens(run_.text->tokenizer(), run_.text_splits.test);
         tokens_per_number_ = counts.tokens_per_number();
         text_info_ = {{"tokenizer", kTokenizerFile},
@@ -317,7 +323,7 @@ json Trainer::start_event(bool resumed) {
         {"threads_reason", threads_.reason},
         {"openmp_wait_policy", openmp_wait().policy},
         {"config", cfg().to_json()}};
-    if (run_.text) start["text"] = text_info_;
+    if (run_.kind != RunKind::arithmetic) start["text"] = text_info_;
     if (plan_.active())
         start["data_parallel"] = {{"processes", plan_.world_size()},
                                   {"gradient_shards", plan_.gradient_shards},
@@ -351,7 +357,7 @@ Step Trainer::train_step() {
     s.lr = lr_at(pos_.step);
     for (auto& group : opt_->param_groups())
         static_cast<torch::optim::AdamWOptions&>(group.options()).lr(s.lr);
-    if (is_adapter_method(cfg().method))
+    if (run_.kind == RunKind::adapter)
         set_alignment_phase(run_.model, cfg().align_steps < 0 || pos_.step < cfg().align_steps);
     opt_->zero_grad();
     if (plan_.active()) {
@@ -474,7 +480,8 @@ void Trainer::evaluate() {
 }
 
 json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second) {
-    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_, run_.text != nullptr);
+    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_,
+                              run_.kind != RunKind::arithmetic);
     e["event"] = "eval";
     e["method"] = cfg().method;
     e["tokens_per_number"] = tokens_per_number_;
@@ -642,7 +649,7 @@ TrainConfig with_settled_data(TrainConfig c) {
 void check_trainable(const TrainConfig& config) {
     config.validate();
     resolve_device(config.device);
-    if (is_adapter_method(config.method)) {
+    if (run_kind(config) == RunKind::adapter) {
         TrainConfig shaped = config;
         pretrained::adopt_pretrained_shape(shaped);  // a folder that is not a Llama or a Qwen2 is refused
         check_adapter_folder(config.init_from);
@@ -652,43 +659,6 @@ void check_trainable(const TrainConfig& config) {
         return;
     }
     (void)open_run_model(config, "", RunData::splits);
-}
-
-// Temporary files ("<file>.tmp-<pid>") of writers that died mid-write (kill -9 while a checkpoint, a
-// status or a snapshot was being written): the renamed file is whole, the temporary one is litter. The
-// run folder and its snapshots folder.
-void remove_stale_temporaries(const std::string& run_dir) {
-    if (fs::path(run_dir).filename() != kSnapshotsDir)
-        remove_stale_temporaries((fs::path(run_dir) / kSnapshotsDir).string());
-    std::error_code ec;
-    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        const auto mark = name.rfind(".tmp-");
-        if (mark == std::string::npos) continue;
-        const std::string pid = name.substr(mark + 5);
-        if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-        if (pid.size() < 10 && !process_alive(std::stoi(pid))) {
-            std::error_code rm;
-            fs::remove(it->path(), rm);
-        }
-    }
-}
-
-// A run folder of an older build killed while it was being made: no config.json, only the temporary of its
-// write, which is the one copy of the run's settings. Refused, and nothing deleted (the temporary is not
-// litter here: remove_stale_temporaries would have deleted it).
-void refuse_unfinished_creation(const std::string& run_dir) {
-    std::error_code ec;
-    if (fs::exists(fs::path(run_dir) / kConfigFile, ec)) return;
-    const std::string prefix = std::string(kConfigFile) + ".tmp-";
-    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.rfind(prefix, 0) == 0)
-            throw RunError(run_dir +
-                           ": its config.json was never finished (the run was killed while being made); "
-                           "its settings are only in " +
-                           name + ", kept: nothing to resume");
-    }
 }
 
 // Where a resume starts, as the store's run policy decides (fone/store/run_policy.h, goal resume): a

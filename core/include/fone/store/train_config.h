@@ -72,7 +72,7 @@ struct TrainConfig {
     // pass in bf16, weights, gradients, optimiser and loss in fp32; docs/gpu.md, "bf16"). Evaluation stays
     // fp32.
     std::string precision = "fp32";
-    int threads = 0;           // 0: every core
+    int threads = 0;           // 0: auto, from the CPUs free when the run starts
     double target_acc = 0.0;   // stop once the test exact match reaches this (0: never)
     int eval_every = 0;        // steps between evaluations (0: once per epoch)
     int checkpoint_every = 0;  // steps between checkpoints (0: once per epoch)
