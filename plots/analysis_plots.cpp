@@ -209,6 +209,8 @@ void draw_pca(QCustomPlot& plot, const analysis::Pca& pca, const std::vector<int
         scale->axis()->setLabel(q(class_name));
     }
     add_title(plot, q(title.empty() ? "PCA coloured by " + class_name : title));
+    // Both axes are principal components in the same units: equal scales, or a ring looks like a stripe.
+    style::equal_aspect(plot);
 }
 
 void draw_probe(QCustomPlot& plot, const std::vector<analysis::ProbeResult>& results,

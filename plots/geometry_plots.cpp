@@ -49,7 +49,7 @@ QColor class_colour(int c, int count) {
     return hues.color(c, QCPRange(0, count));
 }
 
-// One scatter graph per class, named "<name> = c" for the legend.
+// One scatter graph per class, named "<name> = c" for the legend ("c" when name is empty).
 void add_classes(QCustomPlot& plot, const Eigen::MatrixX2d& points, const std::vector<int>& classes,
                  int count, const QString& name, double size) {
     for (int c = 0; c < count; ++c) {
@@ -65,7 +65,7 @@ void add_classes(QCustomPlot& plot, const Eigen::MatrixX2d& points, const std::v
         g->setLineStyle(QCPGraph::lsNone);
         const QColor colour = class_colour(c, count);
         g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, colour, colour, size));
-        g->setName(QStringLiteral("%1 = %2").arg(name).arg(c));
+        g->setName(name.isEmpty() ? QString::number(c) : QStringLiteral("%1 = %2").arg(name).arg(c));
     }
 }
 
@@ -104,22 +104,30 @@ void draw_helix(QCustomPlot& plot, const analysis::HelixFit& fit, const std::vec
     std::vector<int> classes(static_cast<std::size_t>(n), 0);
     if (integer_period) classes = analysis::residue_classes(numbers, period);
     const int count = integer_period ? static_cast<int>(period) : 1;
-    add_classes(plot, points, classes, count, QStringLiteral("x mod %1").arg(number_label(style.period)), 5);
-    const double extent = std::max(1e-9, points.cwiseAbs().maxCoeff()) * 1.1;
-    equal_scale_ranges(plot, -extent, extent, -extent, extent * (count <= 10 ? 1.35 : 1.0));
+    // The legend's cells are narrow (five a row): each class by its residue alone, the title names the
+    // colouring ("x mod 10" in every cell was cut to "x mod 1" ten times).
+    add_classes(plot, points, classes, count, QString(), 5);
     if (count <= 10) style::legend_row(plot, 5);
     const int linear = fit.column("x");
-    add_text(plot, plot.xAxis->range().lower + 0.02 * plot.xAxis->range().size(), plot.yAxis->range().lower,
-             QStringLiteral("circle: cos, sin of 2πx/%1 · up: %2 · R² helix %3%, PCA of %4 dims %5%")
-                 .arg(number_label(style.period))
-                 .arg(linear >= 0 ? QStringLiteral("the linear term x")
-                                  : QStringLiteral("nothing (no linear term)"))
-                 .arg(100 * fit.r2, 0, 'f', 1)
-                 .arg(fit.rank)
-                 .arg(100 * fit.pca_r2, 0, 'f', 1),
-             Qt::AlignLeft | Qt::AlignBottom, style::font(8));
-    add_title(plot, q(style.title.empty() ? "Helix of period " + number_label(style.period).toStdString()
-                                          : style.title));
+    const QString period_text = number_label(style.period);
+    add_title(plot,
+              q(style.title.empty() ? "Helix of period " + period_text.toStdString() : style.title) +
+                  (integer_period ? QStringLiteral(", coloured by x mod %1").arg(period_text) : QString()));
+    // The caption under the drawing, never over it.
+    style::add_footer(plot, QStringLiteral("circle: cos, sin of 2πx/%1 · up: %2 · R² helix %3%, PCA of %4 "
+                                           "dims %5%")
+                                .arg(period_text)
+                                .arg(linear >= 0 ? QStringLiteral("the linear term x")
+                                                 : QStringLiteral("nothing (no linear term)"))
+                                .arg(100 * fit.r2, 0, 'f', 1)
+                                .arg(fit.rank)
+                                .arg(100 * fit.pca_r2, 0, 'f', 1));
+    // Equal scales in the room left under the title, legend and caption: the circle stays round.
+    const QSizeF room = style::bare_axis_rect_pixels(plot);
+    const double extent = std::max(1e-9, points.cwiseAbs().maxCoeff()) * 1.1;
+    const double per_pixel = std::max(2 * extent / room.width(), 2 * extent / room.height());
+    plot.xAxis->setRange(0, per_pixel * room.width(), Qt::AlignCenter);
+    plot.yAxis->setRange(0, per_pixel * room.height(), Qt::AlignCenter);
 }
 
 std::pair<int, int> clocks_size(std::size_t places) {

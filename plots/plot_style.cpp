@@ -313,5 +313,21 @@ QSizeF bare_axis_rect_pixels(QCustomPlot& plot) {
     return QSizeF(std::max(40, rect.width()), std::max(40, rect.height()));
 }
 
+void equal_aspect(QCustomPlot& plot) {
+    QCPLayoutGrid* grid = plot.plotLayout();
+    grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
+    for (auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        grid->update(phase);
+    const QRect rect = plot.axisRect()->rect();
+    if (rect.width() < 10 || rect.height() < 10) return;
+    const QCPRange x = plot.xAxis->range(), y = plot.yAxis->range();
+    const double x_per_pixel = x.size() / rect.width(), y_per_pixel = y.size() / rect.height();
+    if (x_per_pixel > y_per_pixel)
+        plot.yAxis->setRange(y.center(), x_per_pixel * rect.height(), Qt::AlignCenter);
+    else
+        plot.xAxis->setRange(x.center(), y_per_pixel * rect.width(), Qt::AlignCenter);
+}
+
 }  // namespace style
 }  // namespace fone::plots

@@ -73,6 +73,11 @@ void legend_row(QCustomPlot& plot, int per_row);
 // once the title and footer rows have theirs.
 QSizeF bare_axis_rect_pixels(QCustomPlot& plot);
 
+// Widens the x or the y range, about its centre, so that a unit is as long on both axes for the plot's
+// size as laid out now (a PCA's rings stay rings instead of stripes). Call once titles, legend and labels
+// are in place.
+void equal_aspect(QCustomPlot& plot);
+
 // "3.2%", "0.04%" (two significant digits below 0.1%), "0%", "100%": a share as a label.
 QString percent_label(double fraction);
 

@@ -161,8 +161,8 @@ class LaunchPanel : public QWidget {
     QComboBox* kind_ = nullptr;
     CorpusPicker* corpus_ = nullptr;
     ModelFolderBox* folder_ = nullptr;
-    QMap<QString, QWidget*> rows_;  // key -> the field of its row (for showing or hiding the row)
-    bool processes_available_ = true;
+    QMap<QString, QWidget*> rows_;      // key -> the field of its row (for showing or hiding the row)
+    bool processes_available_ = false;  // until `fone --version` says "--nproc: Gloo"
     nlohmann::json extra_ = nlohmann::json::object();  // a preset's settings without a field here
     QString recipe_;
     bool valid_ = false;

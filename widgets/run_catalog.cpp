@@ -63,6 +63,9 @@ void fill_from_info(RunEntry& e, const RunInfo& info) {
     e.pid = static_cast<int>(number_or(info.last_status, "pid", 0));
     e.step = number_or(info.last_status, "step", 0);
     e.epoch = number_or(info.last_status, "epoch", 0);
+    // Steps of all steps, as the live progress said it (a stopped run read again showed whole epochs of
+    // all epochs instead: 20% where it had said 23%); runs written before status.json had it: epochs.
+    e.total_steps = number_or(info.last_status, "total_steps", 0);
     e.tags.clear();
     for (const std::string& t : info.tags)
         e.tags << QString::fromStdString(t);

@@ -373,7 +373,7 @@ void WorkbenchWindow::check_cuda() {
     if (known.contains(cli)) {
         launch_->set_cuda_available(known[cli].first, known[cli].second);
         cli_version_ = versions.value(cli);
-        launch_->set_processes_available(!cli_version_.contains("no --nproc"), kNoNproc);
+        launch_->set_processes_available(cli_version_.contains("--nproc: Gloo"), kNoNproc);
         return;
     }
     auto* probe = new QProcess(this);
@@ -389,7 +389,7 @@ void WorkbenchWindow::check_cuda() {
                             : code == 0 ? "this build of fone is CPU only"
                                         : "fone --version failed"};
         launch_->set_cuda_available(known[cli].first, known[cli].second);
-        launch_->set_processes_available(!cli_version_.contains("no --nproc"), kNoNproc);
+        launch_->set_processes_available(cli_version_.contains("--nproc: Gloo"), kNoNproc);
     });
     connect(probe, &QProcess::errorOccurred, this, [this, probe](QProcess::ProcessError e) {
         if (e != QProcess::FailedToStart) return;

@@ -49,8 +49,8 @@ AdapterView::AdapterView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pa
     layout->setContentsMargins(4, 4, 4, 4);
     auto* paths = new QHBoxLayout;
     runs_ = new RunPicker(catalog);
-    runs_->set_accepts(
-        [](const nlohmann::json& c) { return run_kind_of(c) == RunKind::adapter; }, "fone-adapter run");
+    runs_->set_accepts([](const nlohmann::json& c) { return run_kind_of(c) == RunKind::adapter; },
+                       "fone-adapter run");
     runs_->setToolTip(
         "A fone-adapter run of the store (Launch: Kind \"Pretrained model\", method fone-adapter), or any "
         "run folder with …");
@@ -120,9 +120,8 @@ AdapterView::~AdapterView() = default;
 bool AdapterView::set_run(const QString& name_or_dir) {
     if (!runs_->set_run(name_or_dir)) {
         QFile file(name_or_dir + "/config.json");
-        const auto config = nlohmann::json::parse(file.open(QIODevice::ReadOnly) ? file.readAll().toStdString()
-                                                                                 : std::string(),
-                                                  nullptr, false);
+        const auto config = nlohmann::json::parse(
+            file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string(), nullptr, false);
         show_error(!config.is_object() || config.empty()
                        ? name_or_dir + " is no run with a checkpoint"
                        : name_or_dir + " is a " + QString::fromStdString(run_kind_name(run_kind_of(config))) +

@@ -97,6 +97,7 @@ QWidget* HelixView::build_plots() {
         "The chosen layer: each held-out number where the probe of each digit "
         "place puts it, coloured by its true digit.");
     QCustomPlot* helix = helix_panel_->plot();
+    on_resize(helix, [this] { draw_helix(); });  // its equal scales are for the plot's size
     helix->setInteractions(QCP::Interactions());
     connect(helix, &QCustomPlot::mousePress, this, [this](QMouseEvent* e) {
         dragging_ = e->button() == Qt::LeftButton;

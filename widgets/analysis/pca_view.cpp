@@ -96,6 +96,7 @@ PcaView::PcaView(RunCatalog* catalog, QWidget* parent) : RepresentationView(cata
     panel_->plot()->setMouseTracking(true);
     panel_->plot()->setMinimumSize(160, 110);
     make_figure(panel_, [this] { draw(); });
+    on_resize(panel_->plot(), [this] { draw(); });  // equal scales are for the plot's size
     layout->addWidget(panel_, 1);
     hover_ = new QLabel("Hover a point to see its number.");
     layout->addWidget(hover_);

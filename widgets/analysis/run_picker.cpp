@@ -148,33 +148,45 @@ bool RunPicker::set_run(const QString& name_or_dir) {
     return true;
 }
 
+namespace {
+
+// One entry of the picker's list.
+struct PickerItem {
+    QString dir, text, method;
+    double best = -1;
+    bool finished = false;
+    bool demo = false;  // chosen by itself only when the store has no run with a model
+};
+
+// The store's runs with a model that the view takes, each folder once (`seen` gets them).
+void add_store_items(const RunCatalog& catalog, const std::function<bool(const json&)>& accepts,
+                     std::vector<PickerItem>& items, QSet<QString>& seen) {
+    for (int r = 0; r < catalog.size(); ++r) {
+        const RunEntry& e = catalog.at(r);
+        if (e.dir.isEmpty() || e.status == kRetired || !run_has_model(e.dir)) continue;
+        if (accepts && !accepts(e.config)) continue;
+        const QString dir = QDir::cleanPath(e.dir);
+        if (seen.contains(dir)) continue;
+        seen.insert(dir);
+        QString text = e.name + " — " + e.method + " · " + e.task;
+        // A text run's corpus, a pretrained run's folder: what tells two text runs apart.
+        for (const char* key : {"data", "init_from"})
+            if (const std::string path = json_string(e.config, key); !path.empty())
+                text += " · " + QFileInfo(QString::fromStdString(path)).fileName();
+        const double best = std::max(e.best_exact_match, e.exact_match);
+        if (best >= 0) text += " · " + percent(best);
+        if (e.status != "finished") text += " (" + e.status + ")";
+        items.push_back({dir, text, e.method, best, e.status == "finished"});
+    }
+}
+
+}  // namespace
+
 void RunPicker::rebuild() {
-    struct Item {
-        QString dir, text, method;
-        double best = -1;
-        bool finished = false;
-        bool demo = false;  // chosen by itself only when the store has no run with a model
-    };
+    using Item = PickerItem;
     std::vector<Item> items;
     QSet<QString> seen;
-    if (catalog_)
-        for (int r = 0; r < catalog_->size(); ++r) {
-            const RunEntry& e = catalog_->at(r);
-            if (e.dir.isEmpty() || e.status == kRetired || !run_has_model(e.dir)) continue;
-            if (accepts_ && !accepts_(e.config)) continue;
-            const QString dir = QDir::cleanPath(e.dir);
-            if (seen.contains(dir)) continue;
-            seen.insert(dir);
-            QString text = e.name + " — " + e.method + " · " + e.task;
-            // A text run's corpus, a pretrained run's folder: what tells two text runs apart.
-            for (const char* key : {"data", "init_from"})
-                if (const std::string path = json_string(e.config, key); !path.empty())
-                    text += " · " + QFileInfo(QString::fromStdString(path)).fileName();
-            const double best = std::max(e.best_exact_match, e.exact_match);
-            if (best >= 0) text += " · " + percent(best);
-            if (e.status != "finished") text += " (" + e.status + ")";
-            items.push_back({dir, text, e.method, best, e.status == "finished"});
-        }
+    if (catalog_) add_store_items(*catalog_, accepts_, items, seen);
     // The demo model that comes with the workbench: always there to look inside.
     if (const QString demo = demo_model_dir(); !demo.isEmpty() && !seen.contains(demo) && accepts(demo)) {
         seen.insert(demo);

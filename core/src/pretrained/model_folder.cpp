@@ -12,6 +12,7 @@
 #include "fone/io/json_bounded.h"
 #include "fone/io/shown_text.h"
 #include "fone/pretrained/families.h"
+#include "fone/pretrained/number_pieces.h"
 #include "fone/pretrained/tokenizer.h"
 
 namespace fone::pretrained {

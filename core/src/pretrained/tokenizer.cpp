@@ -16,6 +16,7 @@
 
 #include "fone/io/file_read.h"
 #include "fone/io/json_bounded.h"
+#include "fone/pretrained/number_pieces.h"
 
 namespace fone::pretrained {
 namespace {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "fone/numbers/number_parser.h"
+#include "fone/pretrained/number_pieces.h"
 #include "fone/store/methods.h"
 #include "nn/timing.h"
 #include "nn/token_choice.h"
@@ -66,11 +67,7 @@ std::vector<int> number_piece_values(const pretrained::BpeTokenizer& tokenizer, 
     std::vector<int> values(static_cast<std::size_t>(vocab_size), -1);
     const int64_t known = std::min(vocab_size, tokenizer.vocab_size());
     for (int64_t id = 0; id < known; ++id) {
-        std::string text = tokenizer.token_text(id);
-        if (!text.empty() && text[0] == ' ') text.erase(0, 1);
-        if (text.empty() || text.size() > 3 || text.find_first_not_of("0123456789") != std::string::npos)
-            continue;
-        values[static_cast<std::size_t>(id)] = std::stoi(text);
+        values[static_cast<std::size_t>(id)] = pretrained::number_piece_value(tokenizer.token_text(id));
     }
     return values;
 }

@@ -194,7 +194,7 @@ void Trainer::record_failure(const std::string& message) noexcept {
     if (!plan_.lead()) return;
     try {
         write_status(dir_, kStatusFailed, message + " (at step " + std::to_string(pos_.step) + ")",
-                     {{"step", pos_.step}, {"epoch", pos_.epoch}});
+                     {{"step", pos_.step}, {"epoch", pos_.epoch}, {"total_steps", total_steps_}});
     } catch (...) {
     }
 }
@@ -280,7 +280,7 @@ void Trainer::open(Checkpoint* resume_from) {
 void Trainer::announce(bool resumed) {
     if (!plan_.lead()) return;
     write_status(dir_, kStatusRunning, resumed ? "resumed" : "",
-                 {{"step", pos_.step}, {"epoch", pos_.epoch}});
+                 {{"step", pos_.step}, {"epoch", pos_.epoch}, {"total_steps", total_steps_}});
     if (resumed) {
         // A last line cut short (a power cut, a full disk) is removed first: new lines start lines of their
         // own.
@@ -527,7 +527,8 @@ bool Trainer::checkpoint_due(const Step& step) const {
 void Trainer::save_progress() {
     if (!plan_.lead()) return;
     checkpoint(kLastCheckpoint);
-    write_status(dir_, kStatusRunning, "", {{"step", pos_.step}, {"epoch", pos_.epoch}});
+    write_status(dir_, kStatusRunning, "",
+                 {{"step", pos_.step}, {"epoch", pos_.epoch}, {"total_steps", total_steps_}});
 }
 
 void Trainer::checkpoint(const char* file) {
@@ -565,7 +566,8 @@ TrainOutcome Trainer::finish(const std::string& status, const std::string& messa
     if (!plan_.lead()) return {status, dir_, message};
     if (status != kStatusFailed || fs::exists(path(kLastCheckpoint)))
         write_json_atomic(path(kSummaryFile), summary);
-    write_status(dir_, status, message, {{"step", pos_.step}, {"epoch", pos_.epoch}});
+    write_status(dir_, status, message,
+                 {{"step", pos_.step}, {"epoch", pos_.epoch}, {"total_steps", total_steps_}});
     emit({{"event", "end"},
           {"status", status},
           {"run", fs::path(dir_).filename().string()},

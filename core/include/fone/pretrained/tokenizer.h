@@ -59,10 +59,4 @@ class BpeTokenizer {
     std::unique_ptr<Impl> impl_;
 };
 
-// fone-adapter's number pieces (docs/pretrained.md): a token whose text, less one leading space, is one to
-// three ASCII digits ("007" is 7). The piece's value, else -1.
-int number_piece_value(std::string_view token_text);
-// How many of the tokenizer's tokens are number pieces (Llama-3: 1,110; the tiny test Llama: 34).
-int64_t count_number_pieces(const BpeTokenizer& tokenizer);
-
 }  // namespace fone::pretrained
