@@ -106,7 +106,10 @@ FoneSpec text_spec(const TrainConfig& c) {
     return spec;
 }
 
-FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
+namespace {
+
+// --strict-numbers: every number of the corpus must fit, or the run is refused (the rule before issue 41).
+FoneSpec strict_text_spec(const TrainConfig& c, const TextSplits& s) {
     int m = 1, n = 0;
     const ParsedNumber* longest = nullptr;  // the number with the most digits, for the message
     std::vector<ParsedNumber> kept;         // (parse_numbers' results die with each text)
@@ -139,11 +142,34 @@ FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
     return text_spec(chosen);
 }
 
+// The most digit slots a text run of this model takes: kMaxTextNumberDigits, and no more than fone's
+// digit head fits in the model's width (2 entries a slot and the sign), the same for every method.
+int text_slot_limit(const TrainConfig& c) {
+    return std::max(1, std::min(kMaxTextNumberDigits, (c.model.hidden - 1) / 2));
+}
+
+}  // namespace
+
+FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
+    if (c.strict_numbers) return strict_text_spec(c, s);
+    const int limit = text_slot_limit(c);
+    if (c.int_digits >= 0 && c.frac_digits >= 0 && c.int_digits + c.frac_digits > limit)
+        throw NumberError("--int-digits " + std::to_string(c.int_digits) + " and --frac-digits " +
+                          std::to_string(c.frac_digits) + ": a text run of hidden " +
+                          std::to_string(c.model.hidden) + " takes at most " + std::to_string(limit) +
+                          " digit slots in all");
+    const TextSlots slots = choose_text_slots(s, c.int_digits, c.frac_digits, limit);
+    TrainConfig chosen = c;
+    chosen.int_digits = slots.int_digits;
+    chosen.frac_digits = slots.frac_digits;
+    return text_spec(chosen);
+}
+
 void check_text_corpus(const TrainConfig& c) {
     const TextSplits s = load_text_splits(c);
-    // The one-[NUM] methods: their numbers' labels fill the digit slots (and fone's and xval's inputs).
-    if (c.method != "fone" && c.method != "xval" && c.method != "bittokens") return;
-    const FoneSpec spec = text_spec(c, s);
+    const FoneSpec spec = text_spec(c, s);  // given slots a model cannot take; strict: numbers too long
+    // Strict: the one-[NUM] methods' numbers must fit the digit slots (their labels fill them).
+    if (!c.strict_numbers || (c.method != "fone" && c.method != "xval" && c.method != "bittokens")) return;
     const std::pair<const char*, const std::vector<TextExample>*> splits[] = {
         {"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
     for (const auto& [name, examples] : splits)
@@ -177,7 +203,7 @@ TextLmScheme::Numbers numbers_of(const std::string& method) {
 }  // namespace
 
 TextLmScheme::TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const TrainConfig& config)
-    : tokenizer_(std::move(tokenizer)),
+    : tokenizer_(tokenizer.with_number_limits({spec.int_digits, spec.frac_digits})),
       method_(config.method),
       numbers_(numbers_of(config.method)),
       spec_(spec),
@@ -702,7 +728,7 @@ std::vector<Answer> TextLmScheme::answer(FoneTransformer& model, const Batch& b)
     GenerateOptions o;
     std::vector<Answer> out;
     for (const Generation& g : generate(model, prompts, o)) {
-        const ParsedText parsed = parse_numbers(generated_text(g));
+        const ParsedText parsed = parse_numbers(generated_text(g), tokenizer_.number_limits());
         out.push_back(parsed.numbers.empty() ? Answer() : Answer(parsed.numbers[0].value));
     }
     return out;
@@ -878,7 +904,8 @@ struct GeneratedScores {
     void add(const FoneSpec& spec, const Generation& g, const std::string& text, const std::string& prompt,
              const std::string& reference, std::size_t max_wrong) {
         std::vector<Decimal> want, got;
-        const ParsedText ref = parse_numbers(reference), gen = parse_numbers(text);
+        const NumberLimits limits{spec.int_digits, spec.frac_digits};  // longer numbers are the run's text
+        const ParsedText ref = parse_numbers(reference, limits), gen = parse_numbers(text, limits);
         for (const ParsedNumber& x : ref.numbers)
             want.push_back(x.value);
         for (const ParsedNumber& x : gen.numbers)
@@ -888,7 +915,7 @@ struct GeneratedScores {
         words_right += g.ended && gen.templ == ref.templ;  // the sentence, numbers aside
         const bool all_right = g.ended && want == got;
         exact += all_right;
-        answer_exact += g.ended && text == write_numbers(reference);
+        answer_exact += g.ended && text == write_numbers(reference, limits);
         ref_numbers += static_cast<int64_t>(want.size());
         for (std::size_t j = 0; j < want.size(); ++j) {
             if (j >= got.size()) {
@@ -903,7 +930,7 @@ struct GeneratedScores {
         }
         if (!all_right && wrong.size() < max_wrong)
             wrong.push_back(
-                {{"prompt", prompt}, {"expected", write_numbers(reference)}, {"predicted", text}});
+                {{"prompt", prompt}, {"expected", write_numbers(reference, limits)}, {"predicted", text}});
     }
 
     // The median relative error; null when there is no number (or the median answer has none).
