@@ -3,6 +3,7 @@
 // figure (text-scaling.png). docs/text.md, "The text question as a curve".
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 #include <map>
 
 #include "cmd_reproduce.h"

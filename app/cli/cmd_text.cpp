@@ -154,7 +154,10 @@ void run_tokenize(const TokenizeOptions& o) {
     const TextTokenizer tokenizer =
         o.tokenizer.empty()
             ? TextTokenizer::train(corpus, schemes.front(),
-                                   {.vocab_size = o.vocab_size, .character_coverage = o.character_coverage})
+                                   {.vocab_size = o.vocab_size,
+                                    .character_coverage = o.character_coverage,
+                                    .number_limits = {},
+                                    .cache_dir = {}})
             : TextTokenizer::load(o.tokenizer, schemes.front());
     if (!o.save_tokenizer.empty()) tokenizer.save(o.save_tokenizer);
     if (!o.text.empty()) {
