@@ -142,11 +142,11 @@ class TestAnyCorpus : public QObject {
         // Without a model, the slots are the 40 of any run: the constant does not fit, and the fraction
         // (10 integer slots left) holds no more numbers than the 14-digit stamp: a tie, which goes to the
         // integer slots.
-        const QJsonObject slots = report["slots"].toObject();
-        QCOMPARE(slots["int_digits"].toInt(), 14);
-        QCOMPARE(slots["frac_digits"].toInt(), 2);
+        const QJsonObject chosen = report["slots"].toObject();
+        QCOMPARE(chosen["int_digits"].toInt(), 14);
+        QCOMPARE(chosen["frac_digits"].toInt(), 2);
         QCOMPARE(report["report"].toObject()["as_text"].toObject()["hexadecimal"].toObject()["count"].toInt(), 9);
-        QCOMPARE(read_json(out + "/report.json")["slots"].toObject(), slots);
+        QCOMPARE(read_json(out + "/report.json")["slots"].toObject(), chosen);
         const auto paragraphs = run_fone({"corpus", "text", "--from", corpus_, "--paragraphs", "--out", out + "-p"});
         QVERIFY2(paragraphs.code == 0, paragraphs.err.constData());
         QCOMPARE(first_line(paragraphs.out)["report"].toObject()["documents"].toInt(), 1);  // no blank line

@@ -165,7 +165,8 @@ class TestCorpus : public QObject {
     void paragraphs_and_hashed_splits() {
         QTemporaryDir dir;
         const fs::path file = fs::path(dir.path().toStdString()) / "p.txt";
-        write_all(file, "\xEF\xBB\xBFa 1\nb 2\n\n \n\nc 3\r\n");
+        write_all(file, "\xEF\xBB\xBF"
+                        "a 1\nb 2\n\n \n\nc 3\r\n");  // a byte-order mark, CRLF, blank lines
         const auto docs = fone::read_text_paragraphs(file.string());
         QCOMPARE(docs.size(), std::size_t(2));
         QCOMPARE(docs[0].answer, std::string("a 1\nb 2"));

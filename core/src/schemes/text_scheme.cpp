@@ -38,7 +38,7 @@ bool fits_slots(const Decimal& x, const FoneSpec& spec) {
 namespace {
 
 // A folder of train.jsonl, val.jsonl and test.jsonl (what `fone corpus factbook` writes): its splits as
-// they are, train capped at train_size and test at test_size (their first documents). Val is the file's.
+// they are, capped at train_size, val_size and test_size (their first documents).
 TextSplits read_split_folder(const std::string& folder) {
     TextSplits s;
     for (const auto& [name, split] : {std::pair{"train", &s.train}, {"val", &s.val}, {"test", &s.test}}) {
@@ -65,7 +65,10 @@ TextSplits load_text_splits(const TrainConfig& c) {
         TextSplits s =
             splits ? read_split_folder(c.task.data_file) : factbook_splits(read_factbook(c.task.data_file));
         if (c.train_size != 0 && s.train.size() > c.train_size) s.train.resize(c.train_size);
-        if (c.test_size != 0 && s.test.size() > c.test_size) s.test.resize(c.test_size);  // issue 41
+        // Issue 41: test and val capped too (val_size 0: none), so that a run of a few documents is not
+        // evaluated on a whole corpus's splits.
+        if (c.test_size != 0 && s.test.size() > c.test_size) s.test.resize(c.test_size);
+        if (s.val.size() > c.val_size) s.val.resize(c.val_size);
         return s;
     }
     if (c.text_task == "text") {
