@@ -53,7 +53,7 @@ void export_model(const std::string& run_dir, const std::string& out_dir) {
     RunModel r = open_run_model(c.config, run_dir, RunData::none, &c);
     write_new_folder(out_dir, [&](const std::string& tmp) {
         // config.json first: the copy's identity is the run's, so the copied checkpoint belongs to it.
-        for (const char* f : {kConfigFile, kSummaryFile, kTokenizerFile, kPretrainedFilesDir})
+        for (const char* f : {kConfigFile, kSummaryFile, kNotesFile, kTokenizerFile, kPretrainedFilesDir})
             if (fs::exists(fs::path(run_dir) / f))
                 fs::copy(fs::path(run_dir) / f, fs::path(tmp) / f, fs::copy_options::recursive);
         save_checkpoint((fs::path(tmp) / kBestCheckpoint).string(), r.model, nullptr, c.config, c.pos,

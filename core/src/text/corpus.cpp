@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 #include "fone/numbers/number_parser.h"
 
 namespace fone {
@@ -189,14 +190,20 @@ std::string country_name(const ordered_json& country, const std::string& code) {
     return code;
 }
 
+// A country's JSON by the bounded parser (fone/io/json_bounded.h); TextDataError "<where>: not JSON (why)"
+// for text that is not JSON, invalid UTF-8, a number beyond a double or nesting beyond the limit.
+ordered_json country_json(const std::string& text, const std::string& where) {
+    ordered_json country;
+    std::string error;
+    if (!parse_json_bounded(text, where, country, &error))
+        throw TextDataError(where + ": not JSON (" + error.substr(where.size() + 2) + ")");
+    return country;
+}
+
 ordered_json parse_country(const std::string& path) {
     const FileRead read = read_regular_file(path, kMaxJsonFileBytes);
     if (!read.ok()) throw TextDataError(read.error);
-    try {
-        return ordered_json::parse(read.text);
-    } catch (const nlohmann::json::exception& e) {  // not JSON, invalid UTF-8, a number beyond a double
-        throw TextDataError(path + ": not JSON (" + e.what() + ")");
-    }
+    return country_json(read.text, path);
 }
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -215,12 +222,7 @@ std::string strip_markup(const std::string& html) {
 }
 
 std::string render_factbook_fields(const std::string& json_text, const std::string& where) {
-    ordered_json country;
-    try {
-        country = ordered_json::parse(json_text);
-    } catch (const nlohmann::json::exception& e) {
-        throw TextDataError(where + ": not JSON (" + e.what() + ")");
-    }
+    const ordered_json country = country_json(json_text, where);
     std::vector<std::string> path;
     std::string out;
     render_value(country, path, out);
@@ -379,7 +381,8 @@ CorpusReport corpus_report(const std::vector<TextExample>& examples, const Numbe
                 const std::string kind = as_text_kind_name(span.kind);
                 ++r.as_text[kind];
                 auto& shown = r.as_text_examples[kind];
-                if (shown.size() < kExamplesPerKind && std::find(shown.begin(), shown.end(), span.text) == shown.end())
+                if (shown.size() < kExamplesPerKind &&
+                    std::find(shown.begin(), shown.end(), span.text) == shown.end())
                     shown.push_back(span.text);
             }
         }
@@ -410,6 +413,14 @@ nlohmann::json corpus_report_json(const CorpusReport& r) {
         {"not_read_reasons", r.not_read_reasons},
         {"not_read_examples", r.not_read_examples},
         {"as_text", as_text}};
+}
+
+nlohmann::json corpus_numbers_json(const TextSplits& s, const NumberLimits& limits) {
+    std::vector<TextExample> all = s.train;
+    all.insert(all.end(), s.val.begin(), s.val.end());
+    all.insert(all.end(), s.test.begin(), s.test.end());
+    const nlohmann::json r = corpus_report_json(corpus_report(all, limits));
+    return {{"documents", r["documents"]}, {"numbers", r["numbers"]}, {"as_text", r["as_text"]}};
 }
 
 }  // namespace fone

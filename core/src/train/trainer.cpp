@@ -22,11 +22,13 @@
 #include "fone/train/training.h"
 #include "hf/init_from.h"
 #include "nn/device_setup.h"
+#include "nn/gradients.h"
 #include "nn/timing.h"
 #include "probes/grokking_probe.h"
 #include "probes/snapshot_writer.h"
 #include "schemes/adapter_scheme.h"
 #include "train/data_parallel.h"
+#include "train/run_folder_repair.h"
 #include "train/thread_tuning.h"
 #include "train/typed_eval.h"
 
@@ -55,16 +57,6 @@ std::vector<int64_t> epoch_order(std::uint64_t seed, int64_t epoch, int64_t n) {
         std::swap(order[static_cast<std::size_t>(i)], order[r % bound]);
     }
     return order;
-}
-
-// What the run reads as numbers in its corpus, and what stays text and why (by kind, with examples):
-// the start event's text.corpus.
-json corpus_numbers(const TextSplits& s, const NumberLimits& limits) {
-    std::vector<TextExample> all = s.train;
-    all.insert(all.end(), s.val.begin(), s.val.end());
-    all.insert(all.end(), s.test.begin(), s.test.end());
-    const json r = corpus_report_json(corpus_report(all, limits));
-    return {{"documents", r["documents"]}, {"numbers", r["numbers"]}, {"as_text", r["as_text"]}};
 }
 
 // Test hook for the reliability tests: FONE_INJECT_NAN_STEP=N makes the loss NaN at step N.
@@ -243,7 +235,8 @@ TrainOutcome Trainer::finish_at_budget() {
     checkpoint(kLastCheckpoint);
     char what[160];
     std::snprintf(what, sizeof what, "spent the budget of %g CPU seconds (%.1f) at step %lld, epoch %.2f",
-                  cfg().cpu_seconds, pos_.train_cpu_seconds, static_cast<long long>(pos_.step), epoch_float());
+                  cfg().cpu_seconds, pos_.train_cpu_seconds, static_cast<long long>(pos_.step),
+                  epoch_float());
     return finish(kStatusFinished, what);
 }
 
@@ -258,16 +251,22 @@ void Trainer::open(Checkpoint* resume_from) {
     torch::manual_seed(cfg().seed);
     run_ = open_run_model(cfg(), model_folder(dir_, plan_, cfg().is_text() && !resume_from), RunData::batches,
                           resume_from);
-    if (run_.text) {
+    if (run_.kind == RunKind::adapter) {
+        tokens_per_number_ = run_.adapter->tokens_per_number(run_.text_splits.test);
+        text_info_ = {{"tokenizer", std::string(kPretrainedFilesDir) + "/tokenizer.json"},
+                      {"vocab_size", run_.adapter->vocabulary().size()},
+                      {"number_pieces", run_.adapter->number_piece_count()}};
+    } else if (run_.text) {
         const TokenCounts counts = count_tokens(run_.text->tokenizer(), run_.text_splits.test);
         tokens_per_number_ = counts.tokens_per_number();
-        text_info_ = {{"tokenizer", kTokenizerFile},
-                      {"text_pieces", run_.text->tokenizer().text_piece_count()},
-                      {"vocab_size", run_.text->tokenizer().vocab_size()},
-                      {"tokens_per_example", counts.tokens_per_example()},
-                      {"digit_loss_weight", cfg().digit_loss_weight},
-                      {"text_loss", cfg().text_loss},
-                      {"corpus", corpus_numbers(run_.text_splits, run_.text->tokenizer().number_limits())}};
+        text_info_ = {
+            {"tokenizer", kTokenizerFile},
+            {"text_pieces", run_.text->tokenizer().text_piece_count()},
+            {"vocab_size", run_.text->tokenizer().vocab_size()},
+            {"tokens_per_example", counts.tokens_per_example()},
+            {"digit_loss_weight", cfg().digit_loss_weight},
+            {"text_loss", cfg().text_loss},
+            {"corpus", corpus_numbers_json(run_.text_splits, run_.text->tokenizer().number_limits())}};
     } else {
         tokens_per_number_ = tokens_per_number(*run_.scheme, run_.splits.test);
         // Runs on the typed mixture are scored on the typed suite at every evaluation; uniform runs (the
@@ -337,11 +336,12 @@ json Trainer::start_event(bool resumed) {
         {"method", cfg().method},
         {"tokens_per_number", tokens_per_number_},
         {"device", device_.str()},
+        {"precision", cfg().precision},
         {"threads", torch::get_num_threads()},
         {"threads_reason", threads_.reason},
         {"openmp_wait_policy", openmp_wait().policy},
         {"config", cfg().to_json()}};
-    if (run_.text) start["text"] = text_info_;
+    if (run_.kind != RunKind::arithmetic) start["text"] = text_info_;
     if (plan_.active())
         start["data_parallel"] = {{"processes", plan_.world_size()},
                                   {"gradient_shards", plan_.gradient_shards},
@@ -353,8 +353,9 @@ double Trainer::lr_at(int64_t step) const {
     const TrainConfig& c = cfg();
     if (c.cpu_seconds > 0) {
         // The share of the run done: of the CPU budget, or of the epochs' steps when they end first.
-        const double done = std::min(1.0, std::max(pos_.train_cpu_seconds / c.cpu_seconds,
-                                                   static_cast<double>(step + 1) / static_cast<double>(total_steps_)));
+        const double done =
+            std::min(1.0, std::max(pos_.train_cpu_seconds / c.cpu_seconds,
+                                   static_cast<double>(step + 1) / static_cast<double>(total_steps_)));
         if (done < c.warmup) return c.lr * done / c.warmup;
         if (c.schedule == "constant") return c.lr;
         return c.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * (done - c.warmup) / (1.0 - c.warmup)));
@@ -383,21 +384,29 @@ Step Trainer::train_step() {
     s.lr = lr_at(pos_.step);
     for (auto& group : opt_->param_groups())
         static_cast<torch::optim::AdamWOptions&>(group.options()).lr(s.lr);
-    if (is_adapter_method(cfg().method))
+    if (run_.kind == RunKind::adapter)
         set_alignment_phase(run_.model, cfg().align_steps < 0 || pos_.step < cfg().align_steps);
     opt_->zero_grad();
     if (plan_.active()) {
         if (!sharded_update(b, s)) return s;
+        if (cfg().clip > 0) clip_gradient_norm(run_.model->parameters(), cfg().clip);
     } else {
         // Training noise (Abacus offsets) from a generator seeded by (seed, step): resumable exactly.
         torch::manual_seed(cfg().seed * 1000003ULL + static_cast<std::uint64_t>(pos_.step) + 1);
-        const torch::Tensor loss = run_.scheme->loss(run_.model, b, true);
+        torch::Tensor loss;
+        {
+            const Bf16Autocast autocast(device_, cfg().precision == "bf16");
+            loss = run_.scheme->loss(run_.model, b, true);
+        }
+        // Backward and the clip are queued before the loss is read: on a GPU, reading it first made the CPU
+        // wait for the forward pass before it could queue the backward. A loss that is not finite still
+        // comes back before the update.
+        loss.backward();
+        if (cfg().clip > 0) clip_gradient_norm(run_.model->parameters(), cfg().clip);
         s.loss = loss.item<double>();
         if (pos_.step == nan_step_) s.loss = std::nan("");
         if (!std::isfinite(s.loss)) return s;
-        loss.backward();
     }
-    if (cfg().clip > 0) torch::nn::utils::clip_grad_norm_(run_.model->parameters(), cfg().clip);
     opt_->step();
 
     // Advance to the position of the next batch: what a checkpoint written now records.
@@ -418,7 +427,8 @@ Step Trainer::train_step() {
 // The data-parallel step (data_parallel.h): this rank's shares, the gradients summed over the ranks; false
 // when the summed loss is not finite (the run fails at this step, before any update).
 bool Trainer::sharded_update(const Batch& b, Step& s) {
-    const ShardedStep r = sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step, g_stop);
+    const ShardedStep r = sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step, g_stop,
+                                           cfg().precision == "bf16");
     s.loss = r.loss;
     stop_agreed_ = r.stop;
     reduce_seconds_ += r.reduce_seconds;
@@ -500,7 +510,8 @@ void Trainer::evaluate() {
 }
 
 json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second) {
-    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_, run_.text != nullptr);
+    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_,
+                              run_.kind != RunKind::arithmetic);
     e["event"] = "eval";
     e["method"] = cfg().method;
     e["tokens_per_number"] = tokens_per_number_;
@@ -669,7 +680,7 @@ TrainConfig with_settled_data(TrainConfig c) {
 void check_trainable(const TrainConfig& config) {
     config.validate();
     resolve_device(config.device);
-    if (is_adapter_method(config.method)) {
+    if (run_kind(config) == RunKind::adapter) {
         TrainConfig shaped = config;
         pretrained::adopt_pretrained_shape(shaped);  // a folder that is not a Llama or a Qwen2 is refused
         check_adapter_folder(config.init_from);
@@ -679,43 +690,6 @@ void check_trainable(const TrainConfig& config) {
         return;
     }
     (void)open_run_model(config, "", RunData::splits);
-}
-
-// Temporary files ("<file>.tmp-<pid>") of writers that died mid-write (kill -9 while a checkpoint, a
-// status or a snapshot was being written): the renamed file is whole, the temporary one is litter. The
-// run folder and its snapshots folder.
-void remove_stale_temporaries(const std::string& run_dir) {
-    if (fs::path(run_dir).filename() != kSnapshotsDir)
-        remove_stale_temporaries((fs::path(run_dir) / kSnapshotsDir).string());
-    std::error_code ec;
-    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        const auto mark = name.rfind(".tmp-");
-        if (mark == std::string::npos) continue;
-        const std::string pid = name.substr(mark + 5);
-        if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-        if (pid.size() < 10 && !process_alive(std::stoi(pid))) {
-            std::error_code rm;
-            fs::remove(it->path(), rm);
-        }
-    }
-}
-
-// A run folder of an older build killed while it was being made: no config.json, only the temporary of its
-// write, which is the one copy of the run's settings. Refused, and nothing deleted (the temporary is not
-// litter here: remove_stale_temporaries would have deleted it).
-void refuse_unfinished_creation(const std::string& run_dir) {
-    std::error_code ec;
-    if (fs::exists(fs::path(run_dir) / kConfigFile, ec)) return;
-    const std::string prefix = std::string(kConfigFile) + ".tmp-";
-    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.rfind(prefix, 0) == 0)
-            throw RunError(run_dir +
-                           ": its config.json was never finished (the run was killed while being made); "
-                           "its settings are only in " +
-                           name + ", kept: nothing to resume");
-    }
 }
 
 // Where a resume starts, as the store's run policy decides (fone/store/run_policy.h, goal resume): a

@@ -103,4 +103,8 @@ CorpusReport corpus_report(const std::vector<TextExample>& examples, const Numbe
 // not_read, not_read_reasons, not_read_examples, and as_text: {kind: {"count", "examples"}}.
 nlohmann::json corpus_report_json(const CorpusReport& report);
 
+// What a run reads as numbers in all its splits, and what stays text and why (by kind, with examples):
+// {"documents", "numbers", "as_text"} of corpus_report_json, the start event's text.corpus.
+nlohmann::json corpus_numbers_json(const TextSplits& splits, const NumberLimits& limits);
+
 }  // namespace fone
