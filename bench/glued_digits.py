@@ -20,7 +20,10 @@ a code (a formula, a party, a postcode, an aircraft prefix, an identifier). The 
   the parser's rule now      "after a letter" and "digits again" stay text, "letters after" is a number and
                              its letters text (core/src/numbers/number_parser.cpp)
 
-  bench/glued_digits.py [--labels bench/glued_digits_labels.tsv] NAME=PATH [NAME=PATH ...]
+  bench/glued_digits.py [--labels bench/glued_digits_labels.tsv] [--fone build/bin/fone] NAME=PATH [...]
+
+With --fone, "the parser's rule now" is what `fone parse` itself makes of each form (a number found inside
+it: its digits are a number), and the script fails if that ever differs from rule_reading below.
 
 PATH is a text file or a folder of *.jsonl (prompt and answer of each line are read): the Factbook as
 `scripts/get-factbook.sh` writes it, units as `scripts/get-units.sh` writes it. Prints a markdown table per
@@ -30,7 +33,9 @@ import argparse
 import collections
 import json
 import os
+import bisect
 import re
+import subprocess
 import sys
 
 SCIENTIFIC = re.compile(r"(?<![A-Za-z0-9_])\d*\.?\d+[eE][+-]?\d+(?![A-Za-z0-9_])")
@@ -83,6 +88,21 @@ def rule_reading(form):
     return "text"
 
 
+def parser_readings(fone, forms):
+    """What `fone parse` makes of each form, one form a line: "number" when it finds a number in it."""
+    forms = list(forms)
+    text = "".join(f + "\n" for f in forms)
+    out = subprocess.run([fone, "parse"], input=text.encode(), capture_output=True, check=True).stdout
+    starts, at = [], 0
+    for f in forms:
+        starts.append(at)
+        at += len(f.encode()) + 1
+    readings = {f: "text" for f in forms}
+    for n in json.loads(out)["numbers"]:
+        readings[forms[bisect.bisect_right(starts, n["byte_start"]) - 1]] = "number"
+    return readings
+
+
 def read_labels(path):
     rules = []
     with open(path, encoding="utf-8") as f:
@@ -102,7 +122,7 @@ def label(rules, form):
     return None, None
 
 
-def report(name, forms, scientific, rules):
+def report(name, forms, scientific, rules, reading_now):
     rows, missing = [], []
     for cls in CLASSES:
         of = {f: n for f, n in forms.items() if shape(f) == cls}
@@ -114,13 +134,13 @@ def report(name, forms, scientific, rules):
                 missing.append(f)
                 continue
             number_right += n * (reading == "number")
-            rule_right += n * (reading == rule_reading(f))
+            rule_right += n * (reading == reading_now[f])
         top = ", ".join(f"`{f}` {n}" for f, n in sorted(of.items(), key=lambda kv: -kv[1])[:6])
         pct = (lambda k: f"{100 * k / total:.1f}%" if total else "–")
         rows.append(f"| {cls} | {total} | {len(of)} | {pct(number_right)} | {pct(rule_right)} | {top} |")
     all_n = sum(forms.values())
     all_number = sum(n for f, n in forms.items() if label(rules, f)[0] == "number")
-    all_rule = sum(n for f, n in forms.items() if label(rules, f)[0] == rule_reading(f))
+    all_rule = sum(n for f, n in forms.items() if label(rules, f)[0] == reading_now[f])
     pct = (lambda k: f"{100 * k / all_n:.1f}%" if all_n else "–")
     rows.append(f"| all | {all_n} | {len(forms)} | {pct(all_number)} | {pct(all_rule)} | |")
     in_words = sum(n for f, n in forms.items() if re.search(r"\d[eE][+-]?\d", f))
@@ -136,6 +156,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--labels", default=os.path.join(here, "glued_digits_labels.tsv"))
+    ap.add_argument("--fone", help="the fone program: the parser's readings from `fone parse` itself")
     ap.add_argument("corpora", nargs="+", metavar="NAME=PATH")
     a = ap.parse_args()
     rules = read_labels(a.labels)
@@ -143,7 +164,16 @@ def main():
     for spec in a.corpora:
         name, _, path = spec.partition("=")
         text = read_corpus(path)
-        missing += report(name, glued_forms(text), len(SCIENTIFIC.findall(text)), rules)
+        forms = glued_forms(text)
+        reading_now = {f: rule_reading(f) for f in forms}
+        if a.fone:
+            parsed = parser_readings(a.fone, forms)
+            differ = sorted(f for f in forms if parsed[f] != reading_now[f])
+            if differ:
+                print(f"{name}: fone parse and rule_reading differ on: " + " ".join(differ), file=sys.stderr)
+                sys.exit(1)
+            reading_now = parsed
+        missing += report(name, forms, len(SCIENTIFIC.findall(text)), rules, reading_now)
     if missing:
         print("\nforms without a label: " + " ".join(sorted(set(missing))), file=sys.stderr)
         sys.exit(1)

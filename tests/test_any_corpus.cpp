@@ -38,12 +38,15 @@ QByteArray messy_corpus() {
     return text;
 }
 
-QStringList tiny_text_run(const QString& data, const QString& runs, const QString& name, const QString& method) {
-    return QStringList{"train",   "--task",      "text",      "--data",      data,   "--method",
-                       method,    "--epochs",    "1",         "--batch",     "4",    "--context",
-                       "64",      "--vocab-size", "300",      "--test-size", "4",    "--val-size",
-                       "0",       "--threads",   "1",         "--runs-dir",  runs,   "--name",
-                       name,      "--snapshots", "none",      "--no-bittokens-reciprocal"} +
+QStringList tiny_text_run(const QString& data, const QString& runs, const QString& name,
+                          const QString& method) {
+    return QStringList{"train", "--task",       "text", "--data",
+                       data,    "--method",     method, "--epochs",
+                       "1",     "--batch",      "4",    "--context",
+                       "64",    "--vocab-size", "300",  "--test-size",
+                       "4",     "--val-size",   "0",    "--threads",
+                       "1",     "--runs-dir",   runs,   "--name",
+                       name,    "--snapshots",  "none", "--no-bittokens-reciprocal"} +
            one_block_model_options(64);
 }
 
@@ -107,6 +110,16 @@ class TestAnyCorpus : public QObject {
         QCOMPARE(as_text["beyond the slots"].toObject()["examples"].toArray().first().toString(),
                  QString("123456789012345678901234567890123456789012345"));
         QVERIFY(as_text["in a word"].toObject()["examples"].toArray().contains(QJsonValue("x86_64")));
+        // The five runs trained one tokenizer (the same text and options) and shared it through the
+        // store's cache: one model there, the same bytes in every run.
+        QCOMPARE(QDir(runs() + "/.tokenizers").entryList({"*.model"}, QDir::Files).size(), 1);
+        const auto bytes = [](const QString& path) {
+            QFile f(path);
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        const QByteArray shared = bytes(runs() + "/messy-fone/tokenizer.model");
+        QVERIFY(!shared.isEmpty());
+        QCOMPARE(bytes(runs() + "/messy-bittokens/tokenizer.model"), shared);
     }
 
     // --strict-numbers: the old refusal, one line, before any run directory is made.
@@ -145,9 +158,11 @@ class TestAnyCorpus : public QObject {
         const QJsonObject chosen = report["slots"].toObject();
         QCOMPARE(chosen["int_digits"].toInt(), 14);
         QCOMPARE(chosen["frac_digits"].toInt(), 2);
-        QCOMPARE(report["report"].toObject()["as_text"].toObject()["hexadecimal"].toObject()["count"].toInt(), 9);
+        QCOMPARE(report["report"].toObject()["as_text"].toObject()["hexadecimal"].toObject()["count"].toInt(),
+                 9);
         QCOMPARE(read_json(out + "/report.json")["slots"].toObject(), chosen);
-        const auto paragraphs = run_fone({"corpus", "text", "--from", corpus_, "--paragraphs", "--out", out + "-p"});
+        const auto paragraphs =
+            run_fone({"corpus", "text", "--from", corpus_, "--paragraphs", "--out", out + "-p"});
         QVERIFY2(paragraphs.code == 0, paragraphs.err.constData());
         QCOMPARE(first_line(paragraphs.out)["report"].toObject()["documents"].toInt(), 1);  // no blank line
     }
@@ -155,9 +170,14 @@ class TestAnyCorpus : public QObject {
     // --cpu-seconds: the run ends at the step that spends the budget, evaluated there; the schedule runs
     // over the budget; the summary records the CPU seconds.
     void cpu_seconds_budget_ends_the_run() {
-        const auto r = run_fone(tiny_text_run(corpus_, runs(), "budget", "fone")
-                                << "--epochs" << "1000" << "--cpu-seconds" << "0.5" << "--eval-every"
-                                << "1000000" << "--checkpoint-every" << "1000000");
+        const auto r = run_fone(tiny_text_run(corpus_, runs(), "budget", "fone") << "--epochs"
+                                                                                 << "1000"
+                                                                                 << "--cpu-seconds"
+                                                                                 << "0.5"
+                                                                                 << "--eval-every"
+                                                                                 << "1000000"
+                                                                                 << "--checkpoint-every"
+                                                                                 << "1000000");
         QVERIFY2(r.code == 0, r.err.constData());
         const QJsonObject end = event_of(r.out, "end");
         QCOMPARE(end["status"].toString(), QString("finished"));
