@@ -32,6 +32,7 @@ ALLOWED = {
     "add_train_options": "the option table of fone train, one entry per option",
     # Qt constructors and builders that lay out a form: one widget after another, in the order shown.
     "WorkbenchWindow::WorkbenchWindow": "builds the main window: models, docks, status bar, connections",
+    "WorkbenchWindow::make_runs_view": "builds the runs view: filter bar, buttons, table and connections",
     "LaunchPanel::LaunchPanel": "builds the launch form: one row per setting",
     "CurveView::CurveView": "builds the curve view's form and layout",
     "ErrorsView::ErrorsView": "builds the errors view's form and layout",

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "fone/io/shown_text.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/text/text_data.h"
@@ -313,6 +315,40 @@ class TestText : public QObject {
             shown = now;
         }
         QCOMPARE(shown, "1" + fffd + "\xE2\x82\xAC\xC3\xA9" + fffd + "z");
+    }
+
+    // One UTF-8 check for the whole text folder (fone::valid_utf8), agreeing with nlohmann-json's (which the
+    // corpus readers and the tokenizer used before) on the hard cases: overlong forms, surrogates, beyond
+    // U+10FFFF, bytes that never occur, cut characters, and good 1- to 4-byte characters.
+    void utf8_check_agrees_with_the_json_library() {
+        const auto json_says = [](const std::string& s) {
+            try {
+                (void)nlohmann::json(s).dump();
+                return true;
+            } catch (const nlohmann::json::type_error&) {
+                return false;
+            }
+        };
+        const std::vector<std::pair<std::string, bool>> cases = {{"plain 42", true},
+                                                                 {"\xC3\xA9", true},
+                                                                 {"\xE2\x82\xAC", true},
+                                                                 {"\xF0\x9F\x98\x80", true},
+                                                                 {"\xF4\x8F\xBF\xBF", true},
+                                                                 {"\xC0\x80", false},
+                                                                 {"\xC1\xBF", false},
+                                                                 {"\xE0\x80\x80", false},
+                                                                 {"\xED\xA0\x80", false},
+                                                                 {"\xF0\x80\x80\x80", false},
+                                                                 {"\xF4\x90\x80\x80", false},
+                                                                 {"\xF5\x80\x80\x80", false},
+                                                                 {"\xFF", false},
+                                                                 {"\x80", false},
+                                                                 {"\xE2\x82", false},
+                                                                 {"a\xC3", false}};
+        for (const auto& [bytes, valid] : cases) {
+            QCOMPARE(fone::valid_utf8(bytes), valid);
+            QCOMPARE(json_says(bytes), valid);
+        }
     }
 
     void write_number_rule() {

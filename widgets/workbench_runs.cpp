@@ -1,6 +1,8 @@
 // WorkbenchWindow's Runs view: the run table (filter, columns, status cells with Resume and Stop, copy as
 // CSV or Markdown, remove and delete), the selected run's message and notes under it, and the selection
 // that the curves and the comparisons follow. The rest of the window is workbench_window.cpp.
+#include <signal.h>
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -21,6 +23,7 @@
 #include "comparison_view.h"
 #include "confirm.h"
 #include "curve_view.h"
+#include "fone/store/run_store.h"
 #include "job_runner.h"
 #include "launch_panel.h"
 #include "run_actions.h"

@@ -1,37 +1,24 @@
 #include "workbench_window.h"
 
-#include <signal.h>
-
 #include <QAction>
 #include <QApplication>
-#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
-#include <QHBoxLayout>
 #include <QHash>
-#include <QHeaderView>
-#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPlainTextEdit>
 #include <QProcess>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QShowEvent>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QTabBar>
-#include <QTableView>
 #include <QTimer>
-#include <QVBoxLayout>
-#include <algorithm>
-#include <cmath>
-#include <map>
 
 #include <qcustomplot.h>
 

@@ -15,10 +15,9 @@
 
 #include <dlfcn.h>
 
-#include <nlohmann/json.hpp>
-
 #include "fone/io/file_read.h"
 #include "fone/io/json_files.h"
+#include "fone/io/shown_text.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/numbers/number_pieces.h"
 #include "fone/platform/own_library.h"
@@ -108,15 +107,6 @@ std::string cache_path(const std::vector<std::string>& sentences, const Tokenize
     char name[40];
     std::snprintf(name, sizeof name, "%016llx.model", static_cast<unsigned long long>(h));
     return (std::filesystem::path(options.cache_dir) / name).string();
-}
-
-bool is_valid_utf8(std::string_view text) {
-    try {
-        (void)nlohmann::json(std::string(text)).dump();
-        return true;
-    } catch (const nlohmann::json::type_error&) {
-        return false;
-    }
 }
 
 // The tail of the layout: '.', '-', then digit strings by length, then by value.
@@ -230,7 +220,7 @@ TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, TextS
     std::vector<std::string> sentences;
     for (const TextExample& e : corpus)
         for (const std::string* text : {&e.prompt, &e.answer}) {
-            if (!is_valid_utf8(*text)) throw TokenizerError("training text is not valid UTF-8");
+            if (!valid_utf8(*text)) throw TokenizerError("training text is not valid UTF-8");
             add_training_parts(training_sentence(*text, options.number_limits), sentences);
         }
     if (sentences.empty()) throw TokenizerError("no text to train the tokenizer on");
@@ -347,7 +337,7 @@ std::vector<int> TextTokenizer::encode_pieces(std::string_view templ) const {
 }
 
 EncodedText TextTokenizer::encode(std::string_view text) const {
-    if (!is_valid_utf8(text)) throw TokenizerError("text is not valid UTF-8");
+    if (!valid_utf8(text)) throw TokenizerError("text is not valid UTF-8");
     const ParsedText parsed = parse_numbers(text, limits_);
     const std::vector<int> pieces = encode_pieces(parsed.templ);
     EncodedText out;
