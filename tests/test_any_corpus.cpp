@@ -43,7 +43,7 @@ QStringList tiny_text_run(const QString& data, const QString& runs, const QStrin
     return QStringList{"train", "--task",       "text", "--data",
                        data,    "--method",     method, "--epochs",
                        "1",     "--batch",      "4",    "--context",
-                       "64",    "--vocab-size", "300",  "--test-size",
+                       "64",    "--vocab-size", "400",  "--test-size",
                        "4",     "--val-size",   "0",    "--threads",
                        "1",     "--runs-dir",   runs,   "--name",
                        name,    "--snapshots",  "none", "--no-bittokens-reciprocal"} +
@@ -107,8 +107,9 @@ class TestAnyCorpus : public QObject {
         QCOMPARE(as_text["dotted"].toObject()["count"].toInt(), 6);       // 2.4.1, 2024.01.05
         QCOMPARE(as_text["in a word"].toObject()["count"].toInt(), 15);   // x86_64, arm64, CO2, 3x4, v2.3
         QCOMPARE(as_text["beyond the slots"].toObject()["count"].toInt(), 6);
-        QCOMPARE(as_text["beyond the slots"].toObject()["examples"].toArray().first().toString(),
-                 QString("123456789012345678901234567890123456789012345"));
+        const QJsonArray beyond = as_text["beyond the slots"].toObject()["examples"].toArray();
+        QVERIFY(beyond.contains(QJsonValue("123456789012345678901234567890123456789012345")));
+        QVERIFY(beyond.contains(QJsonValue("0.000000000000000000000000000081")));
         QVERIFY(as_text["in a word"].toObject()["examples"].toArray().contains(QJsonValue("x86_64")));
         // The five runs trained one tokenizer (the same text and options) and shared it through the
         // store's cache: one model there, the same bytes in every run.
