@@ -508,7 +508,8 @@ json write_plots(const Experiment& e, const std::vector<json>& rows, const fs::p
     json files = json::array();
     if (e.report == "grokking") return files;  // its pictures are curves per run: grokking_report
     if (e.report == "text-scaling") {
-        if (const std::string path = write_text_scaling_plot(e, rows, out); !path.empty()) files.push_back(path);
+        if (const std::string path = write_text_scaling_plot(e, rows, out); !path.empty())
+            files.push_back(path);
         return files;
     }
 #ifdef FONE_WITH_PLOTS

@@ -125,7 +125,8 @@ std::string best_tokens_number(const TextTokenizer& tok, const std::vector<Score
 }
 
 // The numbers as the document writes them, in order (the tokenizer's numbers are the parser's).
-std::vector<std::string> written_numbers(const TextExample& d, std::size_t count, const NumberLimits& limits) {
+std::vector<std::string> written_numbers(const TextExample& d, std::size_t count,
+                                         const NumberLimits& limits) {
     std::vector<std::string> out;
     for (const std::string* text : {&d.prompt, &d.answer})
         for (const ParsedNumber& x : parse_numbers(*text, limits).numbers)
