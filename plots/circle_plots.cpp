@@ -345,7 +345,7 @@ QString compact_caption(const analysis::HiddenSlot& pair) {
 }
 
 QString length_caption(const analysis::HiddenSlot& pair) {
-    return QStringLiteral("|h| = %1").arg(pair.length, 0, 'f', 2);
+    return QStringLiteral("length %1").arg(pair.length, 0, 'f', 2);
 }
 
 // One slot of a hidden state: its circle, markers, hand, names, captions and bars, around (cx, cy).
@@ -458,7 +458,7 @@ CellShape hidden_shape(const HiddenCellTexts& t, bool bars, double min_cell) {
     return {kRing, 2 * t.label_w + 12, 2 * kRing, t.above + t.label_h + t.captions + 6, min_cell};
 }
 
-// A cell is as wide as its captions at least ("7 ✓", "9 ✗ (true 0)", "|h| = 5.74"): neighbours never
+// A cell is as wide as its captions at least ("7 ✓", "9 ✗ (true 0)", "length 5.74"): neighbours never
 // overlap.
 double min_cell_pixels(const analysis::HiddenCircles& circles) {
     double min_cell = text_width(font(8, true), "000.0°");

@@ -256,8 +256,8 @@ class TestAnalysisPlots : public QObject {
                 std::abs(hands[1].y() - h.pairs[1].y) < 1e-12);
         const QStringList labels = texts(plot);
         QVERIFY(labels.contains("predicted 2 · true 1"));
-        QVERIFY(labels.contains("|h| = 2.00"));
-        // No text runs into another: the caption, |h| and the period labels of one circle are apart.
+        QVERIFY(labels.contains("length 2.00"));
+        // No text runs into another: the caption, length and the period labels of one circle are apart.
         plot.setViewport(QRect(0, 0, w, hgt));
         plot.replot();
         QList<std::pair<QString, QRectF>> boxes;
@@ -265,7 +265,7 @@ class TestAnalysisPlots : public QObject {
             if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().size() > 2)
                 boxes.push_back(
                     {t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())});
-        QVERIFY(boxes.size() >= 3 * 4);  // caption, |h|, place and period of each circle
+        QVERIFY(boxes.size() >= 3 * 4);  // caption, length, place and period of each circle
         for (int i = 0; i < boxes.size(); ++i)
             for (int j = i + 1; j < boxes.size(); ++j)
                 QVERIFY2(!boxes[i].second.intersects(boxes[j].second),
@@ -275,7 +275,7 @@ class TestAnalysisPlots : public QObject {
 
     void seven_clocks_in_a_short_plot_keep_their_texts_apart() {
         // The welcome view on a 1280 x 720 screen: 7 clocks in a plot about 535 x 160. Each cell is as wide
-        // as its captions ("7 ✓", "|h| = 5.74"), and the bars make way rather than shrinking the clocks.
+        // as its captions ("7 ✓", "length 5.74"), and the bars make way rather than shrinking the clocks.
         fone::FoneSpec spec;
         spec.int_digits = 4;
         spec.frac_digits = 3;
@@ -303,7 +303,7 @@ class TestAnalysisPlots : public QObject {
                     {t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())});
         }
         QCOMPARE(bars, 0);
-        QVERIFY(texts(plot).contains("|h| = 5.74"));
+        QVERIFY(texts(plot).contains("length 5.74"));
         QVERIFY(texts(plot).contains("7 ✓"));
         for (int i = 0; i < boxes.size(); ++i) {
             QVERIFY2(QRectF(0, 0, 535, 160).contains(boxes[i].second),

@@ -362,7 +362,13 @@ class TestTypedSums : public QObject {
             {"-5+3=", "-5 is below 0"},
             {"5-3=", "This model adds numbers from 0 to 999.999"},
             {"hello", "type a sum such as 0.5+0.25="},
-            {"1+2+3=", "This model adds"}};
+            {"1+2+3=", "This model adds"},
+            {"1/3=", "1/3 is a division: its decimals never end"},
+            {"1/4=", "1/4 is a division. This model adds"},
+            {"2.5/0.5=", "2.5/0.5 is a division. This model adds"},
+            {"0.1/0.3=", "0.1/0.3 is a division: its decimals never end"},
+            {"7/0=", "7/0 divides by zero"},
+            {"3*4=", "3*4 is a multiplication"}};
         for (const auto& [prompt, says] : refused) {
             const std::string why = fone::outside_task_range(TaskKind::dec_add, prompt);
             QVERIFY2(why.find(says) != std::string::npos, (prompt + " -> " + why).c_str());

@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <numeric>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -370,6 +372,48 @@ std::string task_range_text(TaskKind task) {
     return "whole numbers from 0 to " + largest;
 }
 
+namespace {
+
+// A decimal's digits as a whole number (0.25 -> 25), when it has at most 18 of them.
+std::optional<std::uint64_t> digits_as_integer(const Decimal& x) {
+    std::string digits;
+    for (const char c : x.to_string())
+        if (c >= '0' && c <= '9') digits += c;
+    if (digits.empty() || digits.size() > 18) return std::nullopt;
+    return std::stoull(digits);
+}
+
+// Whether a / b ends after finitely many decimals: a = A / 10^p and b = B / 10^q, so a / b = A 10^q / (B 10^p)
+// ends exactly when B / gcd(A, B) has no prime factor but 2 and 5. Unknown (nullopt) past 18 digits.
+std::optional<bool> division_ends(const Decimal& a, const Decimal& b) {
+    const auto A = digits_as_integer(a), B = digits_as_integer(b);
+    if (!A || !B || *B == 0) return std::nullopt;
+    std::uint64_t rest = *B / std::gcd(*A, *B);
+    for (const std::uint64_t p : {2u, 5u})
+        while (rest % p == 0) rest /= p;
+    return rest == 1;
+}
+
+// What a two-number prompt of another operation asks ("1/3 is a division ..."), so the answer to it is more
+// than "type a sum": a division whose result never ends says so, since no digit slots could hold it.
+std::string other_operation(const Decimal& a, Op op, const Decimal& b) {
+    const std::string shown = a.to_string() + std::string(op_name(op)) + b.to_string();
+    switch (op) {
+        case Op::divide:
+            if (b.is_zero()) return shown + " divides by zero. ";
+            return shown + " is a division" +
+                   (division_ends(a, b).value_or(true)
+                        ? std::string(". ")
+                        : std::string(": its decimals never end, so no number of digits holds it. "));
+        case Op::minus: return shown + " is a subtraction. ";
+        case Op::plus: return shown + " is an addition. ";
+        case Op::times: return shown + " is a multiplication. ";
+        default: return shown + " is not a sum. ";
+    }
+}
+
+}  // namespace
+
 std::string outside_task_range(TaskKind task, std::string_view prompt) {
     const SumTask t = sum_task(task);
     const std::string op = t.subtract ? "-" : "+";
@@ -389,7 +433,8 @@ std::string outside_task_range(TaskKind task, std::string_view prompt) {
     const bool sum_shaped = terms.size() == 3 && terms[0].kind == PromptTerm::Kind::number &&
                             terms[1].kind == PromptTerm::Kind::op &&
                             terms[2].kind == PromptTerm::Kind::number;
-    if (!sum_shaped || op_name(terms[1].op) != op) return ask + ".";
+    if (!sum_shaped) return ask + ".";
+    if (op_name(terms[1].op) != op) return other_operation(terms[0].number, terms[1].op, terms[2].number) + ask + ".";
     for (const std::size_t i : {std::size_t{0}, std::size_t{2}}) {
         const Decimal& x = terms[i].number;
         const std::string shown = x.to_string();
