@@ -1,6 +1,7 @@
 #include "fone/hf/generate.h"
 
 #include <chrono>
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -18,7 +19,8 @@ double seconds_since(Clock::time_point t0) {
 }
 
 void check_settings(const GenerationSettings& s) {
-    if (s.temperature < 0) throw std::invalid_argument("the temperature must be >= 0 (0: greedy)");
+    if (!(s.temperature >= 0) || !std::isfinite(s.temperature))
+        throw std::invalid_argument("the temperature must be a finite number >= 0 (0: greedy)");
     if (s.top_k < 0) throw std::invalid_argument("top-k must be >= 0 (0: every token)");
     if (s.max_new_tokens < 0) throw std::invalid_argument("max-new-tokens must be >= 0");
 }

@@ -89,7 +89,7 @@ std::string shown(std::string_view name) {
 json parse_json(std::string_view text, const std::string& what) {
     json j;
     std::string error;
-    if (parse_json_bounded(text, what, j, &error, JsonLimits{kMaxDepth, true})) return j;
+    if (parse_json_bounded(text, what, j, &error, JsonLimits{kMaxDepth, true, kMaxHeaderValues})) return j;
     std::string why = error.substr(std::min(error.size(), what.size() + 2));  // without "<what>: "
     if (why.rfind("corrupt JSON", 0) == 0) fail(what, "header is not JSON: " + why.substr(13));
     fail(what, "the header " + why);

@@ -6,8 +6,11 @@
 #include <random>
 #include <stdexcept>
 
+#include "fone/io/shown_text.h"
 #include "fone/numbers/float_bits.h"
 #include "fone/numbers/number_parser.h"
+#include "fone/store/methods.h"
+#include "fone/store/model_config.h"
 #include "fone/text/corpus.h"
 #include "nn/timing.h"
 #include "nn/token_choice.h"
@@ -139,8 +142,29 @@ FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
     return text_spec(chosen);
 }
 
+namespace {
+
+// A corpus file's or folder's memory before it is read (check_corpus_memory): the bytes of memory that
+// preparing one byte of text took, measured on 16 MB of prose with numbers (docs/reliability.md): the
+// methods with a [NUM] per number keep digit labels (and fone its features) at every position.
+void check_corpus_memory(const TrainConfig& c) {
+    if (c.text_task != "text" || c.task.data_file.empty()) return;
+    const bool one_num = c.method == "fone" || c.method == "xval" || c.method == "bittokens";
+    fone::check_corpus_memory(c.task.data_file, one_num ? kCorpusBytesPerByteNum : kCorpusBytesPerByte,
+                              physical_memory_bytes());
+}
+
+}  // namespace
+
 void check_text_corpus(const TrainConfig& c) {
+    check_corpus_memory(c);  // before the corpus is read
     const TextSplits s = load_text_splits(c);
+    // The tokenizer a new run trains must fit the vocabulary: refused here, before the run folder exists.
+    if (!is_adapter_method(c.method)) {
+        TokenizerOptions options;
+        options.vocab_size = c.text_vocab_size;
+        TextTokenizer::check_vocabulary(s.train, options);
+    }
     // The one-[NUM] methods: their numbers' labels fill the digit slots (and fone's and xval's inputs).
     if (c.method != "fone" && c.method != "xval" && c.method != "bittokens") return;
     const FoneSpec spec = text_spec(c, s);
@@ -311,10 +335,11 @@ std::vector<EncodedText> packed_windows(const std::vector<EncodedText>& docs, in
     return windows;
 }
 
+// Called for every number of a batch: it must not copy the document (a 16 MB line copied once per number
+// made preparing it quadratic: 578 s), only its first 40 bytes.
 std::string example_label(const TextExample& e, std::size_t index) {
-    const std::string text = e.prompt.empty() ? e.answer : e.prompt;
-    return "example " + std::to_string(index + 1) + " (\"" + text.substr(0, 40) +
-           (text.size() > 40 ? "...\"" : "\"") + "): ";
+    const std::string& text = e.prompt.empty() ? e.answer : e.prompt;
+    return "example " + std::to_string(index + 1) + " (\"" + shown_text(text, 40) + "\"): ";
 }
 
 }  // namespace
