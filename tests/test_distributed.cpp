@@ -9,10 +9,10 @@
 // - a second job on a run that is training: refused by the run lock.
 //   ctest --test-dir build -R '^test_distributed(_failures)?$' --output-on-failure
 // (test_distributed_failures, label reliability: the hung, failing and locked cases.)
-#include <cmath>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <cmath>
 
 #include <csignal>
 #include <cstring>
@@ -21,10 +21,10 @@
 
 #include <QCoreApplication>
 #include <QDir>
-#include <QMap>
-#include <QSet>
 #include <QElapsedTimer>
+#include <QMap>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
@@ -112,8 +112,8 @@ QStringList listening_addresses(const QList<int>& pids) {
     for (int pid : pids) {
         const QDir fds(QString("/proc/%1/fd").arg(pid));
         for (const QFileInfo& fd : fds.entryInfoList(QDir::System | QDir::Files | QDir::NoDotAndDotDot)) {
-            const QString target = fd.symLinkTarget().isEmpty() ? QFile::symLinkTarget(fd.filePath())
-                                                                 : fd.symLinkTarget();
+            const QString target =
+                fd.symLinkTarget().isEmpty() ? QFile::symLinkTarget(fd.filePath()) : fd.symLinkTarget();
             const QString link = QString::fromLocal8Bit(QFile::encodeName(target));
             const int open = link.indexOf("socket:[");
             if (open >= 0) inodes << link.mid(open + 8).chopped(1);
@@ -125,7 +125,8 @@ QStringList listening_addresses(const QList<int>& pids) {
         if (!f.open(QIODevice::ReadOnly)) continue;
         for (const QByteArray& line : f.readAll().split('\n')) {
             const QList<QByteArray> cols = line.simplified().split(' ');
-            if (cols.size() > 9 && cols[3] == "0A" && inodes.contains(QString(cols[9]))) out << QString(cols[1]);
+            if (cols.size() > 9 && cols[3] == "0A" && inodes.contains(QString(cols[9])))
+                out << QString(cols[1]);
         }
     }
     return out;
@@ -330,14 +331,15 @@ class TestDistributed : public QObject {
         QMap<QString, QString> alone;  // seed -> digest of the run alone
         for (const QString seed : {"5", "7"}) {
             const Result r = run_fone(train_args(ref, "s" + seed) << "--seed" << seed << "--nproc"
-                                                                 << "2");
+                                                                  << "2");
             QVERIFY2(r.code == 0, r.err.constData());
             alone[seed] = digest_of(ref + "/s" + seed);
         }
         QVERIFY(alone["5"] != alone["7"]);
         int finished = 0;
         for (int trial = 0; trial < 10; ++trial) {
-            const QString port = QString::number(23000 + (QCoreApplication::applicationPid() + 37 * trial) % 20000);
+            const QString port =
+                QString::number(23000 + (QCoreApplication::applicationPid() + 37 * trial) % 20000);
             const QString runs = dir_.path() + "/trial" + QString::number(trial);
             QProcess a, b;
             for (auto [p, seed] : {std::pair{&a, QString("5")}, std::pair{&b, QString("7")}})
@@ -355,12 +357,15 @@ class TestDistributed : public QObject {
                     QCOMPARE(digest_of(run), alone[seed]);
                 } else {
                     QVERIFY2(error_line_count(err) == 1, err.constData());
-                    QVERIFY2(read_json(run + "/status.json")["status"].toString() != "finished", err.constData());
+                    QVERIFY2(read_json(run + "/status.json")["status"].toString() != "finished",
+                             err.constData());
                 }
             }
         }
-        qInfo("two runs on one port, 10 trials: %d of 20 runs finished (each on its own weights), the others "
-              "refused in one line", finished);
+        qInfo(
+            "two runs on one port, 10 trials: %d of 20 runs finished (each on its own weights), the others "
+            "refused in one line",
+            finished);
         QVERIFY(finished >= 10);  // at least the run that hosted the port, every time
     }
 
@@ -389,7 +394,8 @@ class TestDistributed : public QObject {
             addresses = listening_addresses(children_of(static_cast<int>(p.processId())));
         }
         QVERIFY2(!addresses.isEmpty(), "the ranks were never seen listening (Gloo's pairs)");
-        for (const QString& a : addresses) QVERIFY2(is_loopback_address(a), qPrintable(addresses.join(", ")));
+        for (const QString& a : addresses)
+            QVERIFY2(is_loopback_address(a), qPrintable(addresses.join(", ")));
         QVERIFY(!QDir(tmp).entryList({"fone-rendezvous-*"}, QDir::Dirs).isEmpty());  // private, while it runs
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
         ::kill(static_cast<pid_t>(p.processId()), SIGINT);
@@ -421,7 +427,8 @@ class TestDistributed : public QObject {
                                                                  << "--dist-timeout"
                                                                  << "120");
             QVERIFY(p.waitForStarted());
-            // Step 4's status is written: rank 0 then waits in step 5's all-reduce for rank 1, which hangs there.
+            // Step 4's status is written: rank 0 then waits in step 5's all-reduce for rank 1, which hangs
+            // there.
             for (int i = 0; i < 600; ++i) {
                 QThread::msleep(100);
                 if (read_json(runs + "/" + name + "/status.json")["step"].toInt() >= 4) break;
@@ -446,8 +453,8 @@ class TestDistributed : public QObject {
             QCOMPARE(status["step"].toInt(), 5);  // steps 0..4 taken by both ranks; rank 1 hangs in step 5
             QVERIFY2(!has_library_noise(err), err.constData());
         }
-        const Result resumed = run_fone({"train", "--resume", "hung1", "--runs-dir", runs, "--nproc", "2",
-                                         "--threads", "2"});
+        const Result resumed =
+            run_fone({"train", "--resume", "hung1", "--runs-dir", runs, "--nproc", "2", "--threads", "2"});
         QVERIFY2(resumed.code == 0, resumed.err.constData());
         QCOMPARE(read_json(runs + "/hung1/summary.json")["step"].toInt(), 16);
         QCOMPARE(digest_of(runs + "/hung1"), digest_of(runs + "/whole"));
@@ -472,11 +479,11 @@ class TestDistributed : public QObject {
             const QString listen_port = rank == "1" ? port : QString::number(ntohs(addr.sin_port) + 1);
             QElapsedTimer clock;
             clock.start();
-            const Result r = run_fone(train_args(dir_.path() + "/meet", "m" + rank) << "--dist-timeout"
-                                                                                   << "4",
-                                      {}, 120000,
-                                      {"WORLD_SIZE=2", "RANK=" + rank, "MASTER_ADDR=127.0.0.1",
-                                       "MASTER_PORT=" + listen_port});
+            const Result r = run_fone(
+                train_args(dir_.path() + "/meet", "m" + rank) << "--dist-timeout"
+                                                              << "4",
+                {}, 120000,
+                {"WORLD_SIZE=2", "RANK=" + rank, "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + listen_port});
             const qint64 ms = clock.elapsed();
             qInfo("rank %s, --dist-timeout 4: failed after %.1f s", qPrintable(rank), ms / 1000.0);
             QVERIFY(r.code != 0);
@@ -501,26 +508,63 @@ class TestDistributed : public QObject {
             QVERIFY(f.open(QIODevice::WriteOnly));
             for (int i = 0; i < 48; ++i)
                 f.write(QString("In %1, %2 of %3 boxes cost %4 dollars; %5 plus %6 is %7.\n")
-                            .arg(1990 + i).arg(125 * i + 7).arg(375 + 13 * i).arg(i * 2.5).arg(98 + i)
-                            .arg(45 + 2 * i).arg(143 + 3 * i).toUtf8());
+                            .arg(1990 + i)
+                            .arg(125 * i + 7)
+                            .arg(375 + 13 * i)
+                            .arg(i * 2.5)
+                            .arg(98 + i)
+                            .arg(45 + 2 * i)
+                            .arg(143 + 3 * i)
+                            .toUtf8());
         }
         const QString tmp = dir_.path() + "/tmp-adapter";
         QDir().mkpath(tmp);
         const QString runs = dir_.path() + "/adapter";
-        const QStringList args = {"train", "--init-from", FONE_SOURCE_DIR "/tests/golden/pretrained/llama",
-                                  "--method", "fone-adapter", "--task", "text", "--data", corpus,
-                                  "--train-size", "32", "--val-size", "8", "--test-size", "8", "--context",
-                                  "64", "--batch", "4", "--epochs", "1", "--warmup", "0", "--snapshots", "none",
-                                  "--checkpoint-every", "2", "--runs-dir", runs, "--name", "a", "--nproc", "2",
-                                  "--threads", "2"};
-        const Result failed = run_fone(args, {}, 180000, {"TMPDIR=" + tmp, "FONE_INJECT_RANK_FAULT=1:5:error"});
-        QVERIFY2(failed.code != 0 && failed.err.contains("rank 1 failed: injected failure"), failed.err.constData());
+        const QStringList args = {"train",
+                                  "--init-from",
+                                  FONE_SOURCE_DIR "/tests/golden/pretrained/llama",
+                                  "--method",
+                                  "fone-adapter",
+                                  "--task",
+                                  "text",
+                                  "--data",
+                                  corpus,
+                                  "--train-size",
+                                  "32",
+                                  "--val-size",
+                                  "8",
+                                  "--test-size",
+                                  "8",
+                                  "--context",
+                                  "64",
+                                  "--batch",
+                                  "4",
+                                  "--epochs",
+                                  "1",
+                                  "--warmup",
+                                  "0",
+                                  "--snapshots",
+                                  "none",
+                                  "--checkpoint-every",
+                                  "2",
+                                  "--runs-dir",
+                                  runs,
+                                  "--name",
+                                  "a",
+                                  "--nproc",
+                                  "2",
+                                  "--threads",
+                                  "2"};
+        const Result failed =
+            run_fone(args, {}, 180000, {"TMPDIR=" + tmp, "FONE_INJECT_RANK_FAULT=1:5:error"});
+        QVERIFY2(failed.code != 0 && failed.err.contains("rank 1 failed: injected failure"),
+                 failed.err.constData());
         QVERIFY2(error_line_count(failed.err) == 1, failed.err.constData());
         QVERIFY2(QDir(tmp).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty(),
                  qPrintable(QDir(tmp).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(", ")));
-        const Result resumed = run_fone({"train", "--resume", "a", "--runs-dir", runs, "--nproc", "2", "--threads",
-                                         "2"},
-                                        {}, 180000, {"TMPDIR=" + tmp});
+        const Result resumed =
+            run_fone({"train", "--resume", "a", "--runs-dir", runs, "--nproc", "2", "--threads", "2"}, {},
+                     180000, {"TMPDIR=" + tmp});
         QVERIFY2(resumed.code == 0, resumed.err.constData());
         const QJsonObject summary = read_json(runs + "/a/summary.json");
         QCOMPARE(summary["status"].toString(), QString("finished"));

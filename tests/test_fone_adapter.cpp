@@ -221,8 +221,9 @@ void TestFoneAdapter::alignment_trains_the_projection_alone_then_export() {
         const auto refused =
             run_fone({"export", "--run", "aligned", "--runs-dir", runs, "--out", out2, "--format", "hf"});
         QVERIFY(refused.code != 0 && !QFileInfo::exists(out2));
-        QVERIFY2(refused.err.contains("tokenizer_config.json: is a symbolic link") && refused.err.count('\n') == 1,
-                 refused.err.constData());
+        QVERIFY2(
+            refused.err.contains("tokenizer_config.json: is a symbolic link") && refused.err.count('\n') == 1,
+            refused.err.constData());
         QVERIFY(QFile::remove(kept + "/tokenizer_config.json"));
         const auto clean =
             run_fone({"export", "--run", "aligned", "--runs-dir", runs, "--out", out2, "--format", "hf"});
@@ -281,7 +282,8 @@ void TestFoneAdapter::bad_input_is_refused() {
             renamed[has_ascii_digit(it.key()) ? "<d" + it.key() + ">" : it.key()] = it.value();
         QJsonArray merges;
         for (const QJsonValue& m : model["merges"].toArray()) {
-            const QString text = m.isArray() ? m.toArray()[0].toString() + m.toArray()[1].toString() : m.toString();
+            const QString text =
+                m.isArray() ? m.toArray()[0].toString() + m.toArray()[1].toString() : m.toString();
             if (!has_ascii_digit(text)) merges.append(m);
         }
         model["vocab"] = renamed;
@@ -295,7 +297,8 @@ void TestFoneAdapter::bad_input_is_refused() {
     args[args.indexOf(QString::fromStdString(kLlama))] = no_numbers;
     const auto nothing = run_fone(args);
     QCOMPARE(nothing.code, 2);
-    QVERIFY2(nothing.err.contains("has no number pieces") && nothing.err.count('\n') == 1, nothing.err.constData());
+    QVERIFY2(nothing.err.contains("has no number pieces") && nothing.err.count('\n') == 1,
+             nothing.err.constData());
     QVERIFY(!QFile::exists(runs + "/no-numbers"));
     // fone-adapter without --init-from, and --init-from on text with another method.
     const auto no_folder = run_fone(

@@ -184,8 +184,9 @@ class TestModelGenerate : public QObject {
         } catch (const fp::PretrainedError& e) {
             why = e.what();
         }
-        QVERIFY2(why.find("needs about") != std::string::npos && why.find("300000 tokens") != std::string::npos,
-                 why.c_str());
+        QVERIFY2(
+            why.find("needs about") != std::string::npos && why.find("300000 tokens") != std::string::npos,
+            why.c_str());
         QCOMPARE(g.generate({0, 17, 42}, s).ids.size(), std::size_t{2});
         const std::string prompt(20000, 'x');  // tokenizes to thousands of tokens
         const auto cli = fone_test::run_fone({"model", "generate", QString::fromStdString(kGolden + "llama"),

@@ -26,8 +26,8 @@
 #include "fone/pretrained/forward_memory.h"
 #include "fone/pretrained/model_folder.h"
 #include "fone/pretrained/tokenizer.h"
-#include "fone/store/run_lock.h"
 #include "fone/store/experiments.h"
+#include "fone/store/run_lock.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
 #include "fone/tasks/dataset_file.h"
@@ -524,17 +524,18 @@ void TestOutsideFiles::inspect_scan_has_a_deadline() {
     QTemporaryDir tmp;
     const std::string dir = copy_of("llama", tmp.path().toStdString() + "/slow");
     json t = json::parse(slurp(dir + "/tokenizer.json"));
-    t["pre_tokenizer"] = {{"type", "Sequence"},
-                          {"pretokenizers",
-                           {{{"type", "Split"},
-                             {"pattern", {{"Regex", "(?:\\d?){12}\\d{12}|\\d+"}}},
-                             {"behavior", "Isolated"}},
-                            {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
+    t["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers",
+         {{{"type", "Split"}, {"pattern", {{"Regex", "(?:\\d?){12}\\d{12}|\\d+"}}}, {"behavior", "Isolated"}},
+          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
     spit(dir + "/tokenizer.json", t.dump());
     const fp::ModelFolder m = fp::ModelFolder::open(dir);
     QElapsedTimer clock;
     clock.start();
-    const std::string why = error_of([&] { fp::describe(m, 1.0); });
+    ::setenv("FONE_TEST_INSPECT_SCAN_SECONDS", "1", 1);
+    const std::string why = error_of([&] { fp::describe(m); });
+    ::unsetenv("FONE_TEST_INSPECT_SCAN_SECONDS");
     QVERIFY2(has(why, "tokenizer.json") && has(why, "more than 1 s"), why.c_str());
     QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
     QVERIFY(fp::describe(fp::ModelFolder::open(kGolden + "llama")).contains("single_token_integers"));
@@ -575,9 +576,8 @@ void TestOutsideFiles::experiment_files_name_files_here() {
         });
         QVERIFY2(has(why, "e.json") && has(why, "relative to the folder"), why.c_str());
     }
-    const std::string why = error_of([&] {
-        fone::parse_experiment(experiment(R"({"init_from": "/models/llama"})", 1), "e.json");
-    });
+    const std::string why = error_of(
+        [&] { fone::parse_experiment(experiment(R"({"init_from": "/models/llama"})", 1), "e.json"); });
     QVERIFY2(has(why, "init_from"), why.c_str());
     QCOMPARE(fone::parse_experiment(experiment(R"({"task": "text", "data": "factbook/data"})", 64), "e.json")
                  .presets.size(),

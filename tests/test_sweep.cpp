@@ -424,8 +424,8 @@ class TestSweep : public QObject {
         }
         QDir().mkpath(store() + "/.lnk.logs");
         QVERIFY(QFile::link(secret, store() + "/.lnk.logs/lnk-s1.stderr"));
-        const Result r = run_fone(QStringList{"sweep", "--name", "lnk", "--runs-dir", store(), "--seeds", "1", "--"} +
-                                  tiny());
+        const Result r = run_fone(
+            QStringList{"sweep", "--name", "lnk", "--runs-dir", store(), "--seeds", "1", "--"} + tiny());
         QVERIFY(r.code != 0);
         QVERIFY2(r.err.contains("symbolic link"), r.err.constData());
         QVERIFY2(!r.err.contains("PRIVATE-LINE") && !r.out.contains("PRIVATE-LINE"), r.err.constData());

@@ -15,10 +15,11 @@
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
 #include "fone/text/corpus.h"
+#include "fone/text/tokenizer_check.h"
 #include "fone_process.h"
+#include "nn/token_choice.h"
 #include "one_block_model.h"
 #include "schemes/scheme_parts.h"
-#include "nn/token_choice.h"
 #include "schemes/text_scheme.h"
 
 using namespace fone;
@@ -923,9 +924,13 @@ class TestTextTrain : public QObject {
             QVERIFY(f.open(QIODevice::WriteOnly));
             for (int i = 0; i < (QByteArray(split) == "train" ? 40 : 6); ++i)
                 f.write(QString("{\"text\": \"Day %1: we sold %2 cups at $%3 each.\"}\n")
-                            .arg(i).arg(i * 3 + 1).arg(i % 7 + 1).toUtf8());
+                            .arg(i)
+                            .arg(i * 3 + 1)
+                            .arg(i % 7 + 1)
+                            .toUtf8());
         }
-        const auto r = run_fone(tiny_text(runs(), "folder", {"--task", "text", "--data", folder, "--epochs", "1"}));
+        const auto r =
+            run_fone(tiny_text(runs(), "folder", {"--task", "text", "--data", folder, "--epochs", "1"}));
         QVERIFY2(r.code == 0, r.err.constData());
         const QString digest = read_json(runs() + "/folder/config.json")["data_digest"].toString();
         QVERIFY2(!digest.isEmpty(), "a folder corpus has a digest");
@@ -963,8 +968,8 @@ class TestTextTrain : public QObject {
         clock.start();
         const Batch b = scheme.encode_text(s.train);
         const double seconds = clock.elapsed() / 1000.0;
-        qInfo("a 2 MB document of %zu numbers prepared in %.2f s (%lld windows)", 4 * (doc.size() / sentence.size()),
-              seconds, static_cast<long long>(b.n));
+        qInfo("a 2 MB document of %zu numbers prepared in %.2f s (%lld windows)",
+              4 * (doc.size() / sentence.size()), seconds, static_cast<long long>(b.n));
         QVERIFY(b.n > 1000);
         QVERIFY2(seconds < 60, qPrintable(QString::number(seconds)));
     }
@@ -1007,9 +1012,10 @@ class TestTextTrain : public QObject {
         // The figure the message gives is the size that fits: at it, SentencePiece trains.
         const int needed = e.section("--vocab-size ", 1).section(' ', 0, 0).toInt();
         QVERIFY(needed > 1000);
-        QVERIFY_EXCEPTION_THROWN(TextTokenizer::check_vocabulary(cjk, {1000, 0.9995}), TokenizerError);
-        TextTokenizer::check_vocabulary(cjk, {needed - 100, 0.9995});  // the exact fit
-        const TextTokenizer tok = TextTokenizer::train(cjk, TextScheme::fone, {needed - 100, 0.9995});
+        QVERIFY_EXCEPTION_THROWN(check_tokenizer_vocabulary(cjk, {1000, 0.9995}), TokenizerError);
+        QVERIFY_EXCEPTION_THROWN(check_tokenizer_vocabulary(cjk, {needed - 100, 0.9995}), TokenizerError);
+        check_tokenizer_vocabulary(cjk, {needed - 99, 0.9995});  // the smallest that fits
+        const TextTokenizer tok = TextTokenizer::train(cjk, TextScheme::fone, {needed - 99, 0.9995});
         QVERIFY(tok.vocab_size() > 262);
     }
 

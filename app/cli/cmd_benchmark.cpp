@@ -70,7 +70,7 @@ void run_benchmark(const BenchmarkOptions& o, const std::string& run, const std:
                 throw std::invalid_argument("--tasks names " + s.tasks[i] +
                                             " twice (the mean is over distinct tasks)");
     }
-    bool header = false;             // printed with the first row, so that an error leaves stdout empty
+    bool header = false;  // printed with the first row, so that an error leaves stdout empty
     const BenchmarkTaskSink on_task = [&](const nlohmann::json& t) {
         if (o.json) return;
         if (!header) std::printf("%-5s %-16s %7s %7s %9s\n", "task", "lm-eval", "n", "correct", "exact");

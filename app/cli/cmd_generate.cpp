@@ -23,7 +23,8 @@ struct GenerateOptions {
 // The text as it comes (or JSON lines with --json); a note on stderr when the model did not end it.
 void run_generate(const GenerateOptions& o) {
     if (o.request.prompt.empty())
-        throw std::invalid_argument("the prompt is empty: give the question to answer or the text to continue");
+        throw std::invalid_argument(
+            "the prompt is empty: give the question to answer or the text to continue");
     const std::string dir = open_store(o.runs_dir, false).resolve(o.run);
     bool wrote = false;
     const EventSink on_token = [&](const nlohmann::json& e) {

@@ -220,9 +220,9 @@ int launch_nproc(const TrainOptions& o) {
     // of its own: more ranks than cores only wait for each other.
     const int cores = std::max(2, available_cores());  // two ranks are always allowed (a test, a demo)
     if (o.nproc > cores)
-        throw std::invalid_argument("--nproc " + std::to_string(o.nproc) + ": this process may use " +
-                                    std::to_string(cores) + " core(s); a rank needs one of its own (--nproc " +
-                                    std::to_string(cores) + " at most here)");
+        throw std::invalid_argument(
+            "--nproc " + std::to_string(o.nproc) + ": this process may use " + std::to_string(cores) +
+            " core(s); a rank needs one of its own (--nproc " + std::to_string(cores) + " at most here)");
     constexpr std::uint64_t kRankBaseBytes = 200ull << 20;
     if (const std::uint64_t have = physical_memory_bytes(); have > 0 && o.nproc * kRankBaseBytes > have)
         throw std::invalid_argument("--nproc " + std::to_string(o.nproc) + ": the ranks alone need about " +

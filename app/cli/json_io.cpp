@@ -38,8 +38,9 @@ void print_error(const std::string& command, const std::string& message) {
         one_line.pop_back();
     // LibTorch's allocator says only this: say what it means.
     if (one_line == "std::bad_alloc")
-        one_line = "out of memory (the machine could not give what this command asked for: try a smaller "
-                   "input, batch or model)";
+        one_line =
+            "out of memory (the machine could not give what this command asked for: try a smaller "
+            "input, batch or model)";
     // A message that quotes a user's file (a 10 MB JSON string, a 1 MB line) stays a short line: the start,
     // cut at a character boundary, and how much was left out.
     constexpr std::size_t kMaxErrorBytes = 900;

@@ -14,13 +14,13 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 
@@ -62,7 +62,9 @@ std::string random_token() {
     while (got < sizeof bytes) {
         const ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) throw std::runtime_error("no random bytes for the run's token: " + std::string(std::strerror(errno)));
+        if (n < 0)
+            throw std::runtime_error("no random bytes for the run's token: " +
+                                     std::string(std::strerror(errno)));
         got += static_cast<std::size_t>(n);
     }
     std::string hex;
@@ -82,7 +84,8 @@ class PrivateRendezvous {
     PrivateRendezvous() {
         std::string pattern = (fs::temp_directory_path() / "fone-rendezvous-XXXXXX").string();
         if (!::mkdtemp(pattern.data()))
-            throw std::runtime_error("cannot make the rendezvous folder " + pattern + ": " + std::strerror(errno));
+            throw std::runtime_error("cannot make the rendezvous folder " + pattern + ": " +
+                                     std::strerror(errno));
         dir_ = pattern;
     }
     ~PrivateRendezvous() {
@@ -151,7 +154,8 @@ int exit_status(int status) {
 // Warning: ...", glog's "E1128 17:02:03.123456 4321 file.cc:12] ...".
 bool is_library_log(const std::string& line) {
     if (line.size() > 3 && line[0] == '[' && std::strchr("WEIF", line[1]) && line[2] == ' ') return true;
-    return line.size() > 6 && std::strchr("WEIF", line[0]) && std::isdigit(static_cast<unsigned char>(line[1])) &&
+    return line.size() > 6 && std::strchr("WEIF", line[0]) &&
+           std::isdigit(static_cast<unsigned char>(line[1])) &&
            std::isdigit(static_cast<unsigned char>(line[4])) && line[5] == ' ';
 }
 
@@ -160,12 +164,13 @@ bool is_library_log(const std::string& line) {
 // every other line passed through as it comes.
 class RankOutput {
   public:
-    explicit RankOutput(int nproc) : fds_(static_cast<std::size_t>(nproc), -1), partial_(fds_.size()),
-                                     errors_(fds_.size()) {}
+    explicit RankOutput(int nproc)
+        : fds_(static_cast<std::size_t>(nproc), -1), partial_(fds_.size()), errors_(fds_.size()) {}
     // A pipe for rank r: the write end goes to the child, the read end stays here.
     int open_for(int rank) {
         int p[2];
-        if (::pipe2(p, O_CLOEXEC) != 0) throw std::runtime_error("no pipe for a rank: " + std::string(std::strerror(errno)));
+        if (::pipe2(p, O_CLOEXEC) != 0)
+            throw std::runtime_error("no pipe for a rank: " + std::string(std::strerror(errno)));
         fds_[static_cast<std::size_t>(rank)] = p[0];
         return p[1];
     }

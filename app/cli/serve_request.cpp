@@ -59,8 +59,8 @@ PatchRequest request_from_json(const json& j) {
         throw std::invalid_argument("give \"digit\" or \"angle\"");
     if (r.digit >= 0 && !std::isnan(r.angle_degrees))
         throw std::invalid_argument("give \"digit\" or \"angle\", not both (each sets the pair's angle)");
-    if (const auto id = j.find("id"); id != j.end() &&
-                                      !(id->is_number() || (id->is_string() && id->get<std::string>().size() <= 100)))
+    if (const auto id = j.find("id");
+        id != j.end() && !(id->is_number() || (id->is_string() && id->get<std::string>().size() <= 100)))
         throw std::invalid_argument("\"id\" must be a number or a string of at most 100 bytes");
     const auto layer = j.find("layer");
     if (layer == j.end() || layer->is_string())

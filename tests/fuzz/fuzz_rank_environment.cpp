@@ -28,7 +28,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         if (end == std::string::npos) end = text.size();
         const std::string line = text.substr(at, end - at);
         const std::size_t eq = line.find('=');
-        if (eq != std::string::npos && line.find('\0') == std::string::npos) vars[line.substr(0, eq)] = line.substr(eq + 1);
+        if (eq != std::string::npos && line.find('\0') == std::string::npos)
+            vars[line.substr(0, eq)] = line.substr(eq + 1);
         at = end + 1;
     }
     const fone::EnvironmentReader env = [&](const char* name) -> const char* {

@@ -237,8 +237,12 @@ class TestOutsideRuns : public QObject {
             QByteArray(200000, '1') + "+1=\", \"digit\": 3}\n" + deep +
             "\n"
             "{\"prompt\": \"1.5+2.25=\", \"digit\": 3, \"angle\": 90}\n"  // issue 44: both were answered
-            "{\"prompt\": \"" + QByteArray(400, '\x01') + "\", \"digit\": 3}\n"  // escapes: 5,164 bytes before
-            "{\"prompt\": \"1.5+2.25=\", \"digit\": 3, \"id\": \"" + QByteArray(5000, 'i') + "\"}\n"
+            "{\"prompt\": \"" +
+            QByteArray(400, '\x01') +
+            "\", \"digit\": 3}\n"  // escapes: 5,164 bytes before
+            "{\"prompt\": \"1.5+2.25=\", \"digit\": 3, \"id\": \"" +
+            QByteArray(5000, 'i') +
+            "\"}\n"
             "{\"prompt\": \"1.5+2.25=\", \"digit\": 3, \"id\": 7}\n";
         const Result r = run_fone({"analyse", "patch", "--run", good_, "--serve", "--threads", "1"}, input);
         QVERIFY2(r.code == 0, r.err.constData());

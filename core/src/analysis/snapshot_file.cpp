@@ -1,8 +1,8 @@
 #include "fone/analysis/snapshot_file.h"
 
-#include <cmath>
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>

@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "checkpoints/checkpoint_file.h"
+#include "checkpoints/export_files.h"
 #include "checkpoints/run_model.h"
 #include "fone/io/file_read.h"
 #include "fone/io/json_files.h"

@@ -83,11 +83,5 @@ std::string weights_digest(FoneTransformer& model);
 // (an existing name, a link planted there, is never written into), removed when `fill` throws, renamed into
 // place when it returns. Used by both exports.
 void write_new_folder(const std::string& out_dir, const std::function<void(const std::string& folder)>& fill);
-// A file of a run copied into an export: only a regular file inside the run (a symbolic link in its place,
-// which could point at a private key, is refused: RunError naming it, and the export writes nothing).
-void copy_run_file(const std::string& from, const std::string& to);
-// The kept files of RUN/pretrained/ (kKeptPretrainedFiles, those present) copied into to_dir with
-// copy_run_file; nothing else of that folder. A link in place of the folder is refused.
-void copy_kept_pretrained_files(const std::string& run_dir, const std::string& to_dir);
 
 }  // namespace fone

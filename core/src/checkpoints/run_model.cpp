@@ -1,4 +1,5 @@
 #include "checkpoints/run_model.h"
+#include "checkpoints/export_files.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -8,8 +9,8 @@
 #include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
 #include "fone/nn/device.h"
-#include "fone/text/corpus.h"
 #include "fone/store/run_store.h"
+#include "fone/text/corpus.h"
 #include "hf/init_from.h"
 #include "nn/device_setup.h"
 #include "schemes/adapter_scheme.h"

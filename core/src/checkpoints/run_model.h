@@ -19,11 +19,6 @@
 
 namespace fone {
 
-// The files of a pretrained folder a fone-adapter run keeps in RUN/pretrained/ (kPretrainedFilesDir): its
-// config and tokenizer. An export copies these and nothing else of that folder.
-inline constexpr const char* kKeptPretrainedFiles[] = {"config.json", "tokenizer.json", "tokenizer_config.json",
-                                                       "special_tokens_map.json", "generation_config.json"};
-
 // What of a run's data open_run_model reads.
 enum class RunData {
     none,     // nothing (a file task reads its file all the same: the file defines its digit slots)

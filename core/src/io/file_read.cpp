@@ -44,8 +44,9 @@ FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes, Lin
     if (fd < 0) {
         const int err = errno;
         if (err == ELOOP && links == Links::refuse) {
-            r.error = path + ": is a symbolic link (refused: a file copied out of a folder someone else "
-                             "prepared must be in it, not a link to elsewhere)";
+            r.error = path +
+                      ": is a symbolic link (refused: a file copied out of a folder someone else "
+                      "prepared must be in it, not a link to elsewhere)";
             return r;
         }
         r.missing = err == ENOENT || err == ENOTDIR;

@@ -26,6 +26,8 @@ int64_t sample(const double* p, int64_t vocab, std::mt19937_64& rng) {
 
 }  // namespace
 
+// The draw is computed in float64 with each row's maximum subtracted, so that a tiny temperature (1e-40)
+// approaches greedy instead of overflowing; a NaN or infinite temperature is std::invalid_argument.
 std::vector<int64_t> choose_tokens(const torch::Tensor& logits, double temperature, int top_k,
                                    std::mt19937_64& rng) {
     const int64_t n = logits.size(0), vocab = logits.size(1);
@@ -36,7 +38,8 @@ std::vector<int64_t> choose_tokens(const torch::Tensor& logits, double temperatu
             chosen[static_cast<std::size_t>(i)] = arg[i].item<int64_t>();
         return chosen;
     }
-    if (!std::isfinite(temperature)) throw std::invalid_argument("the temperature must be a finite number >= 0");
+    if (!std::isfinite(temperature))
+        throw std::invalid_argument("the temperature must be a finite number >= 0");
     // In float64, after subtracting each row's maximum: logits / 1e-40 overflow float32 to inf, and inf - inf
     // made every probability NaN (the draw then fell on the last token). Here the largest logit gives
     // exp(0) = 1 and the others underflow to 0 as the temperature goes to 0: greedy in the limit.

@@ -14,9 +14,7 @@ namespace fone {
 
 // The next token of every row of logits [n, vocab]: the most probable (temperature <= 0; the first of
 // equal maxima, as torch.argmax), else a draw from softmax(logits / temperature), among the top_k most
-// probable tokens when top_k > 0. The draw is computed in float64 with each row's maximum subtracted, so a
-// tiny temperature (1e-40) approaches greedy instead of overflowing. std::invalid_argument for a NaN or
-// infinite temperature.
+// probable tokens when top_k > 0.
 std::vector<int64_t> choose_tokens(const torch::Tensor& logits, double temperature, int top_k,
                                    std::mt19937_64& rng);
 

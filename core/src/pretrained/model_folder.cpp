@@ -1,7 +1,8 @@
 #include "fone/pretrained/model_folder.h"
 
-#include <chrono>
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -470,8 +471,9 @@ json single_token_integers(const BpeTokenizer& t, const std::string& prefix, con
     int count = 0, start = -1;
     for (int n = 0; n <= kLargestIntegerChecked + 1; ++n) {
         if (std::chrono::steady_clock::now() > deadline)
-            throw PretrainedError(file + ": its pre-tokenizer took more than " + std::to_string(int(seconds)) +
-                                  " s to split the integers 0.." + std::to_string(n) +
+            throw PretrainedError(file + ": its pre-tokenizer took more than " +
+                                  std::to_string(int(seconds)) + " s to split the integers 0.." +
+                                  std::to_string(n) +
                                   " (a regex that backtracks: each call under the time limit, all of them "
                                   "too slow to use)");
         const bool single = n <= kLargestIntegerChecked && t.single_token(prefix + std::to_string(n));
@@ -487,7 +489,16 @@ json single_token_integers(const BpeTokenizer& t, const std::string& prefix, con
 
 }  // namespace
 
-json describe(const ModelFolder& m, double scan_seconds) {
+// The scan of 0..9999 (and " 0".." 9999") for single tokens runs the pre-tokenizer's regex once a number,
+// each call under ICU's time limit; in all it may take this long (a regex that backtracks just under the
+// limit made the 20,000 calls take 312 s with no input at all). FONE_TEST_INSPECT_SCAN_SECONDS: a test hook.
+double single_token_scan_seconds() {
+    const char* v = std::getenv("FONE_TEST_INSPECT_SCAN_SECONDS");
+    return v && *v ? std::atof(v) : 10.0;
+}
+
+json describe(const ModelFolder& m) {
+    const double scan_seconds = single_token_scan_seconds();
     const PretrainedConfig& c = m.config();
     json j = c.to_json();
     j["folder"] = m.dir();
@@ -509,8 +520,8 @@ json describe(const ModelFolder& m, double scan_seconds) {
                       {"vocab_size", t.vocab_size()},
                       {"prefix_ids", t.prefix_ids()},
                       {"suffix_ids", t.suffix_ids()}};
-    const auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(scan_seconds * 1000));
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<int64_t>(scan_seconds * 1000));
     j["single_token_integers"] = single_token_integers(t, "", path, deadline, scan_seconds);
     j["single_token_integers"]["checked"] = "0.." + std::to_string(kLargestIntegerChecked);
     j["single_token_integers"]["after_a_space"] = single_token_integers(t, " ", path, deadline, scan_seconds);

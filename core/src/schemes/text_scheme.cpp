@@ -12,8 +12,10 @@
 #include "fone/store/methods.h"
 #include "fone/store/model_config.h"
 #include "fone/text/corpus.h"
+#include "fone/text/tokenizer_check.h"
 #include "nn/timing.h"
 #include "nn/token_choice.h"
+#include "schemes/adapter_scheme.h"
 #include "schemes/scheme_parts.h"
 
 namespace fone {
@@ -163,7 +165,7 @@ void check_text_corpus(const TrainConfig& c) {
     if (!is_adapter_method(c.method)) {
         TokenizerOptions options;
         options.vocab_size = c.text_vocab_size;
-        TextTokenizer::check_vocabulary(s.train, options);
+        check_tokenizer_vocabulary(s.train, options);
     }
     // The one-[NUM] methods: their numbers' labels fill the digit slots (and fone's and xval's inputs).
     if (c.method != "fone" && c.method != "xval" && c.method != "bittokens") return;

@@ -451,7 +451,8 @@ Experiment parse_experiment(std::string_view text, const std::string& path) {
     if (!presets || !presets->is_object() || presets->empty())
         w.field("presets").fail("missing: an object of presets, e.g. {\"quick\": {...}}");
     if (presets->size() > kMaxExperimentPresets)
-        w.field("presets").fail("more than " + std::to_string(kMaxExperimentPresets) + " presets in one file");
+        w.field("presets").fail("more than " + std::to_string(kMaxExperimentPresets) +
+                                " presets in one file");
     const ojson* grid = find(doc, "grid");
     std::size_t cells = 0;
     for (auto it = presets->begin(); it != presets->end(); ++it) {

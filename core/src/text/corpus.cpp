@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 #include "fone/numbers/number_parser.h"
 
 namespace fone {
@@ -330,8 +331,8 @@ void check_corpus_memory(const std::string& path, std::uint64_t bytes_per_byte, 
                         " needs about " + gigabytes(static_cast<double>(need)) + " of memory (about " +
                         std::to_string(bytes_per_byte) +
                         " bytes per byte of text: its tokens, targets and number labels), more than this "
-                        "machine's " + gigabytes(static_cast<double>(have)) +
-                        ": train on a part of it (a shorter file)");
+                        "machine's " +
+                        gigabytes(static_cast<double>(have)) + ": train on a part of it (a shorter file)");
 }
 
 TextSplits factbook_splits(const FactbookCorpus& corpus) {

@@ -3,6 +3,7 @@
 // trainer options that make the round trip exact are in trainer_options(); the number tokens are
 // appended after the pieces (layout in text_tokenizer.h).
 #include "fone/text/text_tokenizer.h"
+#include "fone/text/tokenizer_check.h"
 
 #include <algorithm>
 #include <array>
@@ -249,18 +250,20 @@ constexpr int kSpecialAndBytePieces = 262;  // kSpecialPieces and the 256 byte p
 
 void check_vocabulary_of(const std::vector<std::string>& sentences, const TokenizerOptions& options) {
     const std::size_t needed = required_characters(sentences, options.character_coverage);
-    if (static_cast<long long>(needed) + kSpecialAndBytePieces <= options.vocab_size) return;
-    throw TokenizerError("the corpus needs " + std::to_string(needed) + " characters of its own (those that make up " +
-                         std::to_string(options.character_coverage * 100).substr(0, 6) +
-                         "% of its text), more than the text vocabulary size " + std::to_string(options.vocab_size) +
-                         " leaves beside its " + std::to_string(kSpecialAndBytePieces) +
-                         " special and byte pieces: give --vocab-size " +
-                         std::to_string(needed + kSpecialAndBytePieces + 100) + " or more");
+    // Strictly fewer: SentencePiece before 0.1.99 checks required + meta < vocab_size (later, <=).
+    if (static_cast<long long>(needed) + kSpecialAndBytePieces < options.vocab_size) return;
+    throw TokenizerError(
+        "the corpus needs " + std::to_string(needed) + " characters of its own (those that make up " +
+        std::to_string(options.character_coverage * 100).substr(0, 6) +
+        "% of its text), more than the text vocabulary size " + std::to_string(options.vocab_size) +
+        " leaves beside its " + std::to_string(kSpecialAndBytePieces) +
+        " special and byte pieces: give --vocab-size " +
+        std::to_string(needed + kSpecialAndBytePieces + 100) + " or more");
 }
 
 }  // namespace
 
-void TextTokenizer::check_vocabulary(const std::vector<TextExample>& corpus, const TokenizerOptions& options) {
+void check_tokenizer_vocabulary(const std::vector<TextExample>& corpus, const TokenizerOptions& options) {
     check_vocabulary_of(training_sentences(corpus), options);
 }
 

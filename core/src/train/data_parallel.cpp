@@ -7,15 +7,15 @@
 #include <signal.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
 #include "fone/io/json_files.h"
-#include "fone/store/train_config.h"
 #include "fone/nn/device.h"
 #include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
 #include "nn/timing.h"
 
 namespace fone {

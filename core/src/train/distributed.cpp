@@ -58,11 +58,11 @@ int64_t steady_ms() {
         if (open == std::string::npos || close == std::string::npos) break;
         const std::string inside = line.substr(open + 1, close - open - 1);
         const std::size_t colon = inside.rfind(':');
-        const bool source_position = colon != std::string::npos && colon + 1 < inside.size() &&
-                                     inside.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
-                                     (inside.find(".cc") != std::string::npos ||
-                                      inside.find(".cpp") != std::string::npos ||
-                                      inside.find(".h") != std::string::npos);
+        const bool source_position =
+            colon != std::string::npos && colon + 1 < inside.size() &&
+            inside.find_first_not_of("0123456789", colon + 1) == std::string::npos &&
+            (inside.find(".cc") != std::string::npos || inside.find(".cpp") != std::string::npos ||
+             inside.find(".h") != std::string::npos);
         if (!source_position) break;
         line.erase(open, close + 2 - open);
     }
@@ -176,9 +176,9 @@ std::string meeting_place(const DistributedSetup& s) {
 }
 
 std::string could_not_meet(const DistributedSetup& s) {
-    return "rank " + std::to_string(s.rank) + " could not meet the other " + std::to_string(s.world_size - 1) +
-           " rank(s) at " + meeting_place(s) + " within " + std::to_string(int(s.timeout_seconds)) +
-           " s (--dist-timeout)";
+    return "rank " + std::to_string(s.rank) + " could not meet the other " +
+           std::to_string(s.world_size - 1) + " rank(s) at " + meeting_place(s) + " within " +
+           std::to_string(int(s.timeout_seconds)) + " s (--dist-timeout)";
 }
 
 // c10d's rendezvous has no overall deadline: each of its calls waits up to the timeout, and a listener that
@@ -189,8 +189,8 @@ class ConnectDeadline {
     ConnectDeadline(double seconds, std::string message) : message_(std::move(message)) {
         watchdog_ = std::thread([this, seconds] {
             std::unique_lock<std::mutex> lock(mutex_);
-            const auto deadline =
-                std::chrono::steady_clock::now() + std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+            const auto deadline = std::chrono::steady_clock::now() +
+                                  std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
             if (cv_.wait_until(lock, deadline, [this] { return done_; })) return;
             const std::string line = "fone train: error: " + message_ + "\n";
             (void)!::write(STDERR_FILENO, line.data(), line.size());
@@ -232,8 +232,9 @@ c10::intrusive_ptr<c10d::Store> make_store(const DistributedSetup& s, const std:
         } catch (const std::exception& e) {
             const std::string what = e.what();
             if (s.rank == 0 && what.find("ddress already in use") != std::string::npos)
-                throw RankFailure("rank 0 cannot host the rendezvous: port " + std::to_string(s.master_port) +
-                                  " is in use (another run, or another program); choose another --master-port");
+                throw RankFailure(
+                    "rank 0 cannot host the rendezvous: port " + std::to_string(s.master_port) +
+                    " is in use (another run, or another program); choose another --master-port");
             throw;
         }
     }
@@ -339,6 +340,11 @@ void C10dCollective::run_in_buckets(const std::vector<torch::Tensor>& tensors, L
 // (at once after a second one). Ranks that answer carry the request in the step's control values and stop
 // at the same step within milliseconds, well inside the grace.
 void C10dCollective::wait_for(c10d::Work& work) {
+    // NCCL's wait with a timeout aborts the communicator when it expires: its own timeout only.
+    if (device_.is_cuda()) {
+        work.wait();
+        return;
+    }
     for (;;) {
         try {
             work.wait(milliseconds(250));

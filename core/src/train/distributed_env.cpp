@@ -88,7 +88,8 @@ std::optional<DistributedSetup> distributed_from_environment(const EnvironmentRe
     if (!d || d->world_size < 2) return std::nullopt;
     if (const std::string token = text_variable(env, "FONE_RUN_TOKEN"); !token.empty()) d->token = token;
     if (d->token.size() > 256 || d->token.find_first_of("/\n") != std::string::npos)
-        throw std::invalid_argument("FONE_RUN_TOKEN (or the job id): at most 256 characters, no '/' or newline");
+        throw std::invalid_argument(
+            "FONE_RUN_TOKEN (or the job id): at most 256 characters, no '/' or newline");
     return d;
 }
 

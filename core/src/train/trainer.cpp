@@ -601,7 +601,8 @@ std::string run_device_setting(const std::string& run_dir) {
 }
 
 // This process's place among the ranks (a group of one when dist is not active).
-ParallelPlan connect_ranks(const std::string& device, const DistributedSetup& dist, const std::string& signature) {
+ParallelPlan connect_ranks(const std::string& device, const DistributedSetup& dist,
+                           const std::string& signature) {
     ParallelPlan plan;
     if (!dist.active()) return plan;
     if (!distributed_available()) throw RunError(distributed_unavailable_message());
@@ -777,8 +778,8 @@ TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int
     refuse_unfinished_creation(run_dir);
     std::optional<Checkpoint> c = resume_point(run_dir, false);
     // A run without a checkpoint restarts from its config.json: its device is read there by every rank.
-    ParallelPlan plan = connect_ranks(c ? c->config.device : run_device_setting(run_dir), dist,
-                                      resume_signature(run_dir));
+    ParallelPlan plan =
+        connect_ranks(c ? c->config.device : run_device_setting(run_dir), dist, resume_signature(run_dir));
     RunLock lock;
     // Rank 0 decides where the run starts from ("checkpoint" or "config"); the others follow.
     const std::string from =

@@ -48,10 +48,6 @@ struct TensorInfo {
 
 // Largest header accepted (the format's own readers use 100 MB).
 inline constexpr uint64_t kMaxHeaderBytes = 100u << 20;
-// Most JSON values a header may hold (about 8 a tensor: 500,000 tensors; the largest models have a few
-// thousand a file): what a header costs to parse is bounded by this, not by its bytes (a 100 MB header of
-// small entries took 2.5 GB).
-inline constexpr std::size_t kMaxHeaderValues = 4'000'000;
 
 // A parsed header: tensors in file order (by begin offset), metadata, and the data section's expected size.
 struct Header {

@@ -115,11 +115,7 @@ class ModelFolder {
 // What `fone model inspect` prints: the family and shape, the dtype and parameter count, the files, the
 // tokenizer and which integers 0..9999 are one token (as written, and after a space), as ranges.
 // Throws TokenizerError (fone/pretrained/tokenizer.h) for a tokenizer.json it cannot read.
-// The scan of 0..9999 (and " 0".." 9999") for single tokens runs a regex per number, each under ICU's time
-// limit; in all it may take scan_seconds (a regex that backtracks just under that limit made 20,000 calls
-// take 312 s): past them, a PretrainedError naming the tokenizer.
-inline constexpr double kSingleTokenScanSeconds = 10.0;
-nlohmann::json describe(const ModelFolder& folder, double scan_seconds = kSingleTokenScanSeconds);
+nlohmann::json describe(const ModelFolder& folder);
 
 // The names of the hidden states a forward gives (forward.h: hidden_last, number_hidden_states):
 // "embeddings", "after block 1", ..., "after block L and the final norm".

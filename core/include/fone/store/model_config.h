@@ -93,7 +93,7 @@ std::uint64_t model_memory_bytes(const ModelConfig& c, int fone_width, bool trai
 // 258.1 GB for the weights alone, more than this machine's 23.4 GB of memory") when the model has more than
 // kMaxModelParams parameters or model_memory_bytes is more than the machine's physical memory.
 void check_model_memory(const ModelConfig& c, int fone_width, bool training);
-// The machine's physical memory in bytes (0 when unknown); $FONE_TEST_PHYSICAL_MEMORY when set (a test hook).
+// The machine's physical memory in bytes (0 when unknown).
 std::uint64_t physical_memory_bytes();
 
 // Training FLOPs per example (forward + backward = 3 x forward, matmuls only) for sequences of

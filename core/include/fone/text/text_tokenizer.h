@@ -79,11 +79,6 @@ class TextTokenizer {
     // fails; NumberError when a text contains [NUM].
     static TextTokenizer train(const std::vector<TextExample>& corpus, TextScheme scheme,
                                const TokenizerOptions& options = {});
-    // What train() needs of a corpus, checked without training (so that `fone train` refuses it before the
-    // run folder exists): the characters that options.character_coverage of the corpus's characters need
-    // (counted as SentencePiece counts them) must fit the vocabulary beside the 262 specials and bytes; a
-    // CJK corpus at the default 1,000 does not. TokenizerError naming both figures and the size that fits.
-    static void check_vocabulary(const std::vector<TextExample>& corpus, const TokenizerOptions& options = {});
     // A serialized SentencePiece model, as model_bytes() gives and save() writes. Throws TokenizerError
     // when it is not one, or not laid out as above.
     static TextTokenizer from_bytes(const std::string& model, TextScheme scheme);
