@@ -6,6 +6,7 @@
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="${1:-$ROOT/build}"
+cmake --build "$BUILD" --target benches  # not part of `all`
 for b in bench_matmul bench_fone bench_text bench_train bench_analysis bench_workbench bench_store; do
   if [ -x "$BUILD/bin/$b" ]; then
     printf '\n== %s\n' "$b"

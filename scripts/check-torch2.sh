@@ -43,19 +43,9 @@ done
 # The wheel's TorchConfig (Caffe2/public/cuda.cmake) insists on a CUDA toolkit: it enables the CUDA language
 # and checks that nvcc and cuda.h agree. Only the toolkit's own consistency matters; its minor version may
 # differ from the CUDA the wheel was built with (the wheel brings its runtime libraries in site-packages/nvidia).
-NVCC=""
-if [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
-  NVCC="$CUDA_HOME/bin/nvcc"
-elif command -v nvcc >/dev/null; then
-  NVCC="$(command -v nvcc)"
-elif [ -x /usr/local/cuda/bin/nvcc ]; then
-  NVCC=/usr/local/cuda/bin/nvcc
-fi
-CUDA_ROOT="" CUDA_TK_VERSION="none"
+source "$ROOT/scripts/torch2-env.sh"
+torch2_find_nvcc
 if [ -n "$NVCC" ]; then
-  NVCC="$(readlink -f "$NVCC")"
-  CUDA_ROOT="$(dirname "$(dirname "$NVCC")")"
-  CUDA_TK_VERSION="$("$NVCC" --version | sed -n 's/.*release \([0-9.]*\),.*/\1/p')"
   log "CUDA toolkit $CUDA_TK_VERSION at $CUDA_ROOT"
 else
   log "no CUDA toolkit found (nvcc): fine for a CPU-only torch, not for a CUDA one"
@@ -113,18 +103,7 @@ else
   "$PY" -m pip install --progress-bar off "$SPEC"
 fi
 
-# `import torch` warns when NumPy is absent; -W ignore keeps that out of the output.
-read -r TORCH_VERSION TORCH_CUDA TORCH_ABI PREFIX < <("$PY" -W ignore -c \
-  'import torch, torch.utils; print(torch.__version__, torch.version.cuda, int(torch.compiled_with_cxx11_abi()), torch.utils.cmake_prefix_path)') \
-  || die "cannot import torch from $VENV (remove the folder to start afresh)"
-TORCH_LIB="$(dirname "$(dirname "$PREFIX")")/lib"
-SITE="$(dirname "$(dirname "$TORCH_LIB")")"
-# The CUDA libraries the wheel brings (site-packages/nvidia/*/lib): cu13 wheels keep them in nvidia/cu13/lib,
-# cu12 wheels in nvidia/cuda_runtime/lib, nvidia/cuda_nvrtc/lib, ...
-NV_LIB_DIRS="$(find "$SITE/nvidia" -mindepth 2 -maxdepth 2 -type d -name lib 2>/dev/null | sort | tr '\n' ':')"
-wheel_lib() { find "$SITE/nvidia" -mindepth 3 -maxdepth 3 -path '*/lib/*' -name "$1" 2>/dev/null | sort | head -n 1; }
-WHEEL_CUDART="$(wheel_lib 'libcudart.so.[0-9]*')"
-WHEEL_NVRTC="$(wheel_lib 'libnvrtc.so.[0-9]*')"
+torch2_inspect "$PY" || die "cannot import torch from $VENV (remove the folder to start afresh)"
 log "torch $TORCH_VERSION (CUDA $TORCH_CUDA, _GLIBCXX_USE_CXX11_ABI=$TORCH_ABI), CMake config under $PREFIX"
 case "$TORCH_VERSION" in
   2.*) ;;
@@ -148,46 +127,11 @@ fi
 export CCACHE_DIR="${FONE_TORCH2_CCACHE_DIR:-$VENV/ccache}"
 export CCACHE_SLOPPINESS="pch_defines,time_macros,include_file_mtime,include_file_ctime"
 
-# Which CUDA libraries our targets link. TorchConfig finds libcudart and libnvrtc in the toolkit and adds
-# them to TORCH_LIBRARIES; the binaries would then get the toolkit's lib/ in their RPATH and load its
-# libcudart (13.0 here) under a LibTorch built against the wheel's (13.2), and its older libnccl.so.2 is
-# what the linker then resolves libtorch_cuda.so's NEEDED libnccl.so.2 against ("undefined reference to
-# ncclCommGrow ..."). So: link the wheel's own libcudart/libnvrtc, and let the linker resolve the wheel's
-# libraries' dependencies in the wheel (-rpath-link). At run time libtorch_cuda.so finds them through its
-# own RPATH ($ORIGIN/../../nvidia/...).
-CUDA_LIB_ARGS=()
-[ -n "$NVCC" ] && CUDA_LIB_ARGS+=("-DCUDA_TOOLKIT_ROOT_DIR=$CUDA_ROOT" "-DCUDAToolkit_ROOT=$CUDA_ROOT" "-DCMAKE_CUDA_COMPILER=$NVCC")
-[ -n "$WHEEL_CUDART" ] && CUDA_LIB_ARGS+=("-DCUDA_cudart_LIBRARY:FILEPATH=$WHEEL_CUDART")
-[ -n "$WHEEL_NVRTC" ] && CUDA_LIB_ARGS+=("-DCUDA_nvrtc_LIBRARY:FILEPATH=$WHEEL_NVRTC" "-DCUDA_NVRTC_LIB:FILEPATH=$WHEEL_NVRTC")
-LINK_FLAGS=""
-[ -n "$NV_LIB_DIRS" ] && LINK_FLAGS="-Wl,-rpath-link,$TORCH_LIB:${NV_LIB_DIRS%:}"
-
 log "configuring $BUILD"
 T0=$SECONDS
-# Torch_DIR is given as well as the prefix so that Debian's LibTorch 1.13 (/usr/lib/*/cmake/Torch), or an
-# earlier venv, never wins; CMAKE_LIBRARY_PATH likewise for TorchConfig's find_library(c10 ...), which would
-# otherwise take Debian's /usr/lib/x86_64-linux-gnu/libc10.so (its PATHS hint is searched after the system);
-# -U forgets what an earlier configure of this tree found for those.
-# CUDA_TOOLKIT_ROOT_DIR / CUDAToolkit_ROOT / CMAKE_CUDA_COMPILER pin the toolkit for the wheel's cuda.cmake
-# (FindCUDA and FindCUDAToolkit must see the same one). The project compiles no CUDA code: the CUDA language
-# is enabled by TorchConfig only, which then sets CMAKE_CUDA_STANDARD to the C++ standard (20) unless it is
-# set; CMake 3.25 (Debian 12) knows no C++20 flag for nvcc and fails in TorchConfig's GPU-detection try_run
-# ("requires the language dialect CUDA20"), so CUDA is pinned to C++17. C++ stays 20.
-# USE_SYSTEM_NVTX: the TorchConfig of torch 2.7.1 (and others of that time) looks for the NVTX3 headers in
-# its own source tree, which a wheel lacks, then falls back to CUDA::nvToolsExt, a library CUDA 13 no longer
-# has ("The link interface of target torch::nvtoolsext contains CUDA::nvToolsExt but the target was not
-# found"); ON makes it take the toolkit's include/nvtx3. Newer TorchConfigs ignore it.
-cmake -S "$ROOT" -B "$BUILD" -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_CXX_STANDARD=20 \
-  -DCMAKE_PREFIX_PATH="$PREFIX" \
-  -DTorch_DIR:PATH="$PREFIX/Torch" \
-  -DCMAKE_LIBRARY_PATH="$TORCH_LIB" \
-  -U c10_LIBRARY -U C10_CUDA_LIBRARY -U TORCH_LIBRARY -U kineto_LIBRARY \
-  -DCMAKE_EXE_LINKER_FLAGS="$LINK_FLAGS" \
-  "${CUDA_LIB_ARGS[@]}" \
-  -DCMAKE_CUDA_STANDARD=17 \
-  -DUSE_SYSTEM_NVTX=ON \
+# The wheel's quirks (Torch_DIR, CUDA toolkit pins, rpath-link): scripts/torch2-env.sh.
+torch2_cmake_args
+cmake -S "$ROOT" -B "$BUILD" -G Ninja "${TORCH2_CMAKE_ARGS[@]}" \
   -DFONE_BUILD_GUI=OFF -DFONE_BUILD_BENCH=OFF -DFONE_BUILD_TESTS=ON -DFONE_BUILD_CLI=ON -DFONE_WITH_TORCH=ON \
   || die "configure failed in $BUILD (see the CMake output above and docs/building-torch2.md)"
 CONFIGURE_S=$(( SECONDS - T0 ))
@@ -206,7 +150,7 @@ BUILD_S=$(( SECONDS - T0 ))
 # LD_LIBRARY_PATH with the wheel's directories.
 missing="$(ldd "$BUILD/bin/fone" | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')"
 if [ -n "$missing" ]; then
-  export LD_LIBRARY_PATH="$TORCH_LIB:${NV_LIB_DIRS}${LD_LIBRARY_PATH:-}"
+  export LD_LIBRARY_PATH="$(torch2_runtime_path)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   log "not found at run time: $missing-> LD_LIBRARY_PATH set to the wheel's library directories"
   missing="$(ldd "$BUILD/bin/fone" | awk '/not found/ { print $1 }' | sort -u | tr '\n' ' ')"
   [ -z "$missing" ] || die "still not found at run time: $missing"

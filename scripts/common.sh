@@ -12,7 +12,7 @@ FONE_PACKAGES=(
   libtorch-dev libopenblas0-openmp
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libqcustomplot2.1-qt6
   libeigen3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libicu-dev
-  libgif-dev libgloo-dev
+  libgif-dev libgloo-dev libarchive-dev libssl-dev
   clang-14 libclang-rt-14-dev
   xvfb xauth
 )

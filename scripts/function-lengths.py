@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Lists the functions longer than N lines (default 80) in the C++ sources git tracks under core/, app/,
-widgets/ and plots/ (tests are left out), longest first, one a line:
+"""The size rules (docs/CONTRIBUTING.md): no function longer than N lines (default 80) and no file longer
+than --file-lines (default 800) in the C++ sources git tracks under core/, app/, widgets/ and plots/ (tests
+are left out). Lists the functions over N lines, longest first, then the files over the file limit, one a
+line:
 
     LINES path:line signature
+    LINES path
 
-and exits 1 when one of them is not on ALLOWED below (an option table or a checklist, which reads best
-in one piece). A function's lines run from its body's opening brace to its closing one; lambdas and local
-classes inside it count toward it.
+and exits 1 when a function is not on ALLOWED below (an option table or a checklist, which reads best in one
+piece) or a file is not on FILE_EXCEPTIONS. A function's lines run from its body's opening brace to its
+closing one; lambdas and local classes inside it count toward it. CTest runs it (tests size_rules and
+size_rules_catches, which runs it with --tree on tests/golden/size-rules/ and small limits).
 
-    scripts/function-lengths.py [N]
+    scripts/function-lengths.py [N] [--file-lines M] [--tree DIR]
 
 A brace-matching heuristic, not a parser: comments, string and character literals and preprocessor lines
 are blanked first, and a brace at namespace or class scope opens a function when the text before it ends
@@ -36,6 +40,13 @@ ALLOWED = {
     "SourceBox::SourceBox": "builds the source picker's form and layout",
     "SweepDesigner::SweepDesigner": "builds the sweep designer's form and layout",
     "WelcomeView::WelcomeView": "builds the welcome page's layout",
+}
+
+# Files that may be longer than --file-lines for now, each with the issue that splits it.
+FILE_EXCEPTIONS = {
+    # TEMPORARY (issue 40): the window's engineers (issues 42 and 43) are changing this file; the lead
+    # removes this entry once they have pulled a runs view out of it.
+    "widgets/workbench_window.cpp": "issues 42/43 split the window (a runs view of its own)",
 }
 
 ROOTS = ["core", "app", "widgets", "plots"]
@@ -204,18 +215,41 @@ def functions(text):
 
 
 def tracked_sources(repo):
-    names = subprocess.run(["git", "-C", str(repo), "ls-files", "--", *ROOTS], check=True,
-                           capture_output=True, text=True).stdout.split()
-    return [n for n in names if Path(n).suffix in SUFFIXES and "tests" not in Path(n).parts]
+    """The sources git tracks under ROOTS (every source there when repo is not a git checkout)."""
+    listed = subprocess.run(["git", "-C", str(repo), "ls-files", "--", *ROOTS], capture_output=True, text=True)
+    if listed.returncode == 0:
+        names = listed.stdout.split()
+    else:
+        names = [str(p.relative_to(repo)) for root in ROOTS for p in (repo / root).rglob("*") if p.is_file()]
+    return sorted(n for n in names if Path(n).suffix in SUFFIXES and "tests" not in Path(n).parts)
+
+
+def tree_sources(root):
+    """Every C++ source under root, as paths relative to it (the fixture of size_rules_catches)."""
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.suffix in SUFFIXES)
+
+
+def long_files(repo, paths, max_lines):
+    """(lines, path) of each file over max_lines lines, longest first."""
+    found = []
+    for path in paths:
+        lines = (repo / path).read_text(encoding="utf-8", errors="replace").count("\n")
+        if lines > max_lines:
+            found.append((lines, path))
+    return sorted(found, key=lambda f: (-f[0], f[1]))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("max_lines", nargs="?", type=int, default=80, help="longest a function may be")
+    parser.add_argument("--file-lines", type=int, default=800, help="longest a file may be")
+    parser.add_argument("--tree", type=Path, help="check every source under this folder instead")
     args = parser.parse_args()
-    repo = Path(__file__).resolve().parent.parent
+    sys.stdout.reconfigure(line_buffering=True)  # the listing and the counts (stderr) in order, when piped
+    repo = args.tree.resolve() if args.tree else Path(__file__).resolve().parent.parent
+    paths = tree_sources(repo) if args.tree else tracked_sources(repo)
     long_ones = []
-    for path in tracked_sources(repo):
+    for path in paths:
         text = (repo / path).read_text(encoding="utf-8", errors="replace")
         for lines, line, name, sig in functions(text):
             if lines > args.max_lines:
@@ -228,9 +262,21 @@ def main():
         note = f"  (allowed: {reason})" if reason else ""
         print(f"{lines} {path}:{line} {sig[:120]}{note}")
     print(f"{len(long_ones)} functions over {args.max_lines} lines, {failing} not allowed", file=sys.stderr)
-    for name in sorted(set(ALLOWED) - {f[3] for f in long_ones}):
-        print(f"{name} is no longer over {args.max_lines} lines: its ALLOWED entry can go", file=sys.stderr)
-    return 1 if failing else 0
+    big = long_files(repo, paths, args.file_lines)
+    files_failing = 0
+    for lines, path in big:
+        reason = FILE_EXCEPTIONS.get(path)
+        files_failing += reason is None
+        note = f"  (temporary exception: {reason})" if reason else ""
+        print(f"{lines} {path}{note}")
+    print(f"{len(big)} files over {args.file_lines} lines, {files_failing} not excepted", file=sys.stderr)
+    if not args.tree:
+        for name in sorted(set(ALLOWED) - {f[3] for f in long_ones}):
+            print(f"{name} is no longer over {args.max_lines} lines: its ALLOWED entry can go", file=sys.stderr)
+        for path in sorted(set(FILE_EXCEPTIONS) - {f[1] for f in big}):
+            print(f"{path} is no longer over {args.file_lines} lines: its FILE_EXCEPTIONS entry can go",
+                  file=sys.stderr)
+    return 1 if failing or files_failing else 0
 
 
 if __name__ == "__main__":

@@ -2,8 +2,8 @@
 # Builds libFuzzer targets (tests/fuzz/) in their own clang tree and runs each for a while.
 #   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
 #     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_experiment, fuzz_safetensors,
-#     fuzz_model_files, fuzz_serve_requests, fuzz_corpus, fuzz_rank_environment, fuzz_checkpoint; all: the
-#     ten, N s each.
+#     fuzz_model_files, fuzz_serve_requests, fuzz_fonerun, fuzz_corpus, fuzz_rank_environment,
+#     fuzz_checkpoint; all: the eleven, N s each.
 #     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's core libraries,
 #     and its seed checkpoint is a tiny run trained by that fone).
 # Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
@@ -17,7 +17,7 @@ build_dir=build-fuzz
 target=fuzz_numbers
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fone="$repo/build/bin/fone"
-usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_corpus|fuzz_rank_environment|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
+usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_fonerun|fuzz_corpus|fuzz_rank_environment|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) seconds="${2:?--seconds needs a value}"; shift 2 ;;
@@ -33,8 +33,8 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 case "$target" in
-    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_corpus|fuzz_rank_environment|fuzz_checkpoint) targets=("$target") ;;
-    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_model_files fuzz_serve_requests fuzz_corpus fuzz_rank_environment fuzz_checkpoint) ;;
+    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_fonerun|fuzz_corpus|fuzz_rank_environment|fuzz_checkpoint) targets=("$target") ;;
+    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_model_files fuzz_serve_requests fuzz_fonerun fuzz_corpus fuzz_rank_environment fuzz_checkpoint) ;;
     *) echo "fuzz.sh: unknown --target '$target'" >&2; usage; exit 2 ;;
 esac
 
@@ -80,6 +80,38 @@ configure() {
 
 # seed FILE CONTENT
 seed() { printf '%s' "$2" >"$1"; }
+
+# A .fonerun as `fone runs pack` writes it (core/include/fone/store/run_pack.h), made with tar and sha256sum:
+# the manifest first, then the members it lists; plain (tar) and compressed (tar.gz), and a hostile one.
+fonerun_seed() {
+    local out="$1" work="$2"; shift 2
+    local members="" f size sum
+    for f in "$@"; do
+        size="$(stat -c %s "$work/$f")"
+        sum="$(sha256sum "$work/$f" | cut -c1-64)"
+        members="$members${members:+,}{\"name\":\"$f\",\"size\":$size,\"sha256\":\"$sum\"}"
+    done
+    printf '{"format":"fonerun-1","run":"seed","members":[%s]}' "$members" >"$work/fonerun.json"
+    tar -C "$work" --format=pax --owner=0 --group=0 -cf "$out" fonerun.json "$@"
+}
+
+make_fonerun_seeds() {
+    local corpus="$1" work
+    work="$(mktemp -d)"
+    mkdir -p "$work/snapshots"
+    printf '{"task":"dec-add","method":"fone","train_size":64}' >"$work/config.json"
+    printf '{"status":"finished","pid":1,"host":"h"}' >"$work/status.json"
+    printf '{"event":"progress","step":1,"loss":2.5}\n{"event":"eval","step":2,"exact_match":0.5}\n' >"$work/metrics.jsonl"
+    printf '{"notes":"n","tags":["baseline"]}' >"$work/notes.json"
+    cp "$repo/tests/golden/safetensors/reference.safetensors" "$work/checkpoint-best.safetensors"
+    cp "$repo/tests/golden/safetensors/reference.safetensors" "$work/snapshots/step-00000001.safetensors"
+    fonerun_seed "$corpus/run.tar" "$work" config.json status.json metrics.jsonl notes.json checkpoint-best.safetensors
+    fonerun_seed "$corpus/snapshots.tar" "$work" config.json snapshots/step-00000001.safetensors
+    gzip -c "$corpus/run.tar" >"$corpus/run.tar.gz"
+    ln -s /etc/passwd "$work/summary.json"
+    fonerun_seed "$corpus/link.tar" "$work" config.json summary.json 2>/dev/null || true
+    rm -rf "$work"
+}
 
 make_seeds() {
     local name="$1" corpus="$2" k
@@ -139,6 +171,7 @@ make_seeds() {
             printf '%s\n' "$deep" >"$corpus/deep"
             { printf '{"prompt":"'; head -c 200000 /dev/zero | tr '\0' '1'; printf '+1=","digit":3}\n'; } >"$corpus/long_line"
             seq 1 2000 | sed 's/.*/{"prompt":"&+1=","digit":&,"place":0}/' >"$corpus/many" ;;
+        fuzz_fonerun) make_fonerun_seeds "$corpus" ;;
         fuzz_corpus)
             # Mode byte (0 plain text, 1 JSONL, 2 a Factbook country), then the file: the committed sample,
             # and structures a byte fuzzer does not reach (20,000 levels, an unterminated 1 MB string, a
@@ -188,6 +221,8 @@ run_one() {
     make_seeds "$name" "$corpus"
     local max_len=4096 rss=2048
     if [[ "$name" == fuzz_metrics || "$name" == fuzz_experiment ]]; then max_len=16384; fi
+    # A seed pack is about 12 KB as a plain tar.
+    if [[ "$name" == fuzz_fonerun ]]; then max_len=65536; fi
     # The model files' seeds are structures of up to ~2 MB (100,000 index entries): inputs may be that long.
     if [[ "$name" == fuzz_model_files ]]; then max_len=2500000; fi
     # Corpora: a 1 MB line, 20,000 levels of nesting, the sample's country files.

@@ -45,6 +45,13 @@ plan="$(/usr/bin/fone reproduce efficiency --dry-run)"
 grep -q '"run":"repro-efficiency-quick-dec-add-fone"' <<<"$plan"
 test -f /usr/share/applications/fone-workbench.desktop
 test -f /usr/share/metainfo/io.github.fone_workbench.metainfo.xml
+test -f /usr/share/mime/packages/fone-workbench.xml
+grep -q 'MimeType=application/x-fonerun;' /usr/share/applications/fone-workbench.desktop
+# A run shared as one file and opened again from the installed fone (libarchive, libcrypto).
+/usr/bin/fone runs --runs-dir "$tmp/runs" pack installed -o "$tmp/installed.fonerun" >/dev/null
+/usr/bin/fone runs --runs-dir "$tmp/received" unpack "$tmp/installed.fonerun" >/dev/null
+test -f "$tmp/received/installed/checkpoint-best.safetensors" || test -f "$tmp/received/installed/checkpoint-last.safetensors"
+fone_log "a run packed and unpacked with the installed fone"
 if [ -x /usr/bin/fone-workbench ]; then
   QT_QPA_PLATFORM=offscreen /usr/bin/fone-workbench --runs-dir "$tmp/runs" --screenshot "$tmp/window.png"
   test -s "$tmp/window.png"

@@ -3,7 +3,8 @@
 // zero at the start. On the tiny Llama of tests/golden/pretrained/llama: the run starts as exactly the
 // pretrained model (its logits with the adapter bit for bit those without it, and the folder's own forward
 // to float rounding); the alignment phase changes the projection alone; `fone export --format hf` merges the
-// adapter into the embedding table and the export reopens with the run's logits; bad input is refused.
+// adapter into the embedding table and the export reopens with the run's logits to float rounding; bad input
+// is refused.
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -15,6 +16,7 @@
 
 #include "checkpoints/run_model.h"
 #include "fone/hf/forward.h"
+#include "fone/pretrained/model_folder.h"
 #include "fone/store/train_config.h"
 #include "fone_process.h"
 #include "schemes/adapter_scheme.h"
@@ -120,6 +122,7 @@ class TestFoneAdapter : public QObject {
     void starts_as_the_pretrained_model();
     void alignment_trains_the_projection_alone_then_export();
     void bad_input_is_refused();
+    void an_adapter_run_answers_every_command();
 };
 
 void TestFoneAdapter::number_pieces_of_a_llama3_tokenizer() {
@@ -238,11 +241,18 @@ void TestFoneAdapter::alignment_trains_the_projection_alone_then_export() {
                                     fp::forward_last(exported, ids_of(trained.run, kPrompt), 1).logits_last);
     qInfo("export: largest |run - exported folder| logit difference %.3g", d);
     QVERIFY2(d < 1e-5, qPrintable(QString::number(d)));
-    // The export as a new fone-adapter run's start (same arithmetic as the run): bit for bit.
+    // The export as a new fone-adapter run's start: the same network, but the export summed each number
+    // piece's row e + (W f + b) once, in the `fone` process, where the run sums it at every forward, here.
+    // The two processes may use different BLAS kernels (with no OPENBLAS_CORETYPE set, `fone` can pick a
+    // better kernel than this test's process has: docs/training.md, "The BLAS kernel"), so W f may differ
+    // in its last bits (a few ulps of float32), and the logits by float rounding: the bound of the folder
+    // comparisons above. Bit-equality held only where both processes ran one kernel.
     fone::RunModel reopened =
         fone::open_run_model(config_for(corpus, out.toStdString()), "", fone::RunData::batches);
     reopened.model->eval();
-    QVERIFY(torch::equal(logits_of(reopened, kPrompt, true), run_logits));
+    const double dr = (logits_of(reopened, kPrompt, true) - run_logits).abs().max().item<double>();
+    qInfo("export reopened as a run: largest logit difference %.3g", dr);
+    QVERIFY2(dr < 1e-5, qPrintable(QString::number(dr)));
     // The adapter moved the number pieces' rows and no other.
     const auto merged = reopened.model->embed->weight, original = start.model->embed->weight;
     const auto& scheme = dynamic_cast<const fone::AdapterScheme&>(*start.scheme);
@@ -322,6 +332,120 @@ void TestFoneAdapter::bad_input_is_refused() {
         run_fone({"export", "--run", "digit", "--runs-dir", runs, "--out", runs, "--format", "hf"});
     QVERIFY(taken.code != 0);
     QVERIFY2(taken.err.contains("exists") && taken.err.count('\n') == 1, taken.err.constData());
+}
+
+// A fone-adapter run is a kind of run every command asks about (issue 40): eval gives its loss and
+// perplexity, generate continues a prompt (the model's own greedy choice, token by token), the arithmetic
+// benchmark asks it as it asks a model folder, token-loss compares it over its test documents, and predict
+// refuses it in the sentence every command uses, naming what answers it.
+void TestFoneAdapter::an_adapter_run_answers_every_command() {
+    QTemporaryDir dir;
+    const QString corpus = dir.path() + "/corpus.txt", runs = dir.path() + "/runs";
+    write_corpus(corpus);
+    const auto t = run_fone(train_args(corpus, runs, "asked", 1));
+    QVERIFY2(t.code == 0, t.err.constData());
+    // The start event counts the corpus's numbers in the model's pieces (not 1, from no arithmetic split).
+    const QJsonObject start = json_lines(t.out).first();
+    QVERIFY2(start["tokens_per_number"].toDouble() > 1.0, t.out.constData());
+    QVERIFY(start["text"].toObject()["number_pieces"].toInt() > 0);
+
+    // eval: its test split with the run's best checkpoint (as for every run: the evaluation with the highest
+    // exact match, the later of equals), as the run's own evaluation at that step scored it.
+    const auto e = run_fone({"eval", "--run", "asked", "--runs-dir", runs, "--threads", "1"});
+    QVERIFY2(e.code == 0, e.err.constData());
+    const QJsonObject m = json_lines(e.out).first();
+    QVERIFY2(m["checkpoint"].toString().endsWith("checkpoint-best.safetensors"), e.out.constData());
+    QFile metrics(runs + "/asked/metrics.jsonl");
+    QVERIFY(metrics.open(QIODevice::ReadOnly));
+    QJsonObject best_eval;
+    for (const QJsonObject& event : json_lines(metrics.readAll()))
+        if (event["event"].toString() == "eval" &&
+            (best_eval.isEmpty() || event["exact_match"].toDouble() >= best_eval["exact_match"].toDouble()))
+            best_eval = event;
+    QCOMPARE(best_eval["exact_match"].toDouble(),
+             read_json(runs + "/asked/summary.json")["best_exact_match"].toDouble());
+    QVERIFY(m["loss"].toDouble() > 0);
+    QCOMPARE(m["loss"].toDouble(), best_eval["loss"].toDouble());
+    QCOMPARE(m["exact_match"].toDouble(), best_eval["exact_match"].toDouble());
+    QVERIFY(std::abs(m["perplexity"].toDouble() - std::exp(m["loss"].toDouble())) <
+            1e-9 * m["perplexity"].toDouble());
+    QVERIFY(m["number_tokens"].toInt() > 0);
+    const auto e_file = run_fone({"eval", "--run", "asked", "--runs-dir", runs, "--data", corpus});
+    QVERIFY2(e_file.code == 0, e_file.err.constData());
+    QVERIFY(json_lines(e_file.out).first()["n"].toInt() > 0);
+
+    // generate: greedy, every token the most probable under the whole sequence's forward (no cache).
+    const std::string prompt = "In 1991, 132 of";
+    const auto g = run_fone({"generate", "--run", "asked", "--runs-dir", runs, "--max-tokens", "6",
+                             "--threads", "1", "--json", QString::fromStdString(prompt)});
+    QVERIFY2(g.code == 0, g.err.constData());
+    const QList<QJsonObject> events = json_lines(g.out);
+    const QJsonObject end = events.last();
+    QCOMPARE(end["event"].toString(), QString("end"));
+    QCOMPARE(end["tokens"].toInt(), static_cast<int>(events.size()) - 1);
+    QString streamed;
+    for (int i = 0; i + 1 < events.size(); ++i)
+        streamed += events[i]["text"].toString();
+    QCOMPARE(streamed, end["text"].toString());
+    // (Opening the run to answer, as eval, generate and token-loss do, opens a model folder once at most.)
+    const int64_t opens = fp::folder_opens();
+    fone::AnsweringRun a = fone::open_for_answers((runs + "/asked").toStdString(), 1, fone::RunData::none);
+    qInfo("opening the run to answer opened %lld model folder(s)",
+          static_cast<long long>(fp::folder_opens() - opens));
+    QVERIFY(fp::folder_opens() - opens <= 1);
+    std::vector<int64_t> ids = a.run.adapter->ids_of(prompt);
+    for (int i = 0; i + 1 < events.size(); ++i) {
+        torch::NoGradGuard no_grad;
+        fone::ModelInputs in;
+        in.tokens = torch::tensor(ids, torch::kInt64).unsqueeze(0);
+        a.run.adapter->add_number_inputs(in);
+        const int64_t best =
+            a.run.model->lm_logits(a.run.model->forward(in, false))[0][-1].argmax().item<int64_t>();
+        QCOMPARE(static_cast<int64_t>(events[i]["id"].toInteger()), best);
+        ids.push_back(best);
+    }
+
+    // The arithmetic benchmark asks it as a model folder is asked.
+    const auto b = run_fone({"eval", "--benchmark", "arithmetic", "--run", "asked", "--runs-dir", runs,
+                             "--problems", "2", "--tasks", "2D+", "--json", "--threads", "1"});
+    QVERIFY2(b.code == 0, b.err.constData());
+    const QJsonObject bj = json_lines(b.out).first();
+    QCOMPARE(bj["source"].toString(), QString("run"));
+    QCOMPARE(bj["tasks"].toArray()[0].toObject()["n"].toInt(), 2);
+
+    // token-loss: its test documents piece by piece; the pieces' losses are the document's whole loss.
+    const auto l = run_fone({"analyse", "token-loss", "--runs-dir", runs, "--run", "asked", "--against",
+                             "asked", "--doc", "0", "--json"});
+    QVERIFY2(l.code == 0, l.err.constData());
+    const QJsonObject lj = json_lines(l.out).first();
+    double pieces_loss = 0;
+    int numbers = 0;
+    for (const auto& p : lj["pieces"].toArray()) {
+        pieces_loss += p.toObject()["loss_a"].toDouble();
+        numbers += p.toObject()["number"].toBool();
+    }
+    QVERIFY(numbers > 0);
+    fone::AnsweringRun s = fone::open_for_answers((runs + "/asked").toStdString(), 1, fone::RunData::splits);
+    const std::vector<int64_t> doc = s.run.adapter->ids_of(fone::write_example(s.run.text_splits.test[0]));
+    {
+        torch::NoGradGuard no_grad;
+        fone::ModelInputs in;
+        in.tokens = torch::tensor(doc, torch::kInt64).unsqueeze(0);
+        s.run.adapter->add_number_inputs(in);
+        const auto logp = torch::log_softmax(s.run.model->lm_logits(s.run.model->forward(in, false))[0], -1);
+        double whole = 0;
+        for (std::size_t j = 1; j < doc.size(); ++j)
+            whole -= logp[static_cast<int64_t>(j) - 1][doc[j]].item<double>();
+        QVERIFY2(std::abs(whole - pieces_loss) < 1e-6 * whole,
+                 qPrintable(QString("%1 %2").arg(whole).arg(pieces_loss)));
+    }
+
+    // predict asks arithmetic runs: one line that names what does answer this one.
+    const auto p = run_fone({"predict", "--run", "asked", "--runs-dir", runs, "1+2="});
+    QVERIFY(p.code != 0);
+    QVERIFY2(p.err.contains("asked is a fone-adapter run") && p.err.contains("fone generate") &&
+                 p.err.trimmed().count('\n') == 0,
+             p.err.constData());
 }
 
 QTEST_MAIN(TestFoneAdapter)

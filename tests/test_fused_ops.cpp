@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "nn/fused_ops.h"
+#include "nn/gradients.h"
 #include "nn/model.h"
 
 using namespace fone;
@@ -69,6 +70,28 @@ ModelConfig small() {
 class TestFusedOps : public QObject {
     Q_OBJECT
   private Q_SLOTS:
+    // The trainer's clip (nn/gradients.h) is LibTorch's clip_grad_norm_ without the read of the norm that
+    // made a GPU wait: bit for bit the same gradients, clipped or not, a parameter without a gradient kept
+    // so.
+    void gradient_clip_is_libtorchs_bitwise() {
+        for (const double max_norm : {0.5, 1e6}) {
+            torch::manual_seed(11);
+            std::vector<torch::Tensor> a, b;
+            for (const auto shape : {std::vector<int64_t>{7, 5}, {13}, {3, 4, 2}}) {
+                a.push_back(torch::randn(shape).requires_grad_());
+                a.back().mutable_grad() = torch::randn(shape) * 3;
+                b.push_back(a.back().detach().clone().requires_grad_());
+                b.back().mutable_grad() = a.back().grad().clone();
+            }
+            a.push_back(torch::randn({4}).requires_grad_());  // no gradient
+            b.push_back(a.back().detach().clone().requires_grad_());
+            torch::nn::utils::clip_grad_norm_(a, max_norm);
+            fone::clip_gradient_norm(b, max_norm);
+            for (std::size_t i = 0; i + 1 < a.size(); ++i)
+                QVERIFY(torch::equal(a[i].grad(), b[i].grad()));
+            QVERIFY(!b.back().grad().defined());
+        }
+    }
     void rotary_is_the_composite_formula_bitwise() {
         torch::manual_seed(1);
         // A strided view, as the model passes it: heads 1..3 of a wider projection.

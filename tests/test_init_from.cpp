@@ -9,7 +9,10 @@
 
 #include "checkpoints/run_model.h"
 #include "fone/hf/forward.h"
+#include "fone/pretrained/model_folder.h"
+#include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
+#include "fone/train/training.h"
 #include "fone_process.h"
 #include "hf/init_from.h"
 #include "schemes/scheme_parts.h"
@@ -40,6 +43,7 @@ class TestInitFrom : public QObject {
     void model_computes_the_pretrained_model_data();
     void model_computes_the_pretrained_model();
     void fine_tunes_a_tiny_llama_end_to_end();
+    void the_folder_is_one_layer_and_opened_once();
 };
 
 void TestInitFrom::defaults_and_refusals() {
@@ -195,6 +199,82 @@ void TestInitFrom::fine_tunes_a_tiny_llama_end_to_end() {
     QCOMPARE(bad.code, 2);
     QVERIFY2(bad.err.contains("no config.json"), bad.err.constData());
     QVERIFY(!QFile::exists(runs + "/nothing"));
+}
+
+// The folder is one layer of the run's settings (issue 40): `--dry-run --init-from DIR` shows the folder's
+// shape and names it as the source, and the run trains that shape. A run opens the folder (config.json and
+// every safetensors header: ModelFolder::open) once, to copy its weights; before that only config.json
+// is read.
+void TestInitFrom::the_folder_is_one_layer_and_opened_once() {
+    const QString llama = QString::fromStdString(kGolden + "llama");
+    const auto d = run_fone(
+        {"train", "--init-from", llama, "--task", "dec-add", "--hidden", "64", "--dry-run", "--json"});
+    QVERIFY2(d.code == 0, d.err.constData());
+    const QJsonObject shown = first_line(d.out);
+    const QJsonObject model = shown["config"].toObject()["model"].toObject();
+    QCOMPARE(model["hidden"].toInt(), 32);  // the folder's, over --hidden 64
+    QCOMPARE(model["kv_heads"].toInt(), 2);
+    QCOMPARE(model["rope_scaling"].toObject()["type"].toString(), QString("llama3"));
+    const QJsonObject sources = shown["sources"].toObject();
+    for (const char* key : {"model.hidden", "model.layers", "model.rope_scaling", "size_level"})
+        QCOMPARE(sources[key].toString(), "pretrained folder " + llama);
+    QCOMPARE(sources["lr"].toString(), QString(fone::kSourcePretrained));
+
+    QTemporaryDir dir;
+    fone::RunStore store(dir.path().toStdString() + "/runs");
+    // A run of `settings`: how it ended, how many times it opened a model folder, its model's shape.
+    // (QCOMPARE returns from the function it is in: the checks are made by the test function itself.)
+    struct Trained {
+        QString status;
+        int64_t opens = 0;
+        QJsonObject model;
+    };
+    const auto train = [&](const nlohmann::json& settings) {
+        const fone::TrainConfig c = fone::resolve_train_config({settings});
+        const int64_t before = fp::folder_opens();
+        const fone::TrainOutcome out = fone::train_new(c, store, [](const nlohmann::json&) {});
+        Trained t{QString::fromStdString(out.status + " " + out.message), fp::folder_opens() - before, {}};
+        if (out.status == fone::kStatusFinished)
+            t.model = read_json(QString::fromStdString(out.run_dir) + "/config.json")["model"].toObject();
+        return t;
+    };
+    const Trained arithmetic = train({{"task", "dec-add"},
+                                      {"init_from", kGolden + "llama"},
+                                      {"train_size", 64},
+                                      {"val_size", 0},
+                                      {"test_size", 8},
+                                      {"epochs", 1},
+                                      {"batch", 32},
+                                      {"threads", 1},
+                                      {"snapshots", "none"}});
+    QVERIFY2(arithmetic.status.startsWith(fone::kStatusFinished), qPrintable(arithmetic.status));
+    QCOMPARE(arithmetic.opens, int64_t{1});
+    for (const char* key : {"hidden", "layers", "heads", "kv_heads", "head_dim", "intermediate"})
+        QCOMPARE(arithmetic.model[key].toInt(), model[key].toInt());
+    const QString corpus = dir.path() + "/corpus.txt";
+    QFile f(corpus);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 16; ++i)
+        f.write(QString("In %1, %2 of %3 boxes cost %4 dollars.\n")
+                    .arg(1990 + i)
+                    .arg(125 * i + 7)
+                    .arg(375 + i)
+                    .arg(i * 2.5)
+                    .toUtf8());
+    f.close();
+    const Trained adapter = train({{"task", "text"},
+                                   {"data", corpus.toStdString()},
+                                   {"method", "fone-adapter"},
+                                   {"init_from", kGolden + "llama"},
+                                   {"train_size", 8},
+                                   {"val_size", 0},
+                                   {"test_size", 4},
+                                   {"text_context", 64},
+                                   {"epochs", 1},
+                                   {"batch", 4},
+                                   {"threads", 1}});
+    QVERIFY2(adapter.status.startsWith(fone::kStatusFinished), qPrintable(adapter.status));
+    QCOMPARE(adapter.opens, int64_t{1});
 }
 
 QTEST_MAIN(TestInitFrom)

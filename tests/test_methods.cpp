@@ -28,7 +28,7 @@ std::unique_ptr<NumberScheme> make_toy_scheme(const TrainConfig& config, const F
 
 // The toy's row.
 NumberMethod toy_row() {
-    return {"toy", "a test's toy: one [NUM] token scaled by its value", "toy", "[NUM]", false, false};
+    return {"toy", "a test's toy: one [NUM] token scaled by its value", "toy", "[NUM]", false, false, "", ""};
 }
 
 }  // namespace

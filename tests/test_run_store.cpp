@@ -663,8 +663,9 @@ class TestRunStore : public QObject {
         QVERIFY(r.out.isEmpty());
         const std::string all = slurp(out_file.toStdString());
         QVERIFY2(
-            all.rfind("name,status,task,method,train_size,exact_match,updated,message,dir\nalpha,finished,",
-                      0) == 0,
+            all.rfind(
+                "name,status,task,method,train_size,exact_match,updated,message,dir,tags\nalpha,finished,",
+                0) == 0,
             all.c_str());
 
         // show: one JSON object.

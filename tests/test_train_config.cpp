@@ -2,6 +2,8 @@
 // validation that names every problem, strict JSON.
 #include <QtTest>
 
+#include "fone/store/methods.h"
+#include "fone/store/run_kind.h"
 #include "fone/store/train_config.h"
 
 using fone::resolve_train_config;
@@ -153,6 +155,46 @@ class TestTrainConfig : public QObject {
         const TrainConfig back = TrainConfig::from_json(c.to_json());
         QCOMPARE(back.to_json().dump(), c.to_json().dump());
         QCOMPARE(back.task.modulus, 113);
+    }
+
+    // One notion of a run's kind (issue 40): every command asks it, and refuses a kind it does not answer
+    // in one sentence that says which runs it takes and what answers this one.
+    void every_command_names_what_answers_a_run() {
+        using fone::RunCommand;
+        using fone::RunKind;
+        const TrainConfig arithmetic = resolve_train_config({{{"task", "dec-add"}}});
+        const TrainConfig text = resolve_train_config({{{"task", "word-problems"}, {"method", "digit"}}});
+        TrainConfig adapter = text;
+        adapter.method = "fone-adapter";  // (validation wants its folder; the kind is the method's row)
+        QVERIFY(fone::run_kind(arithmetic) == RunKind::arithmetic);
+        QVERIFY(fone::run_kind(text) == RunKind::text);
+        QVERIFY(fone::run_kind(adapter) == RunKind::adapter);
+        QCOMPARE(
+            fone::not_answered("wp", text, RunCommand::predict),
+            std::string("wp is a text run (task word-problems): fone predict takes arithmetic runs; ask "
+                        "this one with fone generate, fone eval, fone eval --benchmark arithmetic or fone "
+                        "analyse token-loss"));
+        QCOMPARE(
+            fone::not_answered("sums", arithmetic, RunCommand::generate),
+            std::string("sums is an arithmetic run (task dec-add): fone generate takes text or "
+                        "fone-adapter runs; ask this one with fone predict, fone eval or fone eval --suite "
+                        "typed"));
+        QCOMPARE(
+            fone::not_answered("ad", adapter, RunCommand::predict),
+            std::string("ad is a fone-adapter run (task word-problems): fone predict takes arithmetic "
+                        "runs; ask this one with fone generate, fone eval, fone eval --benchmark arithmetic "
+                        "or fone analyse token-loss"));
+        QVERIFY(fone::not_answered("sums", arithmetic, RunCommand::benchmark)
+                    .find("(and model folders, --model)") != std::string::npos);
+        // Every command answers some kind, eval every kind; what a kind is refused names commands that answer
+        // it.
+        for (const RunKind k : {RunKind::arithmetic, RunKind::text, RunKind::adapter}) {
+            QVERIFY(fone::answers(RunCommand::eval, k));
+            QVERIFY_THROWS_NO_EXCEPTION(
+                fone::check_answers("r", k == RunKind::arithmetic ? arithmetic : text, RunCommand::eval));
+        }
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
+                                 fone::check_answers("r", arithmetic, RunCommand::token_loss));
     }
 };
 

@@ -461,16 +461,17 @@ class TestWorkbench : public QObject {
         const QStringList csv = w.selected_rows_text(false).trimmed().split('\n');
         QCOMPARE(csv.size(), 2);
         // CSV for spreadsheets: numbers as numbers, the units in the header; Markdown as the table reads.
-        // (in the table's order: what a run reached right after how far it is)
-        QVERIFY2(
-            csv[0].startsWith("Run,Status,Progress (%),Exact match (%),Best exact match (%),Task,Method"),
-            qPrintable(csv[0]));
-        QVERIFY2(csv[1].startsWith("done,finished,100,") && csv[1].contains(",dec-add,fone,"),
+        // (in the table's order: the run's tags beside its name, what a run reached right after how far it
+        // is)
+        QVERIFY2(csv[0].startsWith(
+                     "Run,Tags,Status,Progress (%),Exact match (%),Best exact match (%),Task,Method"),
+                 qPrintable(csv[0]));
+        QVERIFY2(csv[1].startsWith("done,,finished,100,") && csv[1].contains(",dec-add,fone,"),
                  qPrintable(csv[1]));
         const RunEntry& done = w.catalog()->at(w.catalog()->row_of("done"));
         QVERIFY2(csv[1].contains("," + QString::number(done.params, 'g', 12) + ","), qPrintable(csv[1]));
         QVERIFY(!csv[1].contains('%'));
-        QVERIFY(w.selected_rows_text(true).startsWith("| Run | Status | Progress |"));
+        QVERIFY(w.selected_rows_text(true).startsWith("| Run | Tags | Status | Progress |"));
         QVERIFY(w.selected_rows_text(true).contains("| 100% |"));
 
         // Reattached: new lines of the running run's metrics keep filling its curve.

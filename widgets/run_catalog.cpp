@@ -17,6 +17,7 @@
 
 #include "fone/io/file_read.h"
 #include "fone/store/run_lock.h"
+#include "fone/store/run_notes.h"
 #include "fone/store/run_store.h"
 
 namespace fone::gui {
@@ -62,6 +63,17 @@ void fill_from_info(RunEntry& e, const RunInfo& info) {
     e.pid = static_cast<int>(number_or(info.last_status, "pid", 0));
     e.step = number_or(info.last_status, "step", 0);
     e.epoch = number_or(info.last_status, "epoch", 0);
+    e.tags.clear();
+    for (const std::string& t : info.tags)
+        e.tags << QString::fromStdString(t);
+    e.notes = QString::fromStdString(info.notes);
+}
+
+// notes.json's time and size, taken before it is read (as status.json's).
+void stamp_notes_file(RunEntry& e) {
+    const QFileInfo notes(e.dir + "/" + fone::kNotesFile);
+    e.notes_time = notes.exists() ? notes.lastModified() : QDateTime();
+    e.notes_size = notes.exists() ? notes.size() : -1;
 }
 
 // status.json's time and size, taken before it is read: a write after the stamp is read at the next poll.
@@ -80,6 +92,7 @@ std::vector<RunEntry> read_store(const QString& root) {
             e.name = QString::fromStdString(info.name);
             e.dir = QString::fromStdString(info.dir);
             fill_from_info(e, info);
+            stamp_notes_file(e);
             // The store read status.json before this stamp: a run that may still change is reread at the
             // first poll (a stamp taken after a write in between would hide that write).
             stamp_status_file(e);
@@ -157,6 +170,7 @@ RunEntry read_run_entry(const QString& dir) {
     e.dir = dir;
     e.name = QFileInfo(dir).fileName();
     stamp_status_file(e);
+    stamp_notes_file(e);
     try {
         RunStore store(QFileInfo(dir).absolutePath().toStdString(), false);
         fill_from_info(e, store.info(dir.toStdString()));
@@ -343,6 +357,36 @@ void RunCatalog::on_series_read(int row, RunEntry snapshot) {
     Q_EMIT rowChanged(row);
 }
 
+bool RunCatalog::notes_file_changed(const RunEntry& e) const {
+    const QFileInfo notes(e.dir + "/" + fone::kNotesFile);
+    const bool exists = notes.exists();
+    return (exists ? notes.lastModified() : QDateTime()) != e.notes_time ||
+           (exists ? notes.size() : -1) != e.notes_size;
+}
+
+void RunCatalog::reload_notes(int row) {
+    if (row < 0 || row >= size()) return;
+    RunEntry& e = runs_[static_cast<std::size_t>(row)];
+    if (e.dir.isEmpty()) return;
+    stamp_notes_file(e);
+    e.tags.clear();
+    e.notes.clear();
+    try {
+        const RunNotes n = read_run_notes(e.dir.toStdString());
+        for (const std::string& t : n.tags)
+            e.tags << QString::fromStdString(t);
+        e.notes = QString::fromStdString(n.text);
+    } catch (const std::exception&) {
+        // A damaged notes.json lists as none; the notes pane says why when the run is selected.
+    }
+    Q_EMIT rowChanged(row);
+}
+
+void RunCatalog::rescan() {
+    retire_deleted_runs();
+    scan_for_new_runs();
+}
+
 bool RunCatalog::status_file_changed(const RunEntry& e) const {
     const QFileInfo status(e.dir + "/" + fone::kStatusFile);
     const bool exists = status.exists();
@@ -375,6 +419,8 @@ void RunCatalog::refresh_row(int row) {
         if (e.status != "running") e.eta_seconds = -1;
         fill_from_config(e);
     }
+    // Notes and tags written elsewhere (`fone runs note | tag` in a terminal): a stat per poll.
+    if (notes_file_changed(e)) reload_notes(row);
     // Metrics grow while a run trains; its last lines may land just before its status turns.
     const int records = e.status == "running" || changed_status ? read_new_metrics(e) : 0;
     if (records > 0 && e.series_loaded) Q_EMIT seriesChanged(row);

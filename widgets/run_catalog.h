@@ -12,6 +12,7 @@
 #include <QHash>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 #include <QVector>
 #include <algorithm>
@@ -47,6 +48,11 @@ struct RunEntry {
     qint64 status_size = -1;  // and its size: two writes in one millisecond still differ in size
     int job_id = 0;           // the workbench job training it (0: none)
     QString label;            // for a job without a run yet: what it will train
+
+    QStringList tags;      // notes.json's tags (fone/store/run_notes.h)
+    QString notes;         // and its text
+    QDateTime notes_time;  // notes.json's modification time when last read (invalid: none)
+    qint64 notes_size = -1;
 
     nlohmann::json config;        // config.json
     nlohmann::json summary;       // summary.json ({} until it ends)
@@ -120,6 +126,10 @@ class RunCatalog : public QObject {
     void remove_row(int row);
     // Deletes a run's folder and retires its row; "" on success, else why not (a training run is refused).
     QString delete_run(int row);
+    // Rereads a run's notes and tags now (after the notes pane or a menu action wrote them); rowChanged.
+    void reload_notes(int row);
+    // Looks for new and vanished run folders now, not at the next poll (after a rename, trash or unpack).
+    void rescan();
     // Runs of the store shown in the table (retired rows and launches that never made a run left out).
     int store_run_count() const;
     void set_poll_interval_ms(int ms) { timer_.setInterval(ms); }
@@ -145,6 +155,7 @@ class RunCatalog : public QObject {
     void on_series_read(int row, RunEntry snapshot);
     void refresh_row(int row);
     bool status_file_changed(const RunEntry& e) const;
+    bool notes_file_changed(const RunEntry& e) const;
     void scan_for_new_runs();
     void retire_deleted_runs();
     void insert_entry(RunEntry entry);

@@ -13,9 +13,9 @@ namespace fone::gui {
 namespace {
 
 const char* const kHeaders[RunTableModel::kColumnCount] = {
-    "Run",         "Status",           "Progress",       "Task",   "Method", "Model",
-    "Parameters",  "Training set",     "Seed",           "Epochs", "LR",     "Batch",
-    "Exact match", "Best exact match", "Digit accuracy", "Time",   "Message"};
+    "Run",         "Status",           "Progress",       "Task",   "Method",  "Model",
+    "Parameters",  "Training set",     "Seed",           "Epochs", "LR",      "Batch",
+    "Exact match", "Best exact match", "Digit accuracy", "Time",   "Message", "Tags"};
 
 double or_missing(double v) {
     return v < 0 ? -1e300 : v;
@@ -76,6 +76,8 @@ QVariant RunTableModel::display(const RunEntry& e, int column) const {
             return format_seconds(e.elapsed_seconds > 0 ? e.elapsed_seconds : -1);
         case kMessage:
             return e.message.section('\n', 0, 0);
+        case kTags:
+            return e.tags.join(' ');
     }
     return {};
 }
@@ -157,6 +159,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
         case Qt::ToolTipRole:
             if (column == kMessage || column == kStatus) return e.message.isEmpty() ? QVariant() : e.message;
             if (column == kName) return e.dir.isEmpty() ? e.label : e.dir;
+            if (column == kTags && !e.notes.isEmpty()) return e.notes.left(500);
             return {};
         case Qt::ForegroundRole:
             if (column == kStatus) return status_color(e.status);
@@ -213,6 +216,8 @@ QString RunTableModel::column_tooltip(int column) {
         case kStatus:
             return "interrupted: the run's process is gone without ending it (resume continues it from its "
                    "last checkpoint).";
+        case kTags:
+            return "The run's tags (the Notes pane, or fone runs tag RUN +name); filter with tag:name.";
         default:
             return {};
     }
@@ -259,9 +264,14 @@ bool RunFilterProxy::filterAcceptsRow(int source_row, const QModelIndex&) const 
                                   : key == "model"  ? e.shape
                                                     : QString();
             hit = field.toLower() == value;
+            if (key == "tag")
+                for (const QString& tag : e.tags)
+                    hit = hit || tag.toLower() == value;
         } else {
             for (const QString& field : {e.display_name(), e.status, e.task, e.method, e.shape})
                 if (field.toLower().contains(word)) hit = true;
+            for (const QString& tag : e.tags)
+                if (tag.toLower().contains(word)) hit = true;
         }
         if (!hit) return false;
     }

@@ -32,6 +32,7 @@ class RunTableModel : public QAbstractTableModel {
         kDigitAccuracy,
         kElapsed,
         kMessage,
+        kTags,  // added after the others, so that saved column layouts keep their meaning; shown after Run
         kColumnCount
     };
     // Roles beyond Qt's: the value to sort by, the catalog row, the run's state for the delegate, and the
@@ -67,8 +68,8 @@ class RunTableModel : public QAbstractTableModel {
     QString highlighted_;
 };
 
-// Filter: every word of the text must appear in the name, status, task, method or shape (case-insensitive);
-// "status:running" style terms match one column.
+// Filter: every word of the text must appear in the name, status, task, method, shape or a tag
+// (case-insensitive); "status:running" style terms match one column, "tag:baseline" one of the run's tags.
 class RunFilterProxy : public QSortFilterProxyModel {
     Q_OBJECT
   public:

@@ -104,7 +104,7 @@ SweepDesigner::SweepDesigner(LaunchPanel* launch_panel, RunCatalog* catalog, QWi
     const std::vector<std::string> methods = method_names();
     for (std::size_t i = 0; i < methods.size(); ++i) {
         auto* box = new QCheckBox(QString::fromStdString(methods[i]));
-        box->setChecked(methods[i] == "fone");
+        box->setChecked(methods[i] == kPaperMethod);
         box->setToolTip(QString::fromStdString(method_description(methods[i])));
         method_grid->addWidget(box, static_cast<int>(i / 3), static_cast<int>(i % 3));
         methods_.push_back(box);

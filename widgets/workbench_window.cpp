@@ -43,9 +43,12 @@
 #include "job_runner.h"
 #include "launch_panel.h"
 #include "plot_panel.h"
+#include "run_actions.h"
 #include "run_catalog.h"
+#include "run_notes_pane.h"
 #include "run_table_model.h"
 #include "scaling_view.h"
+#include "settings_compare_view.h"
 #include "sweep_designer.h"
 
 namespace fone::gui {
@@ -89,6 +92,9 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     data_size_ = new ScalingView(catalog_, ScalingMode::data_size);
     model_size_ = new ScalingView(catalog_, ScalingMode::model_size);
     compare_ = new ComparisonView(catalog_);
+    settings_compare_ = new SettingsCompareView(catalog_);
+    actions_ = new RunActions(
+        this, catalog_, [this] { return selected_rows(); }, [this](const QStringList& n) { select_runs(n); });
     plots_ = {curves_, data_size_, model_size_};
     last_plot_ = curves_;
 
@@ -103,7 +109,8 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
     for (auto [name, title, widget] :
          {std::tuple<QString, QString, QWidget*>{"data-size", "Data size", data_size_},
           {"model-size", "Model size", model_size_},
-          {"compare", "Compare", compare_}})
+          {"compare", "Compare", compare_},
+          {"compare-settings", "Compare settings", settings_compare_}})
         tabifyDockWidget(docks_["curves"], add_dock(name, title, widget, Qt::RightDockWidgetArea));
     // Registered views (the welcome view and the analysis views, which need height) join the run table's
     // tab group above the training plots; a view that asks to be in front (the welcome view) is raised.
@@ -144,6 +151,10 @@ WorkbenchWindow::WorkbenchWindow(const WorkbenchOptions& options, QWidget* paren
         if (!selected_rows().isEmpty() && selected_rows().first() == row) update_details();
     });
     connect(curves_, &CurveView::runHovered, model_, &RunTableModel::set_highlighted);
+    // Compare settings and the curves point at the same run: a column hovered, its curve; a curve, its
+    // column.
+    connect(curves_, &CurveView::runHovered, settings_compare_, &SettingsCompareView::highlight);
+    connect(settings_compare_, &SettingsCompareView::runHovered, curves_, &CurveView::highlight);
 
     theme_ = theme_named(options.theme);
     if (options.use_settings) restore_settings();
@@ -245,8 +256,8 @@ QWidget* WorkbenchWindow::make_runs_view() {
     table_->horizontalHeader()->setSectionsMovable(true);
     table_->horizontalHeader()->setContextMenuPolicy(Qt::CustomContextMenu);
     table_->horizontalHeader()->setToolTip("Right-click to choose columns");
-    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95, 45,
-                                                     55,  55,  50,  90, 125, 105, 60, 200};
+    const int widths[RunTableModel::kColumnCount] = {200, 150, 165, 65, 60,  75,  85, 95,  45,
+                                                     55,  55,  50,  90, 125, 105, 60, 200, 110};
     for (int c = 0; c < RunTableModel::kColumnCount; ++c)
         table_->setColumnWidth(c, widths[c]);
     for (int c : {RunTableModel::kLr, RunTableModel::kBatch, RunTableModel::kEpochs})
@@ -258,6 +269,9 @@ QWidget* WorkbenchWindow::make_runs_view() {
             table_->horizontalHeader()->visualIndex(c),
             table_->horizontalHeader()->visualIndex(RunTableModel::kProgress) +
                 (c == RunTableModel::kExactMatch ? 1 : 2));
+    table_->horizontalHeader()->moveSection(
+        table_->horizontalHeader()->visualIndex(RunTableModel::kTags),
+        table_->horizontalHeader()->visualIndex(RunTableModel::kName) + 1);
     auto* delegate = new RunStatusDelegate(table_);
     table_->setItemDelegate(delegate);
     connect(delegate, &RunStatusDelegate::resumeClicked, this, &WorkbenchWindow::resume_row);
@@ -293,6 +307,7 @@ QWidget* WorkbenchWindow::make_runs_view() {
     erase->setShortcutContext(Qt::WidgetShortcut);
     connect(erase, &QAction::triggered, this, &WorkbenchWindow::delete_selected);
     table_->addActions({copy_csv, copy_md, remove, erase});
+    table_->addActions(actions_->table_actions());
     table_->setContextMenuPolicy(Qt::ActionsContextMenu);
     connect(rerun, &QPushButton::clicked, this, &WorkbenchWindow::rerun_selected);
     connect(stop, &QPushButton::clicked, this, &WorkbenchWindow::stop_selected);
@@ -301,12 +316,16 @@ QWidget* WorkbenchWindow::make_runs_view() {
     details_ = new QPlainTextEdit;
     details_->setReadOnly(true);
     details_->setPlaceholderText("The selected run's message (the end of its error output when it failed)");
-    details_->setMaximumHeight(80);
+    notes_ = new RunNotesPane(catalog_);
+    auto* below = new QSplitter(Qt::Horizontal);  // the selected run: its message, and its notes and tags
+    below->addWidget(details_);
+    below->addWidget(notes_);
+    below->setSizes({300, 500});
     auto* split = new QSplitter(Qt::Vertical);
     split->addWidget(table_);
-    split->addWidget(details_);
+    split->addWidget(below);
     split->setStretchFactor(0, 1);
-    split->setSizes({300, 50});
+    split->setSizes({300, 130});
     layout->addWidget(split, 1);
     return box;
 }
@@ -326,6 +345,7 @@ void WorkbenchWindow::make_menus() {
     run->addAction("Resume selected", QKeySequence("Ctrl+R"), this, &WorkbenchWindow::resume_selected);
     run->addAction("Re-run selected config", this, &WorkbenchWindow::rerun_selected);
     run->addAction("Stop everything", this, [this] { jobs_->cancel_all(); });
+    actions_->add_to_menus(file, run);
 
     QMenu* view = menuBar()->addMenu("&View");
     for (QDockWidget* dock : docks_)
@@ -428,6 +448,8 @@ void WorkbenchWindow::on_selection_changed() {
     const QList<int> rows = selected_rows();
     curves_->set_runs(rows);
     compare_->set_runs(rows);
+    settings_compare_->set_runs(rows);
+    notes_->set_run(rows.isEmpty() ? -1 : rows.first());
     update_details();
 }
 
@@ -740,6 +762,7 @@ void WorkbenchWindow::set_theme(const QString& name) {
     // Every plot: the training plots, the analysis figures (their page follows), presenter mode's.
     for (PlotPanel* plot : findChildren<PlotPanel*>())
         plot->apply_theme(theme_);
+    settings_compare_->apply_theme(theme_);
 }
 
 bool WorkbenchWindow::set_presenting(bool on) {

@@ -30,8 +30,11 @@ class JobRunner;
 class LaunchPanel;
 class PlotPanel;
 class RunCatalog;
+class RunActions;
 class RunFilterProxy;
+class RunNotesPane;
 class RunTableModel;
+class SettingsCompareView;
 class ScalingView;
 class SweepDesigner;
 
@@ -60,9 +63,12 @@ class WorkbenchWindow : public QMainWindow {
     QTableView* run_table() const { return table_; }
     RunTableModel* run_model() const { return model_; }
     RunFilterProxy* run_proxy() const { return proxy_; }
+    RunNotesPane* notes_pane() const { return notes_; }
+    SettingsCompareView* settings_compare() const { return settings_compare_; }
+    RunActions* run_actions() const { return actions_; }
 
-    // View names ("runs", "launch", "sweep", "curves", "data-size", "model-size", "compare", registered
-    // ones).
+    // View names ("runs", "launch", "sweep", "curves", "data-size", "model-size", "compare",
+    // "compare-settings", registered ones).
     QStringList view_names() const;
     QWidget* view(const QString& name) const;
     // Shows only that view's dock (for screenshots); false if no such view.
@@ -147,6 +153,9 @@ class WorkbenchWindow : public QMainWindow {
     CurveView* curves_;
     ScalingView *data_size_, *model_size_;
     ComparisonView* compare_;
+    SettingsCompareView* settings_compare_;
+    RunNotesPane* notes_ = nullptr;
+    RunActions* actions_;
     QLabel* status_label_;
     QMap<QString, QDockWidget*> docks_;
     QMap<QString, QWidget*> views_;  // a dock's view (the dock holds it in a scroll area)

@@ -15,24 +15,6 @@ namespace fone::cli {
 
 namespace fa = fone::analysis;
 
-std::vector<int> parse_int_list(const std::string& text, const std::string& option) {
-    std::vector<int> out;
-    std::stringstream list(text);
-    for (std::string cell; std::getline(list, cell, ',');) {
-        std::size_t used = 0;
-        int v = 0;
-        try {
-            v = std::stoi(cell, &used);
-        } catch (const std::exception&) {
-            used = 0;
-        }
-        if (cell.empty() || used != cell.size())
-            throw std::runtime_error(option + " takes integers separated by commas, not '" + text + "'");
-        out.push_back(v);
-    }
-    return out;
-}
-
 void add_spec_options(CLI::App* cmd, SourceOptions& o) {
     cmd->add_option("-m,--int-digits", o.int_digits,
                     "FoNE integer digits m (default: just enough for the numbers)");

@@ -49,8 +49,6 @@ struct Loaded {
     const Eigen::MatrixXd& rows() const { return layers[chosen]; }
 };
 
-// Integers separated by commas; std::runtime_error naming the option otherwise.
-std::vector<int> parse_int_list(const std::string& text, const std::string& option);
 // -m, -n, --base, --periods, --no-sign: the FoNE encoder's spec.
 void add_spec_options(CLI::App* cmd, SourceOptions& o);
 // --source and everything a source takes, --numbers/--start/--step, --input, --layer.

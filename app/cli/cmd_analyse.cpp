@@ -31,6 +31,7 @@
 #include "command_support.h"
 #include "fone/analysis/analysis.h"
 #include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 #include "json_io.h"
 
 namespace fone::cli {
@@ -327,10 +328,10 @@ std::vector<float> hidden_from_text(const std::string& text, const std::string& 
     const auto start = text.find_first_not_of(" \t\r\n");
     std::vector<float> values;
     if (start != std::string::npos && (text[start] == '[' || text[start] == '{')) {
-        const json j = json::parse(text, nullptr, false);
-        const json& array = j.is_object() ? j.value("hidden", json()) : j;
-        if (j.is_discarded() || !array.is_array())
-            throw std::runtime_error(where + ": not a JSON array of numbers");
+        json j;
+        const bool parsed = parse_json_bounded(text, where, j, nullptr);
+        const json& array = parsed && j.is_object() ? j.value("hidden", json()) : j;
+        if (!parsed || !array.is_array()) throw std::runtime_error(where + ": not a JSON array of numbers");
         for (const auto& v : array) {
             if (!v.is_number()) throw std::runtime_error(where + ": not a JSON array of numbers");
             values.push_back(v.get<float>());

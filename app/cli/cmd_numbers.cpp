@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "command_support.h"
+#include "fone/io/json_bounded.h"
 #include "fone/numbers/fourier.h"
 #include "fone/numbers/number_parser.h"
 #include "json_io.h"
@@ -38,17 +39,8 @@ void add_spec_options(CLI::App* cmd, SpecOptions& o) {
 }
 
 FoneSpec finish_spec(const std::string& command, SpecOptions& o) {
-    o.spec.multipliers.clear();
-    std::stringstream list(o.periods);
-    for (std::string cell; std::getline(list, cell, ',');) {
-        try {
-            std::size_t used = 0;
-            o.spec.multipliers.push_back(std::stoi(cell, &used));
-            if (used != cell.size()) throw std::invalid_argument(cell);
-        } catch (const std::exception&) {
-            fail(command, "--periods takes integers separated by commas, not '" + o.periods + "'", 2);
-        }
-    }
+    run_command(
+        command, [&] { o.spec.multipliers = parse_int_list(o.periods, "--periods"); }, 2);
     o.spec.sign_feature = !o.no_sign;
     o.spec.method = o.method == "float64"   ? EncodeMethod::float64
                     : o.method == "chunked" ? EncodeMethod::chunked
@@ -102,8 +94,9 @@ void register_encode(CLI::App& app) {
 std::vector<double> embedding_from_text(const std::string& item) {
     const std::string t = trim(item);
     if (!t.empty() && (t[0] == '{' || t[0] == '[')) {
-        const json j = json::parse(t, nullptr, false);
-        if (j.is_discarded()) throw NumberError("not valid JSON: " + t.substr(0, 60));
+        json j;
+        if (!parse_json_bounded(t, "input", j, nullptr))
+            throw NumberError("not valid JSON: " + t.substr(0, 60));
         const json& arr = j.is_object() ? j.value("embedding", json()) : j;
         if (!arr.is_array()) throw NumberError("no \"embedding\" array in: " + t.substr(0, 60));
         std::vector<double> v;

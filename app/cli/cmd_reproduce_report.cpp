@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cmd_reproduce.h"
+#include "fone/store/methods.h"
 
 #ifdef FONE_WITH_PLOTS
 #include "analysis_plots.h"
@@ -105,10 +106,10 @@ json smallest_size_to(const Pivot& p, const std::vector<std::string>& methods, d
 // itself never reached 99%.
 json data_ratios(const Pivot& p, const json& smallest) {
     json out = json::object();
-    if (!smallest.contains("fone") || smallest["fone"].is_null()) return out;
-    const double f = smallest["fone"].get<double>();
+    if (!smallest.contains(kPaperMethod) || smallest[kPaperMethod].is_null()) return out;
+    const double f = smallest[kPaperMethod].get<double>();
     for (auto it = smallest.begin(); it != smallest.end(); ++it) {
-        if (it.key() == "fone") continue;
+        if (it.key() == kPaperMethod) continue;
         if (!it->is_null()) {
             char why[96];
             std::snprintf(why, sizeof why, "reached 99%% at %g examples", it->get<double>());
@@ -161,9 +162,9 @@ void efficiency_tables(std::ostringstream& md, const std::vector<json>& rows, js
     };
     json ratios = json::object();
     for (const auto& r : rows) {
-        if (r["method"] == "fone") continue;
+        if (r["method"] == kPaperMethod) continue;
         for (const auto& f : rows)
-            if (f["method"] == "fone" && f["task"] == r["task"] && f["epoch_seconds"].is_number() &&
+            if (f["method"] == kPaperMethod && f["task"] == r["task"] && f["epoch_seconds"].is_number() &&
                 r["epoch_seconds"].is_number())
                 ratios[r["task"].get<std::string>()][r["method"].get<std::string>()] = {
                     {"train_epoch_ratio", ratio(r, f, "epoch_seconds")},

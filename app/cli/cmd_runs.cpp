@@ -5,8 +5,10 @@
 //   fone runs show dec-add-fone-20261122-041502
 //   fone runs export RUN --format csv       the run's metrics.jsonl as CSV
 //   fone runs export --all --out runs.csv   the list table as CSV
+//   fone runs export --all --metrics        every run's metrics in one long CSV / JSON lines (run_export.h)
 //   fone runs convert RUN --trust           an older build's .pt checkpoints as safetensors (cmd_export.cpp:
 //                                           it needs LibTorch)
+//   fone runs note | tag | diff | mv | rm | restore | trash | archive | pack | unpack   (cmd_runs_keep.cpp)
 //
 // The store is --runs-dir, else $FONE_RUNS_DIR, else $XDG_DATA_HOME/fone-workbench/runs. These commands
 // only read: a missing store is an empty one, never created.
@@ -17,7 +19,9 @@
 #include <set>
 #include <sstream>
 
+#include "cmd_runs.h"
 #include "command_support.h"
+#include "fone/store/run_export.h"
 #include "fone/store/run_store.h"
 #include "json_io.h"
 
@@ -25,10 +29,6 @@ namespace fone::cli {
 namespace {
 
 using nlohmann::json;
-
-struct RunsOptions {
-    std::string runs_dir;
-};
 
 std::string dump_line(const json& j) {
     return j.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -41,30 +41,31 @@ std::string cell_text(const json& v) {
     return dump_line(v);
 }
 
-// RFC 4180: quoted when it holds a comma, a quote or a line break; quotes doubled.
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
-std::string csv_row(const std::vector<std::string>& cells) {
-    std::string line;
-    for (std::size_t i = 0; i < cells.size(); ++i) {
-        if (i) line += ',';
-        line += csv_field(cells[i]);
-    }
-    return line + "\n";
+// A run's tags in one cell: "baseline paper-fig3".
+std::string tags_text(const json& tags) {
+    std::string out;
+    for (const json& t : tags)
+        if (t.is_string()) out += (out.empty() ? "" : " ") + t.get<std::string>();
+    return out;
 }
 
 // The list table's columns, in order; the table shows the first kTableColumns.
+// "tags" came later: it is last, so that older readers of the CSV find every column where it was.
 const std::vector<std::string> kListColumns = {"name",        "status",  "task",    "method", "train_size",
-                                               "exact_match", "updated", "message", "dir"};
+                                               "exact_match", "updated", "message", "dir",    "tags"};
 constexpr std::size_t kTableColumns = 7;
+// The table's columns: the first kTableColumns, and the tags when some run has them.
+std::vector<std::size_t> table_columns(const std::vector<json>& rows) {
+    std::vector<std::size_t> columns;
+    for (std::size_t c = 0; c < kTableColumns; ++c)
+        columns.push_back(c);
+    for (const json& row : rows)
+        if (!row["tags"].empty()) {
+            columns.push_back(kListColumns.size() - 1);
+            break;
+        }
+    return columns;
+}
 
 // summary.json's "exact_match", else that of its "final" evaluation (the trainer's summary); null if neither.
 json summary_exact_match(const json& summary) {
@@ -87,33 +88,39 @@ json list_row(const RunInfo& r) {
         r.last_status.is_object() && r.last_status.contains("updated") ? r.last_status["updated"] : json();
     row["message"] = r.message;
     row["dir"] = r.dir;
+    row["tags"] = r.tags;
     return row;
 }
 
 std::string format_table(const std::vector<json>& rows) {
+    const std::vector<std::size_t> columns = table_columns(rows);
+    const std::size_t n = columns.size();
     std::vector<std::vector<std::string>> cells;
-    cells.emplace_back(kListColumns.begin(), kListColumns.begin() + kTableColumns);
+    cells.emplace_back();
+    for (const std::size_t c : columns)
+        cells.back().push_back(kListColumns[c]);
     for (const json& row : rows) {
         std::vector<std::string> line;
-        for (std::size_t c = 0; c < kTableColumns; ++c) {
-            std::string t = cell_text(row[kListColumns[c]]);
+        for (const std::size_t c : columns) {
+            const json& v = row[kListColumns[c]];
+            std::string t = v.is_array() ? tags_text(v) : cell_text(v);
             std::replace_if(
                 t.begin(), t.end(), [](char ch) { return ch == '\n' || ch == '\r' || ch == '\t'; }, ' ');
             line.push_back(std::move(t));
         }
         cells.push_back(std::move(line));
     }
-    std::vector<std::size_t> width(kTableColumns, 0);
+    std::vector<std::size_t> width(n, 0);
     for (const auto& line : cells)
-        for (std::size_t c = 0; c < kTableColumns; ++c)
+        for (std::size_t c = 0; c < n; ++c)
             width[c] = std::max(width[c], line[c].size());
     std::string out;
     for (const auto& line : cells) {
         std::string text;
-        for (std::size_t c = 0; c < kTableColumns; ++c) {
+        for (std::size_t c = 0; c < n; ++c) {
             if (c) text += "  ";
             text += line[c];
-            if (c + 1 < kTableColumns) text.append(width[c] - line[c].size(), ' ');
+            if (c + 1 < n) text.append(width[c] - line[c].size(), ' ');
         }
         while (!text.empty() && text.back() == ' ')
             text.pop_back();
@@ -134,16 +141,19 @@ std::string format_list(const std::vector<json>& rows, const std::string& format
     for (const json& row : rows) {
         std::vector<std::string> line;
         for (const auto& col : kListColumns)
-            line.push_back(cell_text(row[col]));
+            line.push_back(row[col].is_array() ? tags_text(row[col]) : cell_text(row[col]));
         out += csv_row(line);
     }
     return out;
 }
 
-std::vector<json> list_rows(const RunsOptions& o, const std::string& status_filter) {
+std::vector<json> list_rows(const RunsOptions& o, const std::string& status_filter,
+                            const std::string& tag = "") {
     std::vector<json> rows;
     for (const RunInfo& r : open_store(o.runs_dir, false).list())
-        if (status_filter.empty() || r.status == status_filter) rows.push_back(list_row(r));
+        if ((status_filter.empty() || r.status == status_filter) &&
+            (tag.empty() || std::find(r.tags.begin(), r.tags.end(), tag) != r.tags.end()))
+            rows.push_back(list_row(r));
     return rows;
 }
 
@@ -215,8 +225,10 @@ void register_list(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
         ->check(CLI::IsMember({"table", "json", "csv"}))
         ->capture_default_str();
     cmd->add_option("--status", *status, "Only runs in this state")->check(CLI::IsMember(kStatuses));
-    cmd->callback([o, format, status] {
-        run_command("runs list", [&] { emit(format_list(list_rows(*o, *status), *format), ""); });
+    auto tag = std::make_shared<std::string>();
+    cmd->add_option("--tag", *tag, "Only runs with this tag (fone runs tag)");
+    cmd->callback([o, format, status, tag] {
+        run_command("runs list", [&] { emit(format_list(list_rows(*o, *status, *tag), *format), ""); });
     });
 }
 
@@ -233,7 +245,9 @@ json show_json(const RunsOptions& o, const std::string& name) {
             {"status_file", info.last_status},
             {"last_metrics", m.records.empty() ? json() : m.records.back()},
             {"metrics_count", m.records.size()},
-            {"truncated_tail", m.truncated_tail}};
+            {"truncated_tail", m.truncated_tail},
+            {"notes", info.notes},
+            {"tags", info.tags}};
 }
 
 void register_show(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
@@ -246,24 +260,42 @@ void register_show(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
         [o, name] { run_command("runs show", [&] { print_json_line(std::cout, show_json(*o, *name)); }); });
 }
 
+// `fone runs export --all --metrics`: every run's metrics in one long table (fone/store/run_export.h).
+void export_all_metrics_cli(const RunsOptions& o, const std::string& format, const std::string& out_file) {
+    const std::vector<RunInfo> runs = open_store(o.runs_dir, false).list();
+    const auto f = format == "csv" ? MetricsExportFormat::csv : MetricsExportFormat::jsonl;
+    const MetricsExport report = out_file.empty() ? export_all_metrics(runs, f, std::cout)
+                                                  : export_all_metrics_to_file(runs, f, out_file);
+    std::cout.flush();
+    for (const std::string& w : report.warnings)
+        std::cerr << "fone runs export: warning: " << w << std::endl;
+}
+
 void register_export(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
     auto name = std::make_shared<std::string>();
     auto all = std::make_shared<bool>(false);
+    auto metrics = std::make_shared<bool>(false);
     auto format = std::make_shared<std::string>("csv");
     auto out_file = std::make_shared<std::string>();
     auto* cmd = runs->add_subcommand("export",
                                      "A run's metrics (one row per evaluation), or with --all the run list");
     cmd->fallthrough();
     auto* run_opt = cmd->add_option("run", *name, "Run name in the store, or a path to a run directory");
-    cmd->add_flag("--all", *all, "Export the list of all runs instead of one run's metrics")
-        ->excludes(run_opt);
+    auto* all_flag = cmd->add_flag("--all", *all, "Export the list of all runs instead of one run's metrics")
+                         ->excludes(run_opt);
+    cmd->add_flag(
+           "--metrics", *metrics,
+           "With --all: every run's metrics in one long table, one row per record, with the run's name and "
+           "the settings that differ between runs (config.<key>) as columns")
+        ->needs(all_flag);
     cmd->add_option("--format", *format, "csv (header: every metric seen) or json (JSON lines)")
         ->check(CLI::IsMember({"csv", "json"}))
         ->capture_default_str();
     cmd->add_option("--out", *out_file, "Write to FILE (atomically) instead of stdout");
-    cmd->callback([o, name, all, format, out_file] {
+    cmd->callback([o, name, all, metrics, format, out_file] {
         if (!*all && name->empty()) fail("runs export", "name a RUN, or give --all", 2);
         run_command("runs export", [&] {
+            if (*metrics) return export_all_metrics_cli(*o, *format, *out_file);
             emit(*all ? format_list(list_rows(*o, ""), *format) : metrics_text(*o, *name, *format),
                  *out_file);
         });
@@ -274,7 +306,8 @@ void register_export(CLI::App* runs, std::shared_ptr<RunsOptions> o) {
 
 void add_run_commands(CLI::App& app) {
     auto o = std::make_shared<RunsOptions>();
-    auto* runs = app.add_subcommand("runs", "The run store: list, show and export training runs");
+    auto* runs = app.add_subcommand(
+        "runs", "The run store: list, show, export, note, tag, compare, tidy and share training runs");
     runs->add_option("--runs-dir", o->runs_dir,
                      "Run store directory (default: $XDG_DATA_HOME/fone-workbench/runs)")
         ->envname("FONE_RUNS_DIR");
@@ -282,6 +315,7 @@ void add_run_commands(CLI::App& app) {
     register_list(runs, o);
     register_show(runs, o);
     register_export(runs, o);
+    add_run_keeping_commands(runs, o);
 }
 
 }  // namespace fone::cli

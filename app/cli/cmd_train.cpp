@@ -12,6 +12,7 @@
 #include "command_support.h"
 #include "fone/nn/device.h"
 #include "fone/platform/cpu.h"
+#include "fone/pretrained/model_folder.h"
 #include "fone/store/model_config.h"
 #include "fone/tasks/typed_sums.h"
 #include "fone/train/distributed.h"
@@ -159,6 +160,8 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add_flag(cmd, "--no-swap-operands", "swap_operands", false, "Train on the examples as drawn only");
     o.add<std::uint64_t>(cmd, "--seed", "seed", "Seed of data, initialisation and order");
     o.add<std::string>(cmd, "--device", "device", "auto, cpu or cuda");
+    o.add<std::string>(cmd, "--precision", "precision",
+                       "fp32, or bf16: the forward pass's matrix products in bf16 (autocast), the rest fp32");
     o.add<int>(cmd, "--threads", "threads",
                "CPU threads (0: auto, from the CPUs free now, adapted while training)");
     o.add<double>(cmd, "--target-acc", "target_acc",
@@ -209,7 +212,9 @@ std::optional<DistributedSetup> distributed_setup(const TrainOptions& o) {
     return d;
 }
 
-// --nproc N: the ranks are this command started N times, each with its share of the threads.
+// --nproc N: the ranks are this command started N times, each with its share of the threads: of --threads
+// when given, else of the cores this process may use and its cgroup quota (threads_per_run, the one owner
+// of that share).
 int launch_nproc(const TrainOptions& o) {
     if (!distributed_available()) throw std::invalid_argument(distributed_unavailable_message());
     if (distributed_from_environment([](const char* n) { return std::getenv(n); }))
@@ -231,8 +236,8 @@ int launch_nproc(const TrainOptions& o) {
                                     std::to_string(have >> 20) + " MB");
     LocalLaunch launch;
     launch.nproc = o.nproc;
-    const int total = o.given.value("threads", 0) > 0 ? o.given.value("threads", 0) : available_cores();
-    launch.threads_each = std::max(1, total / o.nproc);
+    const int given = o.given.value("threads", 0);
+    launch.threads_each = given > 0 ? std::max(1, given / o.nproc) : threads_per_run(o.nproc);
     launch.master_port = o.master_port;
     launch.tcp = !o.master_addr.empty();
     launch.timeout_seconds = o.dist_timeout;
@@ -328,9 +333,9 @@ int run_train(TrainOptions& o) {
     if (o.as_json) throw std::invalid_argument("--json goes with --dry-run (a run writes JSON lines anyway)");
     if (o.nproc > 1) return launch_nproc(o);
     const std::optional<DistributedSetup> dist = distributed_setup(o);
-    // A rank's share of the cores when none was given (torchrun, srun without --threads).
-    if (dist && !o.given.contains("threads"))
-        o.given["threads"] = std::max(1, available_cores() / std::max(1, dist->local_world_size));
+    // A rank's share of the cores when none was given (torchrun, srun without --threads): the ranks on this
+    // machine share its cores and its cgroup quota.
+    if (dist && !o.given.contains("threads")) o.given["threads"] = threads_per_run(dist->local_world_size);
     std::signal(SIGINT, on_stop_signal);
     std::signal(SIGTERM, on_stop_signal);
     // `fone train ... | head -1`: a reader that goes away must not kill the run. Writes to the closed pipe
@@ -407,19 +412,7 @@ ResolvedSettings resolve_options(TrainOptions& o) {
     if (!o.config_file.empty())
         layers.emplace_back("config file " + o.config_file, read_config_file(o.config_file));
     if (!o.periods.empty()) {
-        json list = json::array();
-        std::stringstream ss(o.periods);
-        for (std::string cell; std::getline(ss, cell, ',');) {
-            try {
-                std::size_t used = 0;
-                list.push_back(std::stoi(cell, &used));
-                if (used != cell.size()) throw std::invalid_argument(cell);  // "5x" is not 5
-            } catch (const std::exception&) {
-                throw std::invalid_argument("--periods takes integers separated by commas, not '" +
-                                            o.periods + "'");
-            }
-        }
-        o.given["period_multipliers"] = list;
+        o.given["period_multipliers"] = parse_int_list(o.periods, "--periods");
         o.flag_of["period_multipliers"] = "--periods";
     }
     if (!o.weights.empty()) {
@@ -430,6 +423,12 @@ ResolvedSettings resolve_options(TrainOptions& o) {
     if (o.given.contains("init_from") && !o.given["init_from"].get<std::string>().empty())
         o.given["init_from"] = std::filesystem::absolute(o.given["init_from"].get<std::string>()).string();
     add_option_layers(o, layers);
+    // --init-from DIR (from a flag or the config file): the folder's model shape is the last layer, read from
+    // its config.json once here, so that the dry run shows the shape the run will have and says where it
+    // came from.
+    const std::string init_from = resolve_with_sources(layers, false).config.init_from;
+    if (!init_from.empty())
+        layers.emplace_back("pretrained folder " + init_from, pretrained::init_from_shape(init_from));
     return resolve_with_sources(layers);
 }
 

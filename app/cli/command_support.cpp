@@ -1,6 +1,7 @@
 #include "command_support.h"
 
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 #include "json_io.h"
@@ -17,6 +18,24 @@ void run_command(const std::string& command, const std::function<void()>& work, 
     } catch (const std::exception& e) {
         fail(command, e.what(), 1);
     }
+}
+
+std::vector<int> parse_int_list(const std::string& text, const std::string& option) {
+    std::vector<int> out;
+    std::stringstream list(text);
+    for (std::string cell; std::getline(list, cell, ',');) {
+        std::size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(cell, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (cell.empty() || used != cell.size())
+            throw std::invalid_argument(option + " takes integers separated by commas, not '" + text + "'");
+        out.push_back(v);
+    }
+    return out;
 }
 
 void fail(const std::string& command, const std::string& message, int status) {

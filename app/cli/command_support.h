@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "commands.h"
 #include "fone/store/run_store.h"
@@ -25,6 +26,10 @@ template <class T>
 CLI::Option* add_count_option(CLI::App* cmd, const std::string& name, T& value, const std::string& help) {
     return cmd->add_option(name, value, help)->check(CLI::NonNegativeNumber)->capture_default_str();
 }
+
+// Integers separated by commas ("2,5,10": --periods, --mod, --helix-periods); std::invalid_argument naming
+// the option otherwise. "" is the empty list.
+std::vector<int> parse_int_list(const std::string& text, const std::string& option);
 
 // The run store's folder: runs_dir when given (--runs-dir), else RunStore::default_root().
 std::string runs_root(const std::string& runs_dir);

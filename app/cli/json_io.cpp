@@ -16,7 +16,9 @@ bool json_output(bool asked) {
     return asked || !::isatty(STDOUT_FILENO);
 }
 
-void print_error(const std::string& command, const std::string& message) {
+void print_error(const std::string& command, const std::string& full_message) {
+    // LibTorch's errors (c10::Error) carry their C++ backtrace after this line: the user's part is before it.
+    const std::string message = full_message.substr(0, full_message.find("\nException raised from "));
     // One line, whatever the message holds (a config's problems are one per line: joined with "; "), and
     // no control character from a user's file reaches the terminal (an escape sequence is shown as \x1b).
     std::string one_line;

@@ -1,6 +1,7 @@
 // fone-workbench: the FoNE Workbench window.
 //
-//   fone-workbench [--runs-dir DIR] [--theme light|dark] [--presenter]
+//   fone-workbench [--runs-dir DIR] [--theme light|dark] [--presenter] [FILE.fonerun...]
+//       FILE.fonerun: a run someone shared (fone runs pack), unpacked into the store and selected
 //   fone-workbench --screenshot FILE.png [--view NAME | --presenter] [--runs-dir DIR] [--size 1400x900]
 //                  [--theme dark] [--set KEY=VALUE ...]
 //       renders the window (or one named view, or presenter mode) offscreen at a fixed size once the store is
@@ -20,6 +21,7 @@
 
 #include "fone/platform/thread_environment.h"
 #include "fone/store/run_store.h"
+#include "run_actions.h"
 #include "run_catalog.h"
 #include "run_table_model.h"
 #include "workbench_window.h"
@@ -91,6 +93,9 @@ int run_interactive(QApplication& app, const QCommandLineParser& parser, const C
     window.show();
     if (parser.isSet(cli.presenter) && !window.set_presenting(true))
         return fail("this build has no presenter mode (it needs the analysis views)");
+    // Runs someone sent (a .fonerun opened from the file manager): unpacked into the store, checked.
+    for (const QString& file : parser.positionalArguments())
+        window.run_actions()->open_pack(file);
     return app.exec();
 }
 
@@ -226,6 +231,8 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     const CommandLine cli;
     parser.addOptions(cli.all());
+    parser.addPositionalArgument("files", "Runs to open: .fonerun files someone shared (fone runs pack)",
+                                 "[FILE.fonerun...]");
     parser.process(app);
 
     fone::gui::WorkbenchOptions options;

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "adapter_plots.h"
+#include "fone/store/methods.h"
 #include "plot_panel.h"
 
 namespace fone::gui {
@@ -118,7 +119,7 @@ bool AdapterView::set_run(const QString& dir) {
     QFile file(dir + "/config.json");
     const QJsonObject config =
         file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
-    if (config["method"].toString() != "fone-adapter") {
+    if (!is_adapter_method(config["method"].toString().toStdString())) {
         show_error(dir + " is not a fone-adapter run (its config.json says method \"" +
                    config["method"].toString() + "\")");
         return false;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "fone/store/methods.h"
 #include "replay_animation.h"
 #include "replay_frames.h"
 #include "run_picker.h"
@@ -95,12 +96,12 @@ ReplayView::~ReplayView() = default;
 // The comparison the view is for: a FoNE run (the first picker's own choice) next to a digit-wise one,
 // unless the second run was chosen (by hand, or with --set other=).
 void ReplayView::pick_digit_second() {
-    if (second_by_user_ || second_->method() == "digit") return;
+    if (second_by_user_ || second_->method() == QLatin1String(kPaperBaseline)) return;
     const QSignalBlocker quiet(second_);
     const int was = second_->combo()->currentIndex();
     for (int i = 0; i < second_->count(); ++i) {
         second_->combo()->setCurrentIndex(i);
-        if (second_->method() == "digit") return;
+        if (second_->method() == QLatin1String(kPaperBaseline)) return;
     }
     second_->combo()->setCurrentIndex(was);
 }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "fone/store/methods.h"
 #include "fone/store/run_store.h"
 #include "run_catalog.h"
 #include "view_tips.h"
@@ -188,7 +189,7 @@ void RunPicker::rebuild() {
         const Item* best = &items.front();
         auto score = [](const Item& i) {
             if (i.demo) return -10.0;
-            return (i.finished ? 4.0 : 0.0) + (i.method == "fone" ? 2.0 : 0.0) + i.best;
+            return (i.finished ? 4.0 : 0.0) + (i.method == QLatin1String(kPaperMethod) ? 2.0 : 0.0) + i.best;
         };
         for (const Item& i : items)
             if (score(i) > score(*best)) best = &i;

@@ -10,6 +10,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "fone/store/methods.h"
 #include "view_tips.h"
 
 namespace fone::gui {
@@ -29,11 +30,8 @@ QSpinBox* auto_spin(int max, const QString& tip) {
 
 // How many numbers a run can represent: token methods have embedding rows only for their number tokens.
 int token_number_limit(const json& config) {
-    const std::string method = config.value("method", std::string());
-    if (method == "subword") return 1000;
-    if (method == "ntl") return config.value("ntl_tokens", std::string("digit")) == "subword" ? 1000 : 10;
-    if (method == "digit" || method == "abacus" || method == "fone+abacus") return 10;
-    return 0;
+    const std::string pieces = fone::number_pieces(config.value("method", std::string()), config);
+    return pieces == "subword" ? 1000 : pieces == "digit" ? 10 : 0;
 }
 
 // The kinds of source, in the combo's order.

@@ -1,6 +1,7 @@
 #include "token_loss_view.h"
 
 #include <QComboBox>
+#include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -13,6 +14,7 @@
 #include <QVBoxLayout>
 
 #include "fone/io/json_files.h"
+#include "fone/store/run_kind.h"
 #include "fone/store/run_store.h"
 #include "fone/text/text_data.h"
 
@@ -38,8 +40,9 @@ json run_config(const QString& dir) {
     }
 }
 
+// A run that `fone analyse token-loss` answers: a text or a fone-adapter run (fone/store/run_kind.h).
 bool is_text_run(const json& config) {
-    return is_text_training_task(config.value("task", std::string()));
+    return answers(RunCommand::token_loss, run_kind_of(config));
 }
 
 }  // namespace
@@ -285,7 +288,16 @@ void TokenLossView::hover(int piece) {
 
 void TokenLossView::compare() {
     const QString a = run_a_->run_dir(), b = run_b_->run_dir();
-    if (!is_text_run(run_config(a)) || !is_text_run(run_config(b))) {
+    for (const QString& dir : {a, b}) {
+        // A run of another kind: the sentence `fone analyse token-loss` gives it, naming what answers it.
+        const json c = run_config(dir);
+        if (dir.isEmpty() || is_text_run(c)) continue;
+        show_info(QString::fromStdString(not_answered(QFileInfo(dir).fileName().toStdString(), run_kind_of(c),
+                                                      c.value("task", std::string("?")),
+                                                      RunCommand::token_loss)));
+        return;
+    }
+    if (a.isEmpty() || b.isEmpty()) {
         show_info(
             "Choose two text runs of the same corpus (fone train --task text --data … with two methods).");
         return;

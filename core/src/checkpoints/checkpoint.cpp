@@ -108,7 +108,7 @@ void export_model(const std::string& run_dir, const std::string& out_dir) {
         // config.json first: the copy's identity is the run's, so the copied checkpoint belongs to it. Each
         // file is copied only when it is a regular file inside the run (a link is refused, never followed).
         std::error_code ec;
-        for (const char* f : {kConfigFile, kSummaryFile, kTokenizerFile})
+        for (const char* f : {kConfigFile, kSummaryFile, kNotesFile, kTokenizerFile})
             if (fs::symlink_status(fs::path(run_dir) / f, ec).type() != fs::file_type::not_found)
                 copy_run_file((fs::path(run_dir) / f).string(), (fs::path(tmp) / f).string());
         copy_kept_pretrained_files(run_dir, (fs::path(tmp) / kPretrainedFilesDir).string());

@@ -1,5 +1,5 @@
 // The checkpoint file (checkpoint-last.safetensors, checkpoint-best.safetensors): a safetensors file
-// (fone/io/safetensors.h), which holds data and cannot carry code. Private to core/src/train/.
+// (fone/io/safetensors.h), which holds data and cannot carry code. Private to core/src/ (checkpoints, train).
 //
 //   tensors   every parameter and buffer of the model under its own name ("embed.weight", ...), and for a
 //             training checkpoint AdamW's state per parameter, in parameter order:

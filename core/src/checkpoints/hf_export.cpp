@@ -18,13 +18,13 @@
 #include "fone/io/safetensors.h"
 #include "fone/pretrained/families.h"
 #include "fone/store/run_store.h"
+#include "hf/init_from.h"
 #include "schemes/adapter_scheme.h"
 
 namespace fone {
 namespace {
 
 namespace fs = std::filesystem;
-using pretrained::BlockWeight;
 
 // Tensors to write, kept alive until the file is written.
 struct Weights {
@@ -37,32 +37,6 @@ struct Weights {
                         static_cast<std::size_t>(k.nbytes())});
     }
 };
-
-// The blocks under the family's names: the fused q|k|v and gate|up projections split back.
-void add_blocks(Weights& w, FoneTransformer& model, const pretrained::PretrainedConfig& c) {
-    const int64_t q = int64_t{c.heads} * c.head_dim, kv = int64_t{c.kv_heads} * c.head_dim;
-    for (int l = 0; l < c.layers; ++l) {
-        auto name = [&](BlockWeight b) { return pretrained::block_weight_name(c, "", l, b); };
-        auto& block = *model->blocks[static_cast<std::size_t>(l)]->as<Block>();
-        w.add(name(BlockWeight::attn_norm_weight), block.attn_norm->weight);
-        const auto& qkv = block.attn->qkv->weight;
-        w.add(name(BlockWeight::q_weight), qkv.narrow(0, 0, q));
-        w.add(name(BlockWeight::k_weight), qkv.narrow(0, q, kv));
-        w.add(name(BlockWeight::v_weight), qkv.narrow(0, q + kv, kv));
-        if (c.attention_bias) {
-            const auto& bias = block.attn->qkv->bias;
-            w.add(name(BlockWeight::q_bias), bias.narrow(0, 0, q));
-            w.add(name(BlockWeight::k_bias), bias.narrow(0, q, kv));
-            w.add(name(BlockWeight::v_bias), bias.narrow(0, q + kv, kv));
-        }
-        w.add(name(BlockWeight::o_weight), block.attn->o->weight);
-        w.add(name(BlockWeight::mlp_norm_weight), block.mlp_norm->weight);
-        const auto& gate_up = block.mlp->gate_up->weight;
-        w.add(name(BlockWeight::gate_weight), gate_up.narrow(0, 0, c.intermediate));
-        w.add(name(BlockWeight::up_weight), gate_up.narrow(0, c.intermediate, c.intermediate));
-        w.add(name(BlockWeight::down_weight), block.mlp->down->weight);
-    }
-}
 
 // The exported config.json: the pretrained one, float32, and never tied (the merged input table differs
 // from the output head at the number pieces).
@@ -89,9 +63,10 @@ void write_folder(const std::string& run_dir, const RunModel& r, const std::stri
     torch::NoGradGuard no_grad;
     Weights w;
     w.add(pretrained::weight_name(c, "", pretrained::Weight::embed), merged_embedding(model, scheme));
-    w.add("lm_head.weight", model->lm_head ? model->lm_head->weight : model->embed->weight);
-    add_blocks(w, model, c);
-    w.add(pretrained::weight_name(c, "", pretrained::Weight::final_norm_weight), model->final_norm->weight);
+    w.add(pretrained::weight_name(c, "", pretrained::Weight::lm_head),
+          model->lm_head ? model->lm_head->weight : model->embed->weight);
+    for (const pretrained::HfWeight& b : pretrained::block_weight_map(model, c, ""))
+        w.add(b.name, b.rows_of());
     safetensors::write((fs::path(tmp) / "model.safetensors").string(), w.data, {{"format", "pt"}});
     write_json_atomic((fs::path(tmp) / "config.json").string(), config);
     // The tokenizer files the run kept, nothing else of that folder, and no link (copy_run_file).

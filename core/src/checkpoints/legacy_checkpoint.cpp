@@ -9,6 +9,7 @@
 #include "checkpoints/checkpoint_file.h"
 #include "checkpoints/run_model.h"
 #include "fone/checkpoints/checkpoint.h"
+#include "fone/io/json_bounded.h"
 #include "fone/io/shown_text.h"
 #include "fone/io/zip_integrity.h"
 #include "fone/store/run_store.h"
@@ -44,7 +45,11 @@ LegacyMeta read_legacy_meta(torch::serialize::InputArchive& archive, const std::
         times.scalar_type() != torch::kFloat64 || times.numel() != 4)
         throw RunError(path + ": corrupt checkpoint (its meta tensors have the wrong type or length)");
     LegacyMeta m;
-    m.config = TrainConfig::from_json(json::parse(tensor_string(config)));
+    json settings;
+    std::string error;
+    if (!parse_json_bounded(tensor_string(config), path + ": meta.config", settings, &error))
+        throw RunError(error);
+    m.config = TrainConfig::from_json(settings);
     m.config.validate();
     position = position.contiguous();
     times = times.contiguous();

@@ -150,12 +150,13 @@ void open_adapter(RunModel& r, const std::string& run_dir, RunData data, bool ne
     r.spec = adapter_spec();
     auto scheme =
         std::make_unique<AdapterScheme>(pretrained::BpeTokenizer::load((from / "tokenizer.json").string()),
-                                        config.vocab_size, r.config.text_context);
+                                        config.vocab_size, r.config.text_context, config.eos_token_id);
     if (data == RunData::batches) {
         r.train = scheme->encode_text(r.text_splits.train);
         r.val = scheme->encode_text(r.text_splits.val);
         r.test = scheme->encode_text(r.text_splits.test);
     }
+    r.adapter = scheme.get();
     r.scheme = std::move(scheme);
 }
 
@@ -182,12 +183,17 @@ RunModel open_model(TrainConfig config, const std::string& run_dir, RunData data
     // Training on other data than the run started with would not continue the run: refused.
     if (!r.data_note.empty() && trained && data == RunData::batches) throw RunError(r.data_note);
     if (!trained && !r.config.init_from.empty()) pretrained::adopt_pretrained_shape(r.config);
-    if (is_adapter_method(r.config.method)) {
-        open_adapter(r, run_dir, data, !trained);
-    } else if (r.config.is_text()) {
-        open_text(r, run_dir, data, !trained);
-    } else {
-        open_arithmetic(r, data);
+    r.kind = run_kind(r.config);
+    switch (r.kind) {
+        case RunKind::adapter:
+            open_adapter(r, run_dir, data, !trained);
+            break;
+        case RunKind::text:
+            open_text(r, run_dir, data, !trained);
+            break;
+        case RunKind::arithmetic:
+            open_arithmetic(r, data);
+            break;
     }
     if (!trained && data == RunData::batches) fit_sequence_length(r);
     r.config.model.vocab_size = static_cast<int>(r.scheme->vocabulary().size());
@@ -203,7 +209,7 @@ RunModel open_model(TrainConfig config, const std::string& run_dir, RunData data
 // A new run's weights from its pretrained folder. fone-adapter: the whole model, and the projection of the
 // number pieces' FoNE at zero, so that the run starts as exactly the pretrained model.
 void start_from_pretrained(RunModel& r) {
-    if (!is_adapter_method(r.config.method)) {
+    if (r.kind != RunKind::adapter) {
         pretrained::copy_pretrained_weights(r.model, r.scheme->vocabulary(), r.config.init_from);
         return;
     }

@@ -1,7 +1,7 @@
 // The one place where a run's config becomes its model: the data, the digit slots, the number scheme (text
 // runs: with the run's tokenizer) and the FoneTransformer, new or with a checkpoint's weights. Training,
 // inference, checkpoint inspection, export and the measurements all open their model here.
-// Private to core/src/train/.
+// Private to core/src/ (the torch folders).
 #pragma once
 
 #include <memory>
@@ -10,10 +10,12 @@
 #include <torch/torch.h>
 
 #include "checkpoints/checkpoint_file.h"
+#include "fone/store/run_kind.h"
 #include "fone/store/train_config.h"
 #include "fone/tasks/tasks.h"
 #include "fone/text/text_data.h"
 #include "nn/model.h"
+#include "schemes/adapter_scheme.h"
 #include "schemes/scheme.h"
 #include "schemes/text_scheme.h"
 
@@ -30,14 +32,16 @@ struct RunModel {
     // The run's config with what opening settles: model.vocab_size (the scheme's vocabulary); for a new
     // model max_seq (fitted to the batches); for a new text run the digit slots (from its corpus).
     TrainConfig config;
-    FoneSpec spec;           // the digit slots
-    Splits splits;           // arithmetic runs, with RunData::splits or batches
-    TextSplits text_splits;  // text runs, likewise
-    Batch train, val, test;  // with RunData::batches (train: with swapped operands if asked)
+    RunKind kind = RunKind::arithmetic;  // what every command asks first (fone/store/run_kind.h)
+    FoneSpec spec;                       // the digit slots
+    Splits splits;                       // arithmetic runs, with RunData::splits or batches
+    TextSplits text_splits;              // text runs, likewise
+    Batch train, val, test;              // with RunData::batches (train: with swapped operands if asked)
     std::unique_ptr<NumberScheme> scheme;
-    const TextLmScheme* text = nullptr;  // the scheme of a text run; nullptr for an arithmetic run
-    FoneTransformer model{nullptr};      // on the CPU
-    std::string data_note;               // "" or why the run's data file is not the one it was trained on
+    const TextLmScheme* text = nullptr;      // the scheme of a text run; nullptr for the other kinds
+    const AdapterScheme* adapter = nullptr;  // the scheme of a fone-adapter run; nullptr for the others
+    FoneTransformer model{nullptr};          // on the CPU
+    std::string data_note;                   // "" or why the run's data file is not the one it was trained on
 };
 
 // A run's model from its config:
@@ -61,7 +65,7 @@ RunModel open_run_model(TrainConfig config, const std::string& run_dir, RunData 
 RunModel open_trained_model_shape(TrainConfig config, const std::string& run_dir);
 
 // A trained run ready to answer: its best checkpoint (else its last), on the run's device (the CPU where
-// the run's CUDA is not available), in eval mode, torch on `threads` threads (0: every core).
+// the run's CUDA is not available), in eval mode, torch on `threads` threads (0: auto, the CPUs free now).
 struct AnsweringRun {
     RunModel run;
     torch::Device device{torch::kCPU};

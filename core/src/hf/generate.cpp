@@ -1,22 +1,16 @@
 #include "fone/hf/generate.h"
 
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <stdexcept>
 
 #include "hf/decoder.h"
 #include "nn/device_setup.h"
+#include "nn/timing.h"
 #include "nn/token_choice.h"
 
 namespace fone::pretrained {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 void check_settings(const GenerationSettings& s) {
     if (!(s.temperature >= 0) || !std::isfinite(s.temperature))

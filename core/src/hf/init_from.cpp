@@ -6,20 +6,12 @@
 namespace fone::pretrained {
 namespace {
 
-// The folder, its errors as bad input of the run's config.
+// The folder, its errors as bad input of the run's config: its config.json checked as the settings were
+// (init_from_shape, before a weight file is mapped), then opened.
 ModelFolder open_for_init(const std::string& dir) {
+    (void)init_from_shape(dir);
     try {
-        ModelFolder m = ModelFolder::open(dir);
-        const PretrainedConfig& c = m.config();
-        if (c.family != Family::llama && c.family != Family::qwen2)
-            throw std::invalid_argument(
-                "init_from: " + dir + " is a " + std::string(family_name(c.family)) +
-                " model; --init-from takes Llama and Qwen2 (RMSNorm, rotary, SwiGLU)");
-        if (c.output_bias || c.mlp_bias)
-            throw std::invalid_argument("init_from: " + dir +
-                                        " has biases on the attention output or the MLP, which the run's "
-                                        "transformer does not have");
-        return m;
+        return ModelFolder::open(dir);
     } catch (const PretrainedError& e) {
         throw std::invalid_argument(std::string("init_from: ") + e.what());
     } catch (const safetensors::Error& e) {
@@ -60,21 +52,11 @@ void copy_into(torch::Tensor& to, const torch::Tensor& from, const std::string& 
 }  // namespace
 
 void adopt_pretrained_shape(TrainConfig& config) {
-    const ModelFolder m = open_for_init(config.init_from);
-    const PretrainedConfig& c = m.config();
-    ModelConfig& s = config.model;
-    s.hidden = c.hidden;
-    s.layers = c.layers;
-    s.heads = c.heads;
-    s.kv_heads = c.kv_heads;
-    s.head_dim = c.head_dim;
-    s.intermediate = c.intermediate;
-    s.rope_theta = c.rope_theta;
-    s.rope_scaling = c.rope_scaling;
-    s.norm_eps = c.norm_eps;
-    s.attention_bias = c.attention_bias;
-    s.tie_embeddings = c.tie_embeddings;
-    config.size_level = 0;
+    const nlohmann::json shape = init_from_shape(config.init_from);
+    nlohmann::json model = config.model.to_json();
+    model.update(shape["model"]);
+    config.model = ModelConfig::from_json(model);
+    config.size_level = shape["size_level"];
 }
 
 std::vector<std::vector<int64_t>> pretrained_ids(const std::vector<std::string>& vocabulary,
@@ -106,39 +88,47 @@ namespace {
 
 // The blocks and the final norm: every weight but the embedding and the head.
 void copy_blocks(FoneTransformer& model, const ModelFolder& m) {
-    const PretrainedConfig& c = m.config();
-    const std::string& prefix = m.weight_prefix();
-    for (int l = 0; l < c.layers; ++l) {
-        auto name = [&](BlockWeight w) { return block_weight_name(c, prefix, l, w); };
-        auto& block = *model->blocks[static_cast<std::size_t>(l)]->as<Block>();
-        copy_into(block.attn_norm->weight, load_weight(m, name(BlockWeight::attn_norm_weight)),
-                  "attention norm");
-        copy_into(block.attn->qkv->weight,
-                  torch::cat({load_weight(m, name(BlockWeight::q_weight)),
-                              load_weight(m, name(BlockWeight::k_weight)),
-                              load_weight(m, name(BlockWeight::v_weight))}),
-                  "q, k, v");
-        if (c.attention_bias)
-            copy_into(block.attn->qkv->bias,
-                      torch::cat({load_weight(m, name(BlockWeight::q_bias)),
-                                  load_weight(m, name(BlockWeight::k_bias)),
-                                  load_weight(m, name(BlockWeight::v_bias))}),
-                      "q, k, v biases");
-        copy_into(block.attn->o->weight, load_weight(m, name(BlockWeight::o_weight)),
-                  name(BlockWeight::o_weight));
-        copy_into(block.mlp_norm->weight, load_weight(m, name(BlockWeight::mlp_norm_weight)), "MLP norm");
-        copy_into(block.mlp->gate_up->weight,
-                  torch::cat({load_weight(m, name(BlockWeight::gate_weight)),
-                              load_weight(m, name(BlockWeight::up_weight))}),
-                  "gate and up");
-        copy_into(block.mlp->down->weight, load_weight(m, name(BlockWeight::down_weight)),
-                  name(BlockWeight::down_weight));
+    for (const HfWeight& w : block_weight_map(model, m.config(), m.weight_prefix())) {
+        torch::Tensor rows = w.rows_of();
+        copy_into(rows, load_weight(m, w.name), w.name);
     }
-    copy_into(model->final_norm->weight, load_weight(m, weight_name(c, prefix, Weight::final_norm_weight)),
-              "final norm");
 }
 
 }  // namespace
+
+std::vector<HfWeight> block_weight_map(FoneTransformer& model, const PretrainedConfig& c,
+                                       const std::string& prefix) {
+    std::vector<HfWeight> out;
+    const int64_t q = int64_t{c.heads} * c.head_dim, kv = int64_t{c.kv_heads} * c.head_dim;
+    const int64_t inter = c.intermediate;
+    for (int l = 0; l < c.layers; ++l) {
+        auto name = [&](BlockWeight w) { return block_weight_name(c, prefix, l, w); };
+        auto& block = *model->blocks[static_cast<std::size_t>(l)]->as<Block>();
+        const auto whole = [&](BlockWeight w, const torch::Tensor& p) {
+            out.push_back({name(w), p, 0, p.size(0)});
+        };
+        whole(BlockWeight::attn_norm_weight, block.attn_norm->weight);
+        const torch::Tensor& qkv = block.attn->qkv->weight;
+        out.push_back({name(BlockWeight::q_weight), qkv, 0, q});
+        out.push_back({name(BlockWeight::k_weight), qkv, q, kv});
+        out.push_back({name(BlockWeight::v_weight), qkv, q + kv, kv});
+        if (c.attention_bias) {
+            const torch::Tensor& bias = block.attn->qkv->bias;
+            out.push_back({name(BlockWeight::q_bias), bias, 0, q});
+            out.push_back({name(BlockWeight::k_bias), bias, q, kv});
+            out.push_back({name(BlockWeight::v_bias), bias, q + kv, kv});
+        }
+        whole(BlockWeight::o_weight, block.attn->o->weight);
+        whole(BlockWeight::mlp_norm_weight, block.mlp_norm->weight);
+        const torch::Tensor& gate_up = block.mlp->gate_up->weight;
+        out.push_back({name(BlockWeight::gate_weight), gate_up, 0, inter});
+        out.push_back({name(BlockWeight::up_weight), gate_up, inter, inter});
+        whole(BlockWeight::down_weight, block.mlp->down->weight);
+    }
+    const torch::Tensor& norm = model->final_norm->weight;
+    out.push_back({weight_name(c, prefix, Weight::final_norm_weight), norm, 0, norm.size(0)});
+    return out;
+}
 
 void copy_pretrained_weights(FoneTransformer& model, const std::vector<std::string>& vocabulary,
                              const std::string& dir) {

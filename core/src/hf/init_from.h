@@ -17,10 +17,11 @@
 
 namespace fone::pretrained {
 
-// The model shape of the folder's config.json written into config.model (hidden, layers, heads, kv
-// heads, head_dim, intermediate, rope theta and scaling, norm eps, q/k/v biases, tied head); size_level
-// becomes 0. Reads config.json only. Throws std::invalid_argument for a folder that is not a Llama-shaped
-// family (GPT-2, NeoX), or has biases the transformer does not have (an output or MLP bias).
+// The model shape of the folder's config.json written into config.model (init_from_shape,
+// fone/pretrained/model_folder.h: the same layer `fone train` resolves its settings with, so a config that
+// came through the resolver is left as it was); size_level becomes 0. Reads config.json only. Throws
+// std::invalid_argument for a folder that is not a Llama-shaped family (GPT-2, NeoX), or has biases the
+// transformer does not have (an output or MLP bias).
 void adopt_pretrained_shape(TrainConfig& config);
 
 // For each token of a method's vocabulary, the pretrained ids whose rows it starts from (empty: the mean
@@ -34,6 +35,19 @@ std::vector<std::vector<int64_t>> pretrained_ids(const std::vector<std::string>&
 // Throws std::invalid_argument when the model's shape is not the folder's.
 void copy_pretrained_weights(FoneTransformer& model, const std::vector<std::string>& vocabulary,
                              const std::string& dir);
+
+// The run's transformer's blocks and final norm under a Hugging Face family's weight names: one entry per
+// stored tensor, each the rows [row0, row0 + rows) of a parameter (the fused q|k|v and gate|up projections
+// are several entries). The one map both ways: --init-from copies the folder's tensors in through it,
+// `fone export --format hf` writes them out through it. `prefix`: the folder's (ModelFolder::weight_prefix).
+struct HfWeight {
+    std::string name;     // as the family stores it ("model.layers.0.self_attn.q_proj.weight")
+    torch::Tensor param;  // the model's parameter
+    int64_t row0 = 0, rows = 0;
+    torch::Tensor rows_of() const { return param.narrow(0, row0, rows); }
+};
+std::vector<HfWeight> block_weight_map(FoneTransformer& model, const PretrainedConfig& config,
+                                       const std::string& prefix);
 
 // fone-adapter (schemes/adapter_scheme.h): the model keeps the folder's whole vocabulary, so every weight is
 // copied as it is (embedding and head row for row). Throws std::invalid_argument when the model's shape

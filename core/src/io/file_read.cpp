@@ -21,7 +21,9 @@ const char* file_kind(mode_t mode) {
     return "not a plain file";
 }
 
-std::string size_text(std::uint64_t bytes) {
+}  // namespace
+
+std::string bytes_text(std::uint64_t bytes) {
     const char* units[] = {"bytes", "KB", "MB", "GB", "TB"};
     double v = static_cast<double>(bytes);
     int u = 0;
@@ -33,8 +35,6 @@ std::string size_text(std::uint64_t bytes) {
     std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", v, units[u]);
     return buf;
 }
-
-}  // namespace
 
 FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes, Links links) {
     FileRead r;
@@ -61,7 +61,7 @@ FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes, Lin
         ::close(fd);
         return r;
     }
-    const std::string too_large = path + ": larger than the " + size_text(max_bytes) + " allowed for it";
+    const std::string too_large = path + ": larger than the " + bytes_text(max_bytes) + " allowed for it";
     if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
         ::close(fd);
         r.error = too_large;
@@ -135,7 +135,7 @@ std::string free_space_text(const std::string& path) {
     }
     struct statvfs s {};
     if (::statvfs(dir.c_str(), &s) != 0) return "free space unknown";
-    return size_text(static_cast<std::uint64_t>(s.f_bavail) * s.f_frsize) + " free";
+    return bytes_text(static_cast<std::uint64_t>(s.f_bavail) * s.f_frsize) + " free";
 }
 
 }  // namespace fone

@@ -91,23 +91,37 @@ ThreadChoice set_threads(int threads, double min_seconds) {
     return c;
 }
 
-CudaAutocast::CudaAutocast(const torch::Device& device) : on_(device.is_cuda()) {
-    if (!on_) return;
+// LibTorch 2.4 made autocast's switches per device type; 1.13 has one pair for CUDA and one for the CPU.
 #if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
-    at::autocast::set_autocast_enabled(at::kCUDA, true);
+#define FONE_AUTOCAST_PER_DEVICE 1
+#endif
+
+Bf16Autocast::Bf16Autocast(const torch::Device& device, bool on) : on_(on), cuda_(device.is_cuda()) {
+    if (!on_) return;
+#ifdef FONE_AUTOCAST_PER_DEVICE
+    const at::DeviceType type = cuda_ ? at::kCUDA : at::kCPU;
+    at::autocast::set_autocast_dtype(type, at::kBFloat16);
+    at::autocast::set_autocast_enabled(type, true);
 #else
-    at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
-    at::autocast::set_enabled(true);
+    if (cuda_) {
+        at::autocast::set_autocast_gpu_dtype(at::kBFloat16);
+        at::autocast::set_enabled(true);
+    } else {
+        at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+        at::autocast::set_cpu_enabled(true);
+    }
 #endif
 }
 
-CudaAutocast::~CudaAutocast() {
+Bf16Autocast::~Bf16Autocast() {
     if (!on_) return;
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
-    at::autocast::set_autocast_enabled(at::kCUDA, false);
+#ifdef FONE_AUTOCAST_PER_DEVICE
+    at::autocast::set_autocast_enabled(cuda_ ? at::kCUDA : at::kCPU, false);
 #else
-    at::autocast::set_enabled(false);
+    if (cuda_)
+        at::autocast::set_enabled(false);
+    else
+        at::autocast::set_cpu_enabled(false);
 #endif
     at::autocast::clear_cache();
 }

@@ -1,4 +1,5 @@
-// Setting up LibTorch for a computation: threads, and bf16 autocast on CUDA. Private to core/src/train/.
+// Setting up LibTorch for a computation: threads, and bf16 autocast. Private to core/src/ (the torch
+// folders: checkpoints, hf, nn, train).
 #pragma once
 
 #include <torch/torch.h>
@@ -13,19 +14,20 @@ ThreadChoice set_threads(int threads, double min_seconds = 0.05);
 // The same count for LibTorch's intra-op pool and OpenBLAS: one pool, never two oversubscribing each other.
 void apply_threads(int threads);
 
-// bf16 mixed precision on CUDA (matmuls in bf16, reductions and the loss in fp32) while it lives; nothing on
-// the CPU. Not in use at present: the training loop lost its one use when the number schemes came in
-// (commit 3e759c2), though docs/building-torch2.md describes it as on. Putting it back changes what CUDA
-// runs compute: a change of its own, to be checked on a GPU.
-class CudaAutocast {
+// bf16 mixed precision (`--precision bf16`, docs/gpu.md, "bf16"): while it lives, LibTorch's autocast runs
+// the matrix products of `device` (CUDA, or the CPU) in bf16 and keeps reductions, norms and the loss in
+// fp32; the weights, their gradients and AdamW's moments stay fp32. Wrap the forward pass and the loss only:
+// backward runs each product in the type its forward used. Nothing happens when `on` is false.
+class Bf16Autocast {
   public:
-    explicit CudaAutocast(const torch::Device& device);
-    ~CudaAutocast();
-    CudaAutocast(const CudaAutocast&) = delete;
-    CudaAutocast& operator=(const CudaAutocast&) = delete;
+    Bf16Autocast(const torch::Device& device, bool on);
+    ~Bf16Autocast();
+    Bf16Autocast(const Bf16Autocast&) = delete;
+    Bf16Autocast& operator=(const Bf16Autocast&) = delete;
 
   private:
     bool on_;
+    bool cuda_;
 };
 
 }  // namespace fone

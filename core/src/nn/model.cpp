@@ -72,7 +72,8 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const torch::Tensor
     // LibTorch's CPU bmm runs thousands of tiny per-matrix products through a slow loop (a profile showed
     // 80% of a step there; one-query steps of greedy generation took 1.4x as long).
     const bool few_keys = lq * l <= kBroadcastPositions || (lq == 1 && l <= kBroadcastKeys);
-    if (few_keys && fused_kernels_apply(x))
+    // The projections, not x, decide: under bf16 autocast (--precision bf16) x is float32 and they are not.
+    if (few_keys && fused_kernels_apply(q_proj) && fused_kernels_apply(kv_proj))
         return o(attend_fused(q_proj, kv_proj, cos, sin, key_mask, past, cache));
     return o(attend(q_proj, kv_proj, cos, sin, key_mask, past, cache, few_keys && !x.is_cuda()));
 }

@@ -1,4 +1,5 @@
-// Wall and CPU clocks of the training and evaluation code. Private to core/src/train/.
+// Wall and CPU clocks of the training, evaluation and generation code: the one seconds_since. Private to
+// core/src/ (the torch folders).
 #pragma once
 
 #include <chrono>

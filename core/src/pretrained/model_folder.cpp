@@ -1,6 +1,7 @@
 #include "fone/pretrained/model_folder.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -353,7 +354,17 @@ void ModelFolder::check_weight_map(const ModelFolder& m,
     }
 }
 
-ModelFolder ModelFolder::open(const std::string& dir) {
+namespace {
+
+std::atomic<int64_t> opens{0};  // ModelFolder::open calls in this process (folder_opens)
+
+}  // namespace
+
+int64_t folder_opens() {
+    return opens.load();
+}
+
+PretrainedConfig read_folder_config(const std::string& dir) {
     const fs::path root(dir);
     std::error_code ec;
     if (!fs::is_directory(root, ec)) throw PretrainedError(dir + ": not a folder");
@@ -361,10 +372,45 @@ ModelFolder ModelFolder::open(const std::string& dir) {
         throw PretrainedError(dir + ": no " + kConfigFile +
                               " (a Hugging Face model folder holds config.json, model.safetensors or its "
                               "shards, and tokenizer.json)");
+    return PretrainedConfig::from_json(read_json(root / kConfigFile), (root / kConfigFile).string());
+}
+
+nlohmann::json init_from_shape(const std::string& dir) {
+    PretrainedConfig c;
+    try {
+        c = read_folder_config(dir);
+    } catch (const PretrainedError& e) {
+        throw std::invalid_argument(std::string("init_from: ") + e.what());
+    }
+    if (c.family != Family::llama && c.family != Family::qwen2)
+        throw std::invalid_argument("init_from: " + dir + " is a " + std::string(family_name(c.family)) +
+                                    " model; --init-from takes Llama and Qwen2 (RMSNorm, rotary, SwiGLU)");
+    if (c.output_bias || c.mlp_bias)
+        throw std::invalid_argument("init_from: " + dir +
+                                    " has biases on the attention output or the MLP, which the run's "
+                                    "transformer does not have");
+    return {{"size_level", 0},
+            {"model",
+             {{"hidden", c.hidden},
+              {"layers", c.layers},
+              {"heads", c.heads},
+              {"kv_heads", c.kv_heads},
+              {"head_dim", c.head_dim},
+              {"intermediate", c.intermediate},
+              {"rope_theta", c.rope_theta},
+              {"rope_scaling", c.rope_scaling.to_json()},
+              {"norm_eps", c.norm_eps},
+              {"attention_bias", c.attention_bias},
+              {"tie_embeddings", c.tie_embeddings}}}};
+}
+
+ModelFolder ModelFolder::open(const std::string& dir) {
+    ++opens;
     ModelFolder m;
+    m.config_ = read_folder_config(dir);
+    const fs::path root(dir);
     m.finite_ = std::make_shared<FiniteChecks>();
     m.dir_ = dir;
-    m.config_ = PretrainedConfig::from_json(read_json(root / kConfigFile), (root / kConfigFile).string());
     const WeightFiles listed = weight_files(root);
     for (const std::string& f : listed.files) {
         const fs::path path = root / f;

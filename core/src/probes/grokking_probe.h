@@ -1,7 +1,8 @@
 // The trainer's side of grokking's progress measures (issue 17; the measures themselves are
 // fone/analysis/grokking.h): at every evaluation of a mod-add run whose answers are one token per residue
 // (--method subword for p <= 1000, digit for p <= 10), the p-way logits of all p² ordered pairs (a, b) at
-// the answer position, which pairs trained, and the residues' embedding rows. Private to core/src/train/.
+// the answer position, which pairs trained, and the residues' embedding rows. Private to core/src/ (probes,
+// train).
 #pragma once
 
 #include <memory>

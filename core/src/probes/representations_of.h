@@ -1,5 +1,5 @@
 // number_representations' work on a model already open (the trainer's snapshots use it mid-training).
-// Private to core/src/train/.
+// Private to core/src/probes/.
 #pragma once
 
 #include <vector>

@@ -1,5 +1,5 @@
 // The trainer's side of the representation snapshots (fone/analysis/snapshot_file.h): which numbers are
-// probed, and the file of one evaluation. Private to core/src/train/.
+// probed, and the file of one evaluation. Private to core/src/ (probes, train).
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,10 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "fone/numbers/number_parser.h"
 #include "fone/store/methods.h"
+#include "nn/timing.h"
+#include "nn/token_choice.h"
 
 namespace fone {
 namespace {
@@ -44,16 +47,7 @@ torch::Tensor padded(const std::vector<std::vector<int64_t>>& rows, int64_t fill
     return out;
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 }  // namespace
-
-bool is_adapter_method(const std::string& method) {
-    const NumberMethod* m = find_number_method(method);
-    return m && m->scheme == kAdapterFamily;
-}
 
 void check_adapter_folder(const std::string& dir) {
     const std::string tokenizer = (std::filesystem::path(dir) / "tokenizer.json").string();
@@ -102,8 +96,9 @@ std::string write_example(const TextExample& e) {
     return e.prompt + (spaced ? "" : " ") + e.answer;
 }
 
-AdapterScheme::AdapterScheme(pretrained::BpeTokenizer tokenizer, int64_t vocab_size, int64_t context)
-    : tokenizer_(std::move(tokenizer)), context_(context), spec_(adapter_spec()) {
+AdapterScheme::AdapterScheme(pretrained::BpeTokenizer tokenizer, int64_t vocab_size, int64_t context,
+                             std::optional<int64_t> eos)
+    : tokenizer_(std::move(tokenizer)), context_(context), eos_(eos), spec_(adapter_spec()) {
     values_ = number_piece_values(tokenizer_, vocab_size);
     const int64_t width = spec_.width();
     fone_table_ = torch::zeros({vocab_size, width}, torch::kFloat32);
@@ -189,6 +184,21 @@ int64_t AdapterScheme::tokens_for(const Decimal& x) const {
     return static_cast<int64_t>(tokenizer_.encode(x.to_string(), false).size());
 }
 
+double AdapterScheme::tokens_per_number(const std::vector<TextExample>& examples) const {
+    int64_t numbers = 0, tokens = 0;
+    for (const TextExample& e : examples)
+        for (const std::string* text : {&e.prompt, &e.answer})
+            for (const ParsedNumber& x : parse_numbers(*text).numbers) {
+                ++numbers;
+                tokens += static_cast<int64_t>(tokenizer_.encode(" " + x.text, false).size());
+            }
+    return numbers > 0 ? static_cast<double>(tokens) / static_cast<double>(numbers) : 0.0;
+}
+
+int64_t AdapterScheme::number_piece_count() const {
+    return is_piece_.sum().item<int64_t>();
+}
+
 torch::Tensor AdapterScheme::loss(FoneTransformer& model, const Batch& b, bool) const {
     const torch::Tensor logits = model->lm_logits(model->forward(b.in, false));
     return F::cross_entropy(logits.reshape({-1, logits.size(-1)}), b.targets.reshape({-1}),
@@ -197,8 +207,97 @@ torch::Tensor AdapterScheme::loss(FoneTransformer& model, const Batch& b, bool) 
 
 std::vector<Answer> AdapterScheme::answer(FoneTransformer&, const Batch&) const {
     throw std::invalid_argument(
-        "a fone-adapter run writes text, not arithmetic answers: export it (fone export --run RUN --out DIR "
-        "--format hf) and use fone model generate DIR or fone eval --benchmark arithmetic --model DIR");
+        "a fone-adapter run writes text, not arithmetic answers: ask it with fone generate, fone eval or "
+        "fone "
+        "eval --benchmark arithmetic");
+}
+
+ModelInputs AdapterScheme::inputs_of(const std::vector<int64_t>& ids, const torch::Device& device) const {
+    ModelInputs in;
+    in.tokens = torch::tensor(ids, torch::kInt64).unsqueeze(0).to(device);
+    add_number_inputs(in);
+    return in;
+}
+
+AdapterGeneration AdapterScheme::generate(FoneTransformer& model, const std::vector<int64_t>& prompt,
+                                          const AdapterGenerateOptions& o,
+                                          const std::function<void(int64_t, double)>& on_token) const {
+    if (prompt.empty()) throw std::invalid_argument("fone-adapter: an empty prompt has no tokens");
+    if (static_cast<int64_t>(prompt.size()) >= model->config.max_seq)
+        throw std::invalid_argument("the prompt has " + std::to_string(prompt.size()) +
+                                    " tokens; this model reads at most " +
+                                    std::to_string(model->config.max_seq - 1) + " before it writes");
+    torch::NoGradGuard no_grad;
+    const torch::Device device = model->embed->weight.device();
+    std::mt19937_64 rng(o.seed);
+    KvCache cache;
+    AdapterGeneration g;
+    g.stop = "max_tokens";
+    ModelInputs in = inputs_of(prompt, device);
+    int64_t length = static_cast<int64_t>(prompt.size());
+    for (int step = 0; step < o.max_tokens; ++step) {
+        const auto logits =
+            model->lm_logits(model->forward(in, /*last_only=*/true, nullptr, &cache).squeeze(1))
+                .to(torch::kFloat32);  // [1, vocab]
+        const int64_t id = choose_tokens(logits, o.temperature, o.top_k, rng)[0];
+        const double p = torch::softmax(logits[0], -1)[id].item<double>();
+        g.ids.push_back(id);
+        g.probabilities.push_back(p);
+        if (on_token) on_token(id, p);
+        if (eos_ && id == *eos_) {
+            g.stop = "eos";
+            break;
+        }
+        if (++length >= model->config.max_seq) {
+            if (step + 1 < o.max_tokens) g.stop = "max_seq";
+            break;
+        }
+        in = inputs_of({id}, device);
+    }
+    return g;
+}
+
+bool AdapterScheme::writes_greedily(FoneTransformer& model, const std::vector<int64_t>& context,
+                                    const std::vector<int64_t>& continuation) const {
+    if (context.empty() || continuation.empty()) return false;
+    std::vector<int64_t> all = context;
+    all.insert(all.end(), continuation.begin(), continuation.end() - 1);
+    if (static_cast<int64_t>(all.size()) > model->config.max_seq) return false;
+    torch::NoGradGuard no_grad;
+    const auto logits =
+        model->lm_logits(model->forward(inputs_of(all, model->embed->weight.device()), false));
+    const auto best =
+        logits[0]
+            .narrow(0, static_cast<int64_t>(context.size()) - 1, static_cast<int64_t>(continuation.size()))
+            .argmax(-1)
+            .to(torch::kCPU);
+    return torch::equal(best, torch::tensor(continuation, torch::kInt64));
+}
+
+AdapterScheme::TokenScores AdapterScheme::token_scores(FoneTransformer& model,
+                                                       const std::vector<int64_t>& ids) const {
+    torch::NoGradGuard no_grad;
+    const torch::Device device = model->embed->weight.device();
+    const int64_t n = static_cast<int64_t>(ids.size()), width = model->config.max_seq;
+    TokenScores s;
+    for (int64_t start = 0; start + 1 < n; start += width - 1) {
+        const int64_t end = std::min(n, start + width);
+        const std::vector<int64_t> window(ids.begin() + start, ids.begin() + end);
+        const auto logits =
+            model->lm_logits(model->forward(inputs_of(window, device), false))[0].to(torch::kFloat32);
+        const auto targets =
+            torch::tensor(std::vector<int64_t>(window.begin() + 1, window.end()), torch::kInt64);
+        const auto scored = logits.narrow(0, 0, end - start - 1);
+        const auto nll =
+            F::cross_entropy(scored, targets.to(device), F::CrossEntropyFuncOptions().reduction(torch::kNone))
+                .to(torch::kFloat64)
+                .to(torch::kCPU)
+                .contiguous();
+        const auto best = scored.argmax(-1).to(torch::kCPU).contiguous();
+        s.nll.insert(s.nll.end(), nll.data_ptr<double>(), nll.data_ptr<double>() + nll.numel());
+        s.best.insert(s.best.end(), best.data_ptr<int64_t>(), best.data_ptr<int64_t>() + best.numel());
+    }
+    return s;
 }
 
 nlohmann::json AdapterScheme::explain(FoneTransformer& model, const Batch& prompt) const {
@@ -208,7 +307,7 @@ nlohmann::json AdapterScheme::explain(FoneTransformer& model, const Batch& promp
 
 nlohmann::json AdapterScheme::evaluate(FoneTransformer& model, const Batch& split,
                                        const torch::Device& device, std::size_t) const {
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Clock::now();
     torch::NoGradGuard no_grad;
     double all_nll = 0, text_nll = 0;
     int64_t all_tokens = 0, text_tokens = 0, pieces = 0, pieces_right = 0;

@@ -7,18 +7,20 @@
 // Private to core.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fone/pretrained/tokenizer.h"
+#include "fone/store/methods.h"
 #include "fone/text/text_data.h"
 #include "schemes/scheme.h"
 
 namespace fone {
 
-// The scheme family of fone-adapter in the methods table (fone/store/methods.h).
-inline constexpr const char* kAdapterFamily = "pretrained-adapter";
-bool is_adapter_method(const std::string& method);
+// kAdapterFamily and is_adapter_method: the methods table's (fone/store/methods.h).
 
 // Throws std::invalid_argument when `dir` has no tokenizer.json (the adapter keeps the model's own tokens).
 void check_adapter_folder(const std::string& dir);
@@ -34,11 +36,25 @@ FoneSpec adapter_spec();
 // digits; "007" is the number 7.
 std::vector<int> number_piece_values(const pretrained::BpeTokenizer& tokenizer, int64_t vocab_size);
 
+// What an adapter run writes after a prompt (AdapterScheme::generate).
+struct AdapterGenerateOptions {
+    double temperature = 0.0;  // <= 0: greedy
+    int top_k = 0;             // > 0: sample among the k most probable tokens only
+    int max_tokens = 64;
+    std::uint64_t seed = 0;
+};
+struct AdapterGeneration {
+    std::vector<int64_t> ids;           // the new tokens (the end-of-text token included when it came)
+    std::vector<double> probabilities;  // of each, under the model (before temperature and top-k)
+    std::string stop;                   // "eos", "max_seq" or "max_tokens"
+};
+
 class AdapterScheme : public NumberScheme {
   public:
     // vocab_size: the model's (config.json); tokens past it are refused where a text uses them. context:
-    // tokens per packed window of documents (0: one row per example).
-    AdapterScheme(pretrained::BpeTokenizer tokenizer, int64_t vocab_size, int64_t context);
+    // tokens per packed window of documents (0: one row per example). eos: config.json's end-of-text id.
+    AdapterScheme(pretrained::BpeTokenizer tokenizer, int64_t vocab_size, int64_t context,
+                  std::optional<int64_t> eos = std::nullopt);
 
     std::string name() const override { return "fone-adapter"; }
     const std::vector<std::string>& vocabulary() const override { return vocabulary_; }
@@ -59,6 +75,32 @@ class AdapterScheme : public NumberScheme {
     // Arithmetic examples are not text: throws std::logic_error.
     Batch encode(const std::vector<Example>& examples) const override;
     int64_t tokens_for(const Decimal& x) const override;
+    // The mean tokens per number of these examples' numbers as they are written (parse_numbers), in the
+    // tokenizer's pieces (the start and eval events' tokens_per_number); 0 without numbers.
+    double tokens_per_number(const std::vector<TextExample>& examples) const;
+    // Tokens of the vocabulary that are number pieces (one to three digits).
+    int64_t number_piece_count() const;
+    // The tokenizer's ids of a text with its special prefix. Throws std::invalid_argument for a token
+    // past the model's vocabulary.
+    std::vector<int64_t> ids_of(const std::string& text) const;
+
+    // Continues the prompt's ids (the model on its device, with its KV cache), to the end-of-text token, the
+    // model's positions or max_tokens; on_token hears each new token and its probability as it is chosen.
+    AdapterGeneration generate(
+        FoneTransformer& model, const std::vector<int64_t>& prompt, const AdapterGenerateOptions& options,
+        const std::function<void(int64_t id, double probability)>& on_token = {}) const;
+    // lm-evaluation-harness's is_greedy: whether greedy decoding after `context` writes exactly
+    // `continuation` (teacher-forced in one pass: the same answer as generating).
+    bool writes_greedily(FoneTransformer& model, const std::vector<int64_t>& context,
+                         const std::vector<int64_t>& continuation) const;
+    // Nats of every token of `ids` but the first, teacher-forced, in windows of the model's positions (each
+    // starting at the last token of the one before, as training packs documents), with the most probable
+    // token at each place: [i] is about ids[i + 1].
+    struct TokenScores {
+        std::vector<double> nll;
+        std::vector<int64_t> best;
+    };
+    TokenScores token_scores(FoneTransformer& model, const std::vector<int64_t>& ids) const;
 
     torch::Tensor loss(FoneTransformer& model, const Batch& b, bool training) const override;
     // A fone-adapter run writes text: `fone export --format hf` makes it a model folder that
@@ -74,9 +116,12 @@ class AdapterScheme : public NumberScheme {
                             std::size_t max_wrong = 0) const override;
 
   private:
-    std::vector<int64_t> ids_of(const std::string& text) const;  // with the special prefix
+    // The inputs of token ids [1, L] on the model's device.
+    ModelInputs inputs_of(const std::vector<int64_t>& ids, const torch::Device& device) const;
+
     pretrained::BpeTokenizer tokenizer_;
     int64_t context_;
+    std::optional<int64_t> eos_;
     FoneSpec spec_;
     std::vector<int> values_;
     std::vector<std::string> vocabulary_;

@@ -7,17 +7,16 @@
 #include "fone/tasks/expression.h"
 #include "nn/timing.h"
 #include "schemes/adapter_scheme.h"
+#include "schemes/number_head.h"
 #include "schemes/scheme_parts.h"
 
 namespace fone {
 
-// Defined in fone_scheme.cpp, token_schemes.cpp and bittokens_scheme.cpp.
+// Defined in number_token_scheme.cpp and token_schemes.cpp.
 std::unique_ptr<NumberScheme> make_number_token_scheme(const TrainConfig& config, const FoneSpec& spec,
                                                        const std::vector<Op>& extra_ops);
 std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const FoneSpec& spec,
                                                 const std::vector<Op>& extra_ops);
-std::unique_ptr<NumberScheme> make_bittokens_scheme(const TrainConfig& config, const FoneSpec& spec,
-                                                    const std::vector<Op>& extra_ops);
 
 namespace {
 
@@ -299,7 +298,6 @@ namespace {
 std::vector<std::pair<std::string, SchemeFactory>>& scheme_factories() {
     static std::vector<std::pair<std::string, SchemeFactory>> families = {
         {"number-token", make_number_token_scheme},
-        {"bittokens", make_bittokens_scheme},
         {"tokens", make_token_scheme},
         {kAdapterFamily, make_adapter_scheme},
     };
@@ -322,6 +320,31 @@ std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneS
     for (const auto& [family, factory] : scheme_factories())
         if (family == method->scheme) return factory(config, spec, extra_ops);
     throw std::invalid_argument("method " + config.method + ": no scheme family '" + method->scheme + "'");
+}
+
+namespace {
+
+// The number heads, each defined in its method's own file.
+const NumberHeadMaker* head_maker(const std::string& method) {
+    for (const NumberHeadMaker* m :
+         {&fone_head_maker(), &fone_direct_head_maker(), &xval_head_maker(), &bittokens_head_maker()})
+        if (m->method == method) return m;
+    return nullptr;
+}
+
+}  // namespace
+
+bool has_number_head(const std::string& method) {
+    return head_maker(method) != nullptr;
+}
+
+std::unique_ptr<NumberHead> make_number_head(const HeadSettings& settings) {
+    const NumberHeadMaker* m = head_maker(settings.config.method);
+    if (!m)
+        throw std::invalid_argument(
+            "method " + settings.config.method +
+            ": no number head is defined for it (its numbers are not one [NUM] token)");
+    return m->make(settings);
 }
 
 }  // namespace fone

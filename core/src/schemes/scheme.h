@@ -12,6 +12,8 @@
 //   fone+abacus  abacus, with every digit token's embedding replaced by [NUM] + FoNE(digit)
 //   bittokens    one [NUM] token carrying the IEEE 754 float64 bits of x (and of 1/x) as ±1; a linear
 //                head reads 64 bits back, trained by binary cross-entropy (Kreitner et al.)
+// The one-[NUM] methods (fone, fone-direct, xval, bittokens) are a number head each (number_head.h), in the
+// method's own file, shared by the arithmetic scheme and the text scheme.
 //   numerologic  digit or subword tokens behind the number's digit count, "{2:42}" (Schwartz et al.)
 // subword chunks (subword, and ntl/numerologic on subword tokens) run left to right, or right to left
 // with subword_direction "r2l" (Singh & Strouse).
@@ -39,8 +41,8 @@ struct Batch {
     ModelInputs in;         // training inputs (token schemes: prompt + answer, teacher-forced)
     torch::Tensor targets;  // [N, L] next-token ids, -100 where there is no loss (token schemes)
     torch::Tensor prompt;   // [N, Lp] the prompt alone, left-padded (token schemes, for generation)
-    torch::Tensor digits;   // [N, slots] label digits, least significant first (digit-head schemes);
-                            // bittokens: [N, 64] the answer's float64 bits as 0/1 floats, sign first
+    torch::Tensor digits;   // [N, slots] label digits, least significant first (one-[NUM] schemes whose
+                            // head's labels are digits: not bittokens, which learns from `answers`)
     torch::Tensor signs;    // [N] 1 for a negative answer
     torch::Tensor answers;  // [N] float64 answer values (regression targets, R², RMSE)
     std::vector<Decimal> answer_values;     // exact answers (CPU splits only; batches leave it empty)
@@ -119,14 +121,15 @@ class NumberScheme {
 
 // The scheme of a run's config for its task's digit slots, with tokens for the operators beyond kBaseOps
 // that its task uses (task_extra_ops): the factory of the scheme family its method's row names
-// (fone/store/methods.h). Throws std::invalid_argument for an unknown method or settings the method cannot
-// take.
+// (fone/store/methods.h). Throws std::invalid_argument for an unknown method, a row whose family or
+// method has no code (never another method in its place), or settings the method cannot take.
 std::unique_ptr<NumberScheme> make_scheme(const TrainConfig& config, const FoneSpec& spec,
                                           const std::vector<Op>& extra_ops = {});
 
 // What builds the schemes of one family (the `scheme` column of fone/store/methods.h). The built-in families
-// are "number-token", "bittokens" and "tokens"; add_scheme_family adds another (a method defined outside
-// core, or a test's toy method). Throws std::invalid_argument for a family that exists already.
+// are "number-token" (a method's number head), "tokens" and "pretrained-adapter"; add_scheme_family adds
+// another (a method defined outside core, or a test's toy method). Throws std::invalid_argument for a family
+// that exists already.
 using SchemeFactory =
     std::function<std::unique_ptr<NumberScheme>(const TrainConfig&, const FoneSpec&, const std::vector<Op>&)>;
 void add_scheme_family(const std::string& family, SchemeFactory factory);

@@ -66,7 +66,7 @@ void for_each_number(const std::vector<std::vector<PromptItem>>& rows, int64_t l
     }
 }
 
-// xVal's pieces, on arithmetic (fone_scheme.cpp) and text (text_scheme.cpp): values are divided by the
+// xVal's pieces (xval_head.cpp, the head of arithmetic and text runs alike): values are divided by the
 // largest magnitude the digit slots hold, base^int_digits, so that the scaled [NUM] embedding and the
 // regression target stay within [-1, 1] (xVal normalises each data set by hand); a regressed value v
 // (already multiplied back) is rounded to the slots' fractional digits, nullopt when it is not finite or
@@ -74,7 +74,7 @@ void for_each_number(const std::vector<std::vector<PromptItem>>& rows, int64_t l
 double xval_scale(const FoneSpec& spec);
 std::optional<Decimal> xval_rounded(double v, const FoneSpec& spec);
 
-// BitTokens' pieces, on arithmetic (bittokens_scheme.cpp) and text: the number head's loss weight
+// BitTokens' pieces (bittokens_head.cpp, the head of arithmetic and text runs alike): the head's loss weight
 // (num_loss_weight in every config of their runs), the factor of the ±1 input features (zero_pad's
 // sqrt(hidden / features)), the doubles whose bits are the signs of logits [N, 64], and the 0/1 float labels
 // [N, 64] of values [N] (float64, any device; the labels on the same device).

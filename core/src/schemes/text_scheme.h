@@ -1,18 +1,19 @@
 // A language model on text with numbers (issue 4): the text tokenizers (text_tokenizer.h) as a number
-// scheme of the training engine, with next-token training, free generation and the text metrics.
+// scheme of the training engine, with next-token training, free generation and the text metrics
+// (text_scheme.cpp: batches and the loss; text_generate.cpp, text_eval.cpp, text_splits.cpp: a run's data).
 // Private to core.
 //
-//   fone     every number is ONE [NUM] token; its input is [NUM]'s embedding + FoNE(value), and where
-//            the next token is [NUM] the Fourier digit head learns its value (the digit loss, weighted by
-//            TrainConfig::digit_loss_weight, added to the next-token cross-entropy)
-//   digit    numbers as character tokens 0-9 '.' '-'; the next-token cross-entropy alone
-//   subword  numbers as chunks of up to three digits; the next-token cross-entropy alone
-//   xval     every number is ONE [NUM] token whose embedding is multiplied by value / base^m (as on
-//            arithmetic: fone_scheme.cpp); where the next token is [NUM] a linear regression head learns
-//            value / base^m by mean squared error, added unweighted to the cross-entropy (xVal's loss)
-//   bittokens every number is ONE [NUM] token whose embedding is replaced by the ±1 float64 bits of its
-//            value (and of 1/value), scaled as on arithmetic (bittokens_scheme.cpp); where the next token
-//            is [NUM] a linear head of 64 logits learns its bits by binary cross-entropy, weighted 10
+// The methods whose number is ONE [NUM] token use their number head (number_head.h), the same code as on
+// arithmetic: where the next token is [NUM] the head's loss is added to the next-token cross-entropy.
+//   fone     [NUM]'s embedding + FoNE(value) in; the Fourier digit head learns its value (the digit loss,
+//            weighted by TrainConfig::digit_loss_weight; fone_head.cpp)
+//   xval     [NUM]'s embedding multiplied by value / base^m; a linear regression head learns value / base^m
+//            by mean squared error, added unweighted (xVal's loss; xval_head.cpp)
+//   bittokens [NUM]'s embedding replaced by the ±1 float64 bits of its value (and of 1/value); a linear head
+//            of 64 logits learns its bits by binary cross-entropy, weighted 10 (bittokens_head.cpp)
+// The token methods write numbers in the text's own tokens, with the next-token cross-entropy alone:
+//   digit    numbers as character tokens 0-9 '.' '-'
+//   subword  numbers as chunks of up to three digits
 // fone, xval and bittokens share one tokenizer (TextScheme::fone: the same ids, [NUM] for every number),
 // so their text tokens are the same, and digit/subword differ from them only inside numbers.
 //
@@ -29,9 +30,13 @@
 
 #include "fone/text/text_data.h"
 #include "fone/text/text_tokenizer.h"
+#include "schemes/number_head.h"
 #include "schemes/scheme.h"
 
 namespace fone {
+
+// A position without a target in a text batch (cross_entropy's ignore_index).
+inline constexpr int64_t kTextNoTarget = -100;
 
 // The tokenizer a method's text runs use: TextScheme::fone for the one-[NUM] methods (fone, xval,
 // bittokens), digit and subword their own. Throws std::invalid_argument for a method that does not train
@@ -98,14 +103,12 @@ class TextLmScheme : public NumberScheme {
   public:
     TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const TrainConfig& config);
 
-    // What a number is to the model: the method's inputs at [NUM] and its head where [NUM] comes next.
-    enum class Numbers { fone, xval, bittokens, tokens };
-
     const TextTokenizer& tokenizer() const { return tokenizer_; }
-    Numbers numbers() const { return numbers_; }
-    bool fone() const { return numbers_ == Numbers::fone; }  // Fourier features in, the digit head out
-    // Every number ONE [NUM] token with its value beside it (fone, xval, bittokens).
-    bool number_token() const { return tokenizer_.scheme() == TextScheme::fone; }
+    // Every number ONE [NUM] token with its value beside it, read and learnt by the method's number head
+    // (number_head.h: fone, xval, bittokens); false for digit and subword, whose numbers are tokens.
+    bool number_token() const { return head_ != nullptr; }
+    // The Fourier digit head reads the numbers (fone).
+    bool reads_digits() const { return head_ && head_->reads_digits(); }
 
     std::string name() const override { return method_; }
     const std::vector<std::string>& vocabulary() const override { return vocabulary_; }
@@ -130,7 +133,7 @@ class TextLmScheme : public NumberScheme {
 
     // Next-token cross-entropy (mean over target tokens) + the number head's loss, a mean over the
     // positions whose next token is [NUM]: fone digit_loss_weight x the digit loss (the sign one more
-    // term of each mean, as in fone_scheme), xval the squared error, bittokens 10 x the bits' BCE.
+    // term of each mean, as on arithmetic), xval the squared error, bittokens 10 x the bits' BCE.
     torch::Tensor loss(FoneTransformer& model, const Batch& b, bool training) const override;
     // The generated answers' first numbers (what answer() means for arithmetic), for the generic tools.
     std::vector<Answer> answer(FoneTransformer& model, const Batch& b) const override;
@@ -171,27 +174,17 @@ class TextLmScheme : public NumberScheme {
   private:
     TextTokenizer tokenizer_;
     std::string method_;
-    Numbers numbers_;
+    std::shared_ptr<const NumberHead> head_;  // the method's number head; null for digit and subword
     FoneSpec spec_, plain_;
-    double digit_loss_weight_;
     bool loss_on_all_;
     int64_t context_;
-    double xval_scale_ = 1.0;  // xval: values are divided by it (base^m)
-    bool reciprocal_ = true;   // bittokens: the bits of 1/x too
-    double bits_scale_ = 1.0;  // bittokens: the ±1 features' factor sqrt(hidden / features)
     std::vector<std::string> vocabulary_;
 
-    // Entries of one [NUM]'s input vector (b.in.fone): FoNE's width, bittokens' 64 or 128, xval 0.
-    int64_t feature_width() const;
-    // Whether [NUM]'s token embedding is scaled (b.in.scale): xval by the value, bittokens by 0.
-    bool scales_embedding() const { return numbers_ == Numbers::xval || numbers_ == Numbers::bittokens; }
+    // Entries of one [NUM]'s input vector (b.in.fone): the head's (FoNE's width, bittokens' 64 or 128), 0.
+    int64_t feature_width() const { return head_ ? head_->feature_width() : 0; }
     // One number's input at a [NUM] position: its features (feature_width() floats at `features`) and
     // the embedding's scale (*scale). `where` starts an error's message.
     void number_input(const Decimal& x, float* features, float* scale, const std::string& where) const;
-    // The number head's loss at hidden states h [K, d] for the numbers that come next there: their
-    // digits [K, slots] and signs [K] (fone), their values [K] float64 (xval, bittokens).
-    torch::Tensor number_loss(FoneTransformer& model, const torch::Tensor& h, const torch::Tensor& digits,
-                              const torch::Tensor& signs, const torch::Tensor& values) const;
 
     // Where batch_of_rows writes the numbers of a batch (null: the method has none of it): the [NUM]
     // inputs (b.in.fone, b.in.scale) and, at the position before each number, its digits, sign and value

@@ -328,19 +328,52 @@ class TokenScheme : public NumberScheme {
 
 }  // namespace
 
+namespace {
+
+// Abacus: digits least significant first, their positions embedded, a random offset in training.
+void abacus_options(const TrainConfig& config, Options& o) {
+    o.writing.reversed = o.abacus = true;
+    o.abacus_max_offset = config.abacus_max_offset;
+}
+
+// Each token method's own options, beyond the pieces its row names (subword chunks, their direction).
+struct TokenMethod {
+    std::string method;  // the methods table's name
+    void (*options)(const TrainConfig& config, Options& o);
+};
+
+const std::vector<TokenMethod>& token_methods() {
+    static const std::vector<TokenMethod> methods = {
+        {"digit", [](const TrainConfig&, Options&) {}},
+        {"subword", [](const TrainConfig&, Options&) {}},
+        {"ntl", [](const TrainConfig& c, Options& o) { o.ntl_lambda = c.ntl_lambda; }},
+        {"abacus", abacus_options},
+        {"fone+abacus",
+         [](const TrainConfig& c, Options& o) {
+             abacus_options(c, o);
+             o.fone_digits = true;  // every digit token enters as [NUM] + FoNE(digit)
+         }},
+        {"numerologic", [](const TrainConfig&, Options& o) { o.writing.numerologic = true; }},
+    };
+    return methods;
+}
+
+}  // namespace
+
 std::unique_ptr<NumberScheme> make_token_scheme(const TrainConfig& config, const FoneSpec& spec,
                                                 const std::vector<Op>& extra_ops) {
-    Options o;
     const std::string& m = config.method;
+    const auto it = std::find_if(token_methods().begin(), token_methods().end(),
+                                 [&](const TokenMethod& t) { return t.method == m; });
+    if (it == token_methods().end())
+        throw std::invalid_argument("method " + m +
+                                    ": its row names the tokens family, but no token method of "
+                                    "core/src/schemes/token_schemes.cpp is " +
+                                    m);
+    Options o;
     if (config.writes_subword_chunks()) o.writing.chunk = 3;
     if (config.subword_direction == "r2l") o.writing.direction = ChunkDirection::right_to_left;
-    o.writing.numerologic = m == "numerologic";
-    if (m == "ntl") o.ntl_lambda = config.ntl_lambda;
-    if (m == "abacus" || m == "fone+abacus") {
-        o.writing.reversed = o.abacus = true;
-        o.abacus_max_offset = config.abacus_max_offset;
-    }
-    o.fone_digits = m == "fone+abacus";
+    it->options(config, o);
     if (spec.base != 10)
         throw std::invalid_argument("method " + m +
                                     ": token schemes write decimal digits; --base must be 10");

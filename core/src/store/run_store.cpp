@@ -5,6 +5,7 @@
 #include "fone/io/json_bounded.h"
 #include "fone/io/shown_text.h"
 #include "fone/store/run_lock.h"
+#include "fone/store/run_notes.h"
 #include "io/posix_io.h"
 
 #include <fcntl.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -182,6 +184,14 @@ RunInfo read_run(const fs::path& dir, const std::string& this_host) {
         info.status = kStatusBroken;
         info.message = std::move(problem);
     }
+    // The user's notes never make a run broken: an unreadable notes.json lists as none (`fone runs note`
+    // names the problem).
+    try {
+        RunNotes notes = read_run_notes(info.dir);
+        info.tags = std::move(notes.tags);
+        info.notes = std::move(notes.text);
+    } catch (const std::exception&) {
+    }
     return info;
 }
 
@@ -330,8 +340,8 @@ void remove_dead_creations(const std::string& root) {
     }
 }
 
-// Renames a made folder to its final name unless that name exists (renameat2's RENAME_NOREPLACE: two
-// processes starting at once never share a run). False when the name is taken.
+}  // namespace
+
 bool rename_no_replace(const std::string& from, const std::string& to) {
     if (::renameat2(AT_FDCWD, from.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return true;
     int err = errno;
@@ -348,6 +358,8 @@ bool rename_no_replace(const std::string& from, const std::string& to) {
     if (err == EEXIST || err == ENOTEMPTY) return false;
     throw write_error(to, "create the run directory", err);
 }
+
+namespace {
 
 // Makes <root>/<name> with config.json (and, when lock is given, its lock held) in one rename. False when
 // the name was taken meanwhile.
@@ -380,6 +392,48 @@ bool publish_new_run(const std::string& root, const std::string& name, const jso
 
 }  // namespace
 
+namespace {
+
+// The n-th name tried for a run whose wanted name is base: base itself, then "base-2", "base-3", ... (cut
+// to the longest name allowed).
+std::string candidate_name(const std::string& base, int n) {
+    if (n <= 1) return base;
+    std::string candidate = base;
+    const std::string suffix = "-" + std::to_string(n);
+    if (candidate.size() + suffix.size() > kMaxNameLength) candidate.resize(kMaxNameLength - suffix.size());
+    return candidate + suffix;
+}
+
+}  // namespace
+
+std::string RunStore::publish_run(const std::string& name,
+                                  const std::function<void(const std::string& folder)>& fill) const {
+    if (const std::string why = name_problem(name); !why.empty())
+        throw RunError(why + ": '" + shown_text(name) + "'");
+    remove_dead_creations(root_);
+    static std::atomic<int> made_count{0};
+    // Unique within the process too (the window may unpack two files at once); the pid comes last, where
+    // remove_dead_creations reads it.
+    const std::string made = (fs::path(root_) / ("." + name + "-" + std::to_string(++made_count) +
+                                                 kCreatingMark + std::to_string(::getpid())))
+                                 .string();
+    std::error_code ec;
+    if (::mkdir(made.c_str(), 0755) != 0) throw write_error(made, "create a folder", errno);
+    try {
+        fill(made);
+        for (int n = 1; n < 100000; ++n) {
+            const std::string dir = (fs::path(root_) / candidate_name(name, n)).string();
+            if (fs::exists(fs::symlink_status(dir, ec))) continue;
+            if (rename_no_replace(made, dir)) return dir;
+        }
+    } catch (...) {
+        fs::remove_all(made, ec);
+        throw;
+    }
+    fs::remove_all(made, ec);
+    throw RunError("no free run name for '" + name + "' in " + root_);
+}
+
 std::string RunStore::create_run(const std::string& name, const json& config) {
     return create_run(name, config, nullptr);
 }
@@ -402,14 +456,7 @@ std::string RunStore::create_run(const std::string& name, const json& config, Ru
 
     remove_dead_creations(root_);
     for (int n = 1; n < 100000; ++n) {
-        std::string candidate = base;
-        if (n > 1) {
-            std::string suffix(1, '-');
-            suffix += std::to_string(n);
-            if (candidate.size() + suffix.size() > kMaxNameLength)
-                candidate.resize(kMaxNameLength - suffix.size());
-            candidate += suffix;
-        }
+        const std::string candidate = candidate_name(base, n);
         const std::string dir = (fs::path(root_) / candidate).string();
         std::error_code ec;
         if (fs::exists(fs::symlink_status(dir, ec))) continue;

@@ -59,8 +59,7 @@ std::string TrainConfig::task_label() const {
 }
 
 bool TrainConfig::writes_subword_chunks() const {
-    return method == "subword" || (method == "ntl" && ntl_tokens == "subword") ||
-           (method == "numerologic" && numerologic_tokens == "subword");
+    return number_pieces(method, to_json()) == "subword";
 }
 
 namespace {
@@ -77,12 +76,12 @@ void check_peer_methods(const TrainConfig& c, std::vector<std::string>& problems
     check(c.subword_direction != "r2l" || (c.writes_subword_chunks() && !c.is_text()),
           "subword_direction: r2l cuts subword chunks: methods subword, ntl with ntl_tokens subword, or "
           "numerologic with numerologic_tokens subword, on an arithmetic task (text runs cut left to right)");
-    const int bits = c.bittokens_reciprocal ? 128 : 64;
-    check(c.method != "bittokens" || c.model.fone_input != "pad" || c.model.hidden >= bits,
-          "method bittokens: its " + std::to_string(bits) + " bit features do not fit hidden " +
-              std::to_string(c.model.hidden) + " zero-padded: give --hidden " + std::to_string(bits) +
-              " or more" + (c.bittokens_reciprocal ? ", --no-bittokens-reciprocal (64 features)" : "") +
-              " or --fone-input linear");
+    // The method's own settings, as its row checks them (fone/store/methods.h).
+    const NumberMethod* row = find_number_method(c.method);
+    if (row && row->settings_problem) {
+        const std::string why = row->settings_problem(c);
+        check(why.empty(), why);
+    }
 }
 
 }  // namespace
@@ -111,6 +110,7 @@ void TrainConfig::validate() const {
     check(weight_decay >= 0, "weight_decay: must not be negative");
     check(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1, "beta1, beta2: must be in [0, 1)");
     check(device == "auto" || device == "cpu" || device == "cuda", "device: must be auto, cpu or cuda");
+    check(precision == "fp32" || precision == "bf16", "precision: must be fp32 or bf16");
     check(threads >= 0 && threads <= 1024, "threads: must be in 0..1024 (0: auto, from the CPUs free)");
     check(target_acc >= 0 && target_acc <= 1, "target_acc: must be a fraction in [0, 1]");
     check(eval_every >= 0 && checkpoint_every >= 0, "eval_every, checkpoint_every: must not be negative");
@@ -138,7 +138,7 @@ void TrainConfig::validate() const {
     check(ntl_lambda >= 0 && ntl_lambda <= 100, "ntl_lambda: must be in [0, 100]");
     check(ntl_tokens == "digit" || ntl_tokens == "subword", "ntl_tokens: must be \"digit\" or \"subword\"");
     check(abacus_max_offset >= 0 && abacus_max_offset <= 1000, "abacus_max_offset: must be in 0..1000");
-    const bool adapter = row && row->scheme == "pretrained-adapter";
+    const bool adapter = is_adapter_method(method);
     check(!adapter || (is_text() && !init_from.empty()),
           "method " + method +
               ": adds FoNE to a pretrained model's own tokens: it needs --init-from DIR and a "
@@ -215,6 +215,7 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("swap_operands", c.swap_operands);
     field("seed", c.seed);
     field("device", c.device);
+    field("precision", c.precision);
     field("threads", c.threads);
     field("target_acc", c.target_acc);
     field("eval_every", c.eval_every);

@@ -190,20 +190,20 @@ std::string country_name(const ordered_json& country, const std::string& code) {
     return code;
 }
 
-// Through the one reader of outside JSON (fone/io/json_bounded.h): nesting of at most 64 levels, so that
-// render_value's recursion stays shallow (20,000 levels crashed it), and a parse error quotes at most 200
-// bytes (an unterminated 10 MB string made a 10 MB error line).
-ordered_json parse_country_text(const std::string& text, const std::string& where) {
+// A country's JSON by the bounded parser (fone/io/json_bounded.h); TextDataError "<where>: not JSON (why)"
+// for text that is not JSON, invalid UTF-8, a number beyond a double or nesting beyond the limit.
+ordered_json country_json(const std::string& text, const std::string& where) {
     ordered_json country;
     std::string error;
-    if (!parse_json_bounded(text, where, country, &error)) throw TextDataError(error);
+    if (!parse_json_bounded(text, where, country, &error))
+        throw TextDataError(where + ": not JSON (" + error.substr(where.size() + 2) + ")");
     return country;
 }
 
 ordered_json parse_country(const std::string& path) {
     const FileRead read = read_regular_file(path, kMaxJsonFileBytes);
     if (!read.ok()) throw TextDataError(read.error);
-    return parse_country_text(read.text, path);
+    return country_json(read.text, path);
 }
 
 std::uint64_t fnv1a(const std::string& s) {
@@ -222,7 +222,7 @@ std::string strip_markup(const std::string& html) {
 }
 
 std::string render_factbook_fields(const std::string& json_text, const std::string& where) {
-    const ordered_json country = parse_country_text(json_text, where);
+    const ordered_json country = country_json(json_text, where);
     std::vector<std::string> path;
     std::string out;
     render_value(country, path, out);

@@ -1,14 +1,13 @@
 #include "fone/train/arithmetic_benchmark.h"
 
 #include <algorithm>
-
-#include <chrono>
 #include <filesystem>
 #include <stdexcept>
 
 #include "checkpoints/run_model.h"
 #include "fone/hf/generate.h"
 #include "fone/numbers/decimal.h"
+#include "nn/timing.h"
 #include "train/text_prompt.h"
 
 namespace fone {
@@ -93,32 +92,27 @@ json summary(json tasks, const ArithmeticBenchmarkSettings& s, double seconds) {
             {"seconds", seconds}};
 }
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
+// A model with the pretrained tokenizer's ids (a model folder, a fone-adapter run), asked as lm-eval asks:
+// `greedy(context, continuation)` is its is_greedy, `write(ids)` its 8 greedy new tokens (the examples).
+struct IdModel {
+    const fp::BpeTokenizer& tokenizer;
+    std::function<bool(const std::vector<int64_t>&, const std::vector<int64_t>&)> greedy;
+    std::function<std::vector<int64_t>(const std::vector<int64_t>&)> write;
+};
 
-// One problem of a model folder: lm-eval's split of prompt + completion into context and continuation.
-bool folder_right(fp::FolderGenerator& g, const fp::BpeTokenizer& tok, const std::string& prompt,
-                  const Gpt3Problem& p, bool special) {
-    const std::vector<int64_t> context = tok.encode(prompt, special);
-    const std::vector<int64_t> whole = tok.encode(prompt + gpt3_completion(p), special);
+// One problem: lm-eval's split of prompt + completion into context and continuation.
+bool id_model_right(const IdModel& m, const std::string& prompt, const Gpt3Problem& p, bool special) {
+    const std::vector<int64_t> context = m.tokenizer.encode(prompt, special);
+    const std::vector<int64_t> whole = m.tokenizer.encode(prompt + gpt3_completion(p), special);
     if (whole.size() <= context.size()) return false;
     const std::vector<int64_t> continuation(whole.begin() + static_cast<std::ptrdiff_t>(context.size()),
                                             whole.end());
-    return g.writes_greedily(context, continuation);
+    return m.greedy(context, continuation);
 }
 
-}  // namespace
-
-json arithmetic_benchmark_model(const std::string& dir, const ArithmeticBenchmarkSettings& s,
-                                const BenchmarkTaskSink& on_task) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::vector<const Gpt3ArithmeticTask*> tasks = chosen_tasks(s);
-    const fp::ModelFolder m = fp::ModelFolder::open(dir);
-    if (m.tokenizer_path().empty())
-        throw fp::PretrainedError(dir + ": no tokenizer.json (the benchmark is text)");
-    const fp::BpeTokenizer tok = fp::BpeTokenizer::load(m.tokenizer_path());
-    fp::FolderGenerator g(m, s.threads);
+// The chosen tasks asked of such a model, task by task.
+json ask_id_model(const IdModel& m, const std::vector<const Gpt3ArithmeticTask*>& tasks,
+                  const ArithmeticBenchmarkSettings& s, const BenchmarkTaskSink& on_task) {
     const bool special = s.style == Gpt3PromptStyle::gpt3;
     json rows = json::array();
     for (const Gpt3ArithmeticTask* task : tasks) {
@@ -126,22 +120,59 @@ json arithmetic_benchmark_model(const std::string& dir, const ArithmeticBenchmar
         std::vector<bool> right;
         json examples = json::array();
         for (std::size_t i = 0; i < t.problems.size(); ++i) {
-            right.push_back(folder_right(g, tok, t.prompts[i], t.problems[i], special));
+            right.push_back(id_model_right(m, t.prompts[i], t.problems[i], special));
             if (i >= s.examples) continue;
-            fp::GenerationSettings greedy;
-            greedy.max_new_tokens = 8;
-            const fp::Generation out = g.generate(tok.encode(t.prompts[i], special), greedy);
+            const std::vector<int64_t> written = m.write(m.tokenizer.encode(t.prompts[i], special));
             examples.push_back(
-                example_row(t.prompts[i], t.problems[i], fp::decode_ids(tok, out.ids), right.back()));
+                example_row(t.prompts[i], t.problems[i], fp::decode_ids(m.tokenizer, written), right.back()));
         }
         rows.push_back(task_result(*task, t, right, std::move(examples)));
         if (on_task) on_task(rows.back());
     }
-    json out = summary(rows, s, seconds_since(t0));
+    return rows;
+}
+
+}  // namespace
+
+json arithmetic_benchmark_model(const std::string& dir, const ArithmeticBenchmarkSettings& s,
+                                const BenchmarkTaskSink& on_task) {
+    const auto t0 = Clock::now();
+    const std::vector<const Gpt3ArithmeticTask*> tasks = chosen_tasks(s);
+    const fp::ModelFolder m = fp::ModelFolder::open(dir);
+    if (m.tokenizer_path().empty())
+        throw fp::PretrainedError(dir + ": no tokenizer.json (the benchmark is text)");
+    const fp::BpeTokenizer tok = fp::BpeTokenizer::load(m.tokenizer_path());
+    fp::FolderGenerator g(m, s.threads);
+    const IdModel model{tok, [&](const auto& c, const auto& w) { return g.writes_greedily(c, w); },
+                        [&](const std::vector<int64_t>& prompt) {
+                            fp::GenerationSettings greedy;
+                            greedy.max_new_tokens = 8;
+                            return g.generate(prompt, greedy).ids;
+                        }};
+    json out = summary(ask_id_model(model, tasks, s, on_task), s, seconds_since(t0));
     out["source"] = "model";
     out["model"] = dir;
     return out;
 }
+
+namespace {
+
+// A fone-adapter run asked as a model folder is (its own forward: the adapter's FoNE on the number pieces).
+json adapter_benchmark(AnsweringRun& a, const std::vector<const Gpt3ArithmeticTask*>& tasks,
+                       const ArithmeticBenchmarkSettings& s, const BenchmarkTaskSink& on_task) {
+    const AdapterScheme& scheme = *a.run.adapter;
+    FoneTransformer& net = a.run.model;
+    const IdModel model{scheme.tokenizer(),
+                        [&](const auto& c, const auto& w) { return scheme.writes_greedily(net, c, w); },
+                        [&](const std::vector<int64_t>& prompt) {
+                            AdapterGenerateOptions greedy;
+                            greedy.max_tokens = 8;
+                            return scheme.generate(net, prompt, greedy).ids;
+                        }};
+    return ask_id_model(model, tasks, s, on_task);
+}
+
+}  // namespace
 
 namespace {
 
@@ -160,15 +191,21 @@ bool run_right(const std::string& written, const Gpt3Problem& p) {
 
 json arithmetic_benchmark_run(const std::string& run_dir, const ArithmeticBenchmarkSettings& s,
                               const BenchmarkTaskSink& on_task) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const auto t0 = Clock::now();
     const std::vector<const Gpt3ArithmeticTask*> tasks = chosen_tasks(s);
     AnsweringRun a = open_for_answers(run_dir, s.threads, RunData::none);
     RunModel& r = a.run;
     const std::string run = std::filesystem::path(run_dir).filename().string();
-    if (!r.text)
-        throw std::invalid_argument(run + " is an arithmetic run (task " + r.config.task_label() +
-                                    "): the benchmark asks questions in words, so it takes text runs "
-                                    "(fone train --task text|word-problems|...) and model folders (--model)");
+    // The benchmark asks questions in words: text and fone-adapter runs (and model folders, --model).
+    check_answers(run, r.config, RunCommand::benchmark);
+    if (r.kind == RunKind::adapter) {
+        json out = summary(adapter_benchmark(a, tasks, s, on_task), s, seconds_since(t0));
+        out["source"] = "run";
+        out["run"] = run;
+        out["method"] = r.config.method;
+        out["checkpoint"] = a.checkpoint;
+        return out;
+    }
     GenerateOptions o;
     o.max_tokens = kRunAnswerTokens;
     json rows = json::array();

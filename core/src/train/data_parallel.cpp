@@ -16,6 +16,7 @@
 #include "fone/nn/device.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
+#include "nn/device_setup.h"
 #include "nn/timing.h"
 
 namespace fone {
@@ -36,7 +37,7 @@ Batch rows_of(const Batch& b, int64_t lo, int64_t hi) {
 
 // This rank's shares: forward and backward of each, its loss weighted by its rows; the summed loss.
 double local_shares(ParallelPlan& plan, const NumberScheme& scheme, FoneTransformer& model, const Batch& b,
-                    std::uint64_t seed, int64_t step) {
+                    std::uint64_t seed, int64_t step, bool bf16) {
     double loss_sum = 0.0;
     for (int share = plan.rank(); share < plan.gradient_shards; share += plan.world_size()) {
         const auto [lo, hi] = share_rows(b.n, share, plan.gradient_shards);
@@ -44,8 +45,12 @@ double local_shares(ParallelPlan& plan, const NumberScheme& scheme, FoneTransfor
         // The noise of a share depends on the share, not on which process computes it.
         torch::manual_seed(seed * 1000003ULL + static_cast<std::uint64_t>(step) + 1 +
                            0x9E3779B97F4A7C15ULL * static_cast<std::uint64_t>(share));
-        const torch::Tensor loss = scheme.loss(model, rows_of(b, lo, hi), true) *
-                                   (static_cast<double>(hi - lo) / static_cast<double>(b.n));
+        torch::Tensor loss;
+        {
+            const Bf16Autocast autocast(b.in.tokens.device(), bf16);
+            loss = scheme.loss(model, rows_of(b, lo, hi), true) *
+                   (static_cast<double>(hi - lo) / static_cast<double>(b.n));
+        }
         loss_sum += loss.item<double>();
         loss.backward();
     }
@@ -145,11 +150,12 @@ void broadcast_weights(Collective& group, FoneTransformer& model) {
 }
 
 ShardedStep sharded_gradient(ParallelPlan& plan, const NumberScheme& scheme, FoneTransformer& model,
-                             const Batch& b, std::uint64_t seed, int64_t step, bool stop_requested) {
+                             const Batch& b, std::uint64_t seed, int64_t step, bool stop_requested,
+                             bool bf16) {
     injected_fault(plan.rank(), step);
     const auto t0 = Clock::now();
     ShardedStep out;
-    const double loss = local_shares(plan, scheme, model, b, seed, step);
+    const double loss = local_shares(plan, scheme, model, b, seed, step, bf16);
     const double compute_seconds = seconds_since(t0);
     std::vector<torch::Tensor> params = model->parameters();
     const int world = plan.world_size();

@@ -72,9 +72,11 @@ struct ShardedStep {
 
 // One step's gradient: this rank's shares of b (forward, backward, Abacus noise seeded by (seed, step,
 // share)), then the sum over ranks of the gradients, the loss, the stop requests and the ranks' seconds, in
-// flat buckets. A parameter no share gave a gradient keeps none (AdamW skips it, as without shares).
+// flat buckets. A parameter no share gave a gradient keeps none (AdamW skips it, as without shares). bf16:
+// each share's forward pass under bf16 autocast (--precision bf16).
 ShardedStep sharded_gradient(ParallelPlan& plan, const NumberScheme& scheme, FoneTransformer& model,
-                             const Batch& b, std::uint64_t seed, int64_t step, bool stop_requested);
+                             const Batch& b, std::uint64_t seed, int64_t step, bool stop_requested,
+                             bool bf16);
 
 // The test split's metrics ("eval" event fields), each rank scoring its share and the counts summed: the
 // same figures one process gets. Text runs (and splits smaller than the world) are scored whole on every

@@ -8,6 +8,8 @@
 #include <unordered_set>
 
 #include "checkpoints/run_model.h"
+#include "fone/hf/generate.h"
+#include "fone/io/shown_text.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
 #include "fone/tasks/expression.h"
@@ -43,6 +45,24 @@ json evaluate_text(AnsweringRun& a, const std::string& data_file, std::size_t ma
     if (examples.empty()) throw std::invalid_argument(data_file + ": no examples");
     const Batch batch = encode_text_split(*r.text, examples, data_file.empty() ? "test split" : data_file);
     json m = r.text->evaluate(r.model, batch, a.device, max_mispredictions);
+    m["task"] = r.config.text_task;
+    return m;
+}
+
+// A fone-adapter run's metrics on its test split or a file of the user's (JSONL or plain text): loss,
+// perplexity, the text tokens' perplexity and how often the number pieces are the model's first choice
+// (AdapterScheme::evaluate).
+json evaluate_adapter(AnsweringRun& a, const std::string& data_file) {
+    RunModel& r = a.run;
+    const std::vector<TextExample> examples =
+        data_file.empty() ? r.text_splits.test : read_text_file(data_file);
+    if (examples.empty())
+        throw std::invalid_argument((data_file.empty() ? "the test split" : data_file) + ": no examples");
+    const Batch batch = r.adapter->encode_text(examples);
+    if (batch.n == 0)
+        throw std::invalid_argument((data_file.empty() ? "the test split" : data_file) +
+                                    ": no text to score (each example is one token or none)");
+    json m = r.adapter->evaluate(r.model, batch, a.device);
     m["task"] = r.config.text_task;
     return m;
 }
@@ -122,6 +142,59 @@ class TokenEvents {
     std::string shown_;  // the text handed out so far
 };
 
+// A fone-adapter run's continuation of a prompt (the pretrained tokenizer's ids, its special prefix first):
+// "token" events as generate_run's, then the same "end" event.
+json generate_adapter(AnsweringRun& a, const std::string& run, const GenerateRequest& request,
+                      const EventSink& on_token) {
+    const AdapterScheme& scheme = *a.run.adapter;
+    std::vector<int64_t> prompt;
+    try {
+        prompt = scheme.ids_of(request.prompt);
+    } catch (const std::invalid_argument& e) {
+        throw std::invalid_argument(std::string("prompt: ") + e.what());
+    }
+    AdapterGenerateOptions o;
+    o.temperature = request.temperature;
+    o.top_k = request.top_k;
+    o.max_tokens = request.max_tokens;
+    o.seed = request.seed;
+    std::vector<int64_t> so_far;
+    std::string shown;
+    int index = 0;
+    const AdapterGeneration g = scheme.generate(a.run.model, prompt, o, [&](int64_t id, double p) {
+        so_far.push_back(id);
+        const std::string now = pretrained::decode_ids(scheme.tokenizer(), so_far);
+        std::string delta;
+        // Bytes of a character that is not complete yet: wait for the rest.
+        if (valid_utf8(now) && now.starts_with(shown)) {
+            delta = now.substr(shown.size());
+            shown = now;
+        }
+        if (on_token)
+            on_token({{"event", "token"},
+                      {"index", index++},
+                      {"id", id},
+                      {"piece", shown_text(scheme.tokenizer().token_text(id))},
+                      {"probability", p},
+                      {"text", delta}});
+    });
+    std::string whole = pretrained::decode_ids(scheme.tokenizer(), g.ids);
+    for (int k = 0; k < 3 && !valid_utf8(whole); ++k)
+        whole.pop_back();  // a generation cut inside a character: that character is left out
+    json numbers = json::array();
+    for (const ParsedNumber& x : parse_numbers(whole).numbers)
+        numbers.push_back(x.value.to_string());
+    return {{"event", "end"},
+            {"prompt", request.prompt},
+            {"text", whole},
+            {"numbers", numbers},
+            {"tokens", g.ids.size()},
+            {"stop", g.stop},
+            {"method", a.run.config.method},
+            {"run", run},
+            {"checkpoint", a.checkpoint}};
+}
+
 }  // namespace
 
 // train/text_prompt.h
@@ -144,8 +217,18 @@ EncodedText generation_prompt(const TextLmScheme& text, const TrainConfig& confi
 json evaluate_run(const std::string& run_dir, const std::string& data_file, int threads,
                   std::size_t max_mispredictions) {
     AnsweringRun a = open_for_answers(run_dir, threads, data_file.empty() ? RunData::splits : RunData::none);
-    json m = a.run.text ? evaluate_text(a, data_file, max_mispredictions)
-                        : evaluate_arithmetic(a, run_dir, data_file, max_mispredictions);
+    json m;
+    switch (a.run.kind) {
+        case RunKind::arithmetic:
+            m = evaluate_arithmetic(a, run_dir, data_file, max_mispredictions);
+            break;
+        case RunKind::text:
+            m = evaluate_text(a, data_file, max_mispredictions);
+            break;
+        case RunKind::adapter:
+            m = evaluate_adapter(a, data_file);
+            break;
+    }
     m["method"] = a.run.config.method;
     m["checkpoint"] = a.checkpoint;
     m["data"] = data_file.empty() ? "test split" : data_file;
@@ -159,7 +242,8 @@ json evaluate_typed_suite(const std::string& run_dir, int threads, std::size_t p
     if (per_shape < 1 || per_shape > 100000) throw std::invalid_argument("--per-shape must be in 1..100000");
     AnsweringRun a = open_for_answers(run_dir, threads, RunData::splits);
     RunModel& r = a.run;
-    if (r.text || !has_typed_sums(r.config.task.kind))
+    check_answers(fs::path(run_dir).filename().string(), r.config, RunCommand::typed_suite);
+    if (!has_typed_sums(r.config.task.kind))
         throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a " + r.config.task_label() +
                                     " run: the typed suite is for dec-add, int-add and sub");
     const TaskKind task = r.config.task.kind;
@@ -211,9 +295,7 @@ json evaluate_typed_suite(const std::string& run_dir, int threads, std::size_t p
 json predict_run(const std::string& run_dir, const std::string& prompt, int threads) {
     AnsweringRun a = open_for_answers(run_dir, threads, RunData::none);
     RunModel& r = a.run;
-    if (r.text)
-        throw std::invalid_argument(fs::path(run_dir).filename().string() + " is a text run (task " +
-                                    r.config.text_task + "): ask it with fone generate --run RUN \"PROMPT\"");
+    check_answers(fs::path(run_dir).filename().string(), r.config, RunCommand::predict);
     // A whole question ("1+2", "5" and "1+2=3=4+5" are not): refused with why. The scheme encodes the
     // words read here instead of parsing the prompt again.
     const Batch b = r.scheme->encode_parsed_prompt({prompt, parse_prompt(prompt)});
@@ -234,10 +316,8 @@ json generate_run(const std::string& run_dir, const GenerateRequest& request, co
     AnsweringRun a = open_for_answers(run_dir, request.threads, RunData::none);
     RunModel& r = a.run;
     const std::string run = fs::path(run_dir).filename().string();
-    if (!r.text)
-        throw std::invalid_argument(run + " is an arithmetic run (task " + r.config.task_label() +
-                                    "): fone generate takes text runs (fone train --task text|word-problems|"
-                                    "units|tables); ask this one with fone predict");
+    check_answers(run, r.config, RunCommand::generate);
+    if (r.kind == RunKind::adapter) return generate_adapter(a, run, request, on_token);
     const EncodedText prompt = generation_prompt(*r.text, r.config, request);
     GenerateOptions o;
     o.temperature = request.temperature;

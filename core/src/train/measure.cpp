@@ -6,6 +6,7 @@
 #include "checkpoints/run_model.h"
 #include "fone/nn/device.h"
 #include "nn/device_setup.h"
+#include "nn/gradients.h"
 #include "nn/timing.h"
 
 namespace fone {
@@ -60,11 +61,15 @@ json measure_training_throughput(TrainConfig c, int steps, int warmup_steps) {
         sync();
         const auto t1 = Clock::now();
         opt.zero_grad();
-        const torch::Tensor loss = r.scheme->loss(r.model, b, true);
+        torch::Tensor loss;
+        {
+            const Bf16Autocast autocast(device, c.precision == "bf16");
+            loss = r.scheme->loss(r.model, b, true);
+        }
         loss.item<double>();
         const auto t2 = Clock::now();
         loss.backward();
-        if (c.clip > 0) torch::nn::utils::clip_grad_norm_(r.model->parameters(), c.clip);
+        if (c.clip > 0) clip_gradient_norm(r.model->parameters(), c.clip);
         sync();
         const auto t3 = Clock::now();
         opt.step();

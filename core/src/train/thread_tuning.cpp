@@ -1,6 +1,7 @@
 #include "train/thread_tuning.h"
 
 #include "nn/device_setup.h"
+#include "nn/timing.h"
 
 namespace fone {
 
@@ -14,7 +15,7 @@ void ThreadTuning::start(const ThreadChoice& choice, bool on_cpu) {
 std::optional<nlohmann::json> ThreadTuning::after_step(int64_t examples, double seconds) {
     if (!adapter_ || !adapter_->add_step(examples, seconds)) return std::nullopt;
     const double others = meter_->others_busy(0.0);
-    const double now = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double now = seconds_since(start_);
     const auto change = adapter_->decide(others, now);
     if (!change) return std::nullopt;
     apply_threads(change->to);

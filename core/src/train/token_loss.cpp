@@ -8,6 +8,8 @@
 #include <stdexcept>
 
 #include "checkpoints/run_model.h"
+#include "fone/hf/generate.h"
+#include "fone/io/shown_text.h"
 #include "fone/numbers/number_parser.h"
 #include "train/token_loss_model.h"
 
@@ -19,7 +21,7 @@ namespace tt = text_token;
 using analysis::DocumentLosses;
 using analysis::LossPiece;
 
-constexpr int64_t kIgnore = -100;
+constexpr int64_t kIgnore = kTextNoTarget;
 constexpr int64_t kRowsPerPass = 64;  // windows per forward pass
 
 // What the model says at one token of the document, teacher-forced: the loss of that token (predicted at
@@ -49,7 +51,7 @@ std::vector<std::pair<double, std::string>> digit_head_scores(const TextLmScheme
                                                               const torch::Tensor& h) {
     std::vector<std::pair<double, std::string>> out;
     const auto at = b.number_start;
-    if (!scheme.fone() || !at.any().item<bool>()) return out;
+    if (!scheme.reads_digits() || !at.any().item<bool>()) return out;
     const auto hs = h.index({at});
     const auto digits = b.digits.index({at}).to(torch::kInt64), signs = b.signs.index({at});
     const double terms = static_cast<double>(model->slots + (model->sign_feature ? 1 : 0));
@@ -202,6 +204,53 @@ DocumentLosses document_losses(const TextLmScheme& scheme, FoneTransformer& mode
 
 namespace {
 
+// The digits of a number as its pieces spell it (" 1990" -> "1990").
+std::string digits_of(const std::string& text) {
+    std::string out;
+    for (const char c : text)
+        if (std::isdigit(static_cast<unsigned char>(c))) out += c;
+    return out;
+}
+
+// A fone-adapter run's losses on a document: its text in the pretrained tokenizer's ids, teacher-forced
+// (AdapterScheme::token_scores). A number is a run of number pieces (tokens of one to three digits: the
+// adapter's FoNE sits on them), its value their digits; a text piece is one token, or the tokens that
+// make one character together.
+DocumentLosses adapter_document_losses(const AdapterScheme& scheme, FoneTransformer& model,
+                                       const TextExample& document) {
+    const std::vector<int64_t> ids = scheme.ids_of(write_example(document));
+    const AdapterScheme::TokenScores s = scheme.token_scores(model, ids);
+    const std::vector<int>& values = scheme.piece_values();
+    const auto is_number = [&](int64_t id) { return values[static_cast<std::size_t>(id)] >= 0; };
+    const auto text_of = [&](std::size_t from, std::size_t to) {
+        return pretrained::decode_ids(scheme.tokenizer(),
+                                      std::vector<int64_t>(ids.begin() + from, ids.begin() + to));
+    };
+    DocumentLosses d;
+    for (std::size_t j = 1, end = 0; j < ids.size(); j = end) {  // ids[0] (the prefix) is not predicted
+        LossPiece p;
+        p.number = is_number(ids[j]);
+        end = j + 1;
+        while (end < ids.size() &&
+               (p.number ? is_number(ids[end])
+                         : !valid_utf8(text_of(j, end)) && end - j < 4 && !is_number(ids[end])))
+            ++end;
+        p.text = text_of(j, end);
+        p.tokens = static_cast<int>(end - j);
+        for (std::size_t u = j; u < end; ++u)
+            p.loss += s.nll[u - 1];
+        if (p.number) {
+            p.value = digits_of(p.text);
+            std::vector<int64_t> best;  // the model's first choices at the number's places, while numbers
+            for (std::size_t u = j; u < end && is_number(s.best[u - 1]); ++u)
+                best.push_back(s.best[u - 1]);
+            p.predicted = digits_of(pretrained::decode_ids(scheme.tokenizer(), best));
+        }
+        d.pieces.push_back(std::move(p));
+    }
+    return d;
+}
+
 std::string first_line(const TextExample& e) {
     const std::string& text = e.prompt.empty() ? e.answer : e.prompt;
     return text.substr(0, std::min(text.find('\n'), std::size_t{80}));
@@ -235,13 +284,12 @@ std::size_t find_document(const std::vector<TextExample>& test, const std::strin
 DocumentLosses run_document_losses(const std::string& run_dir, const std::string& document, int threads) {
     AnsweringRun a = open_for_answers(run_dir, threads, RunData::splits);
     const std::string run = std::filesystem::path(run_dir).filename().string();
-    if (!a.run.text)
-        throw std::invalid_argument(run + " is an arithmetic run (task " + a.run.config.task_label() +
-                                    "): token losses need a text run (fone train --task text ...)");
+    check_answers(run, a.run.config, RunCommand::token_loss);
     const std::vector<TextExample>& test = a.run.text_splits.test;
     if (test.empty()) throw std::invalid_argument(run + " has no test documents");
     const std::size_t index = find_document(test, document, run);
-    DocumentLosses d = document_losses(*a.run.text, a.run.model, test[index], a.device);
+    DocumentLosses d = a.run.adapter ? adapter_document_losses(*a.run.adapter, a.run.model, test[index])
+                                     : document_losses(*a.run.text, a.run.model, test[index], a.device);
     d.run = run;
     d.method = a.run.config.method;
     d.checkpoint = a.checkpoint;

@@ -22,6 +22,7 @@
 #include "fone/train/training.h"
 #include "hf/init_from.h"
 #include "nn/device_setup.h"
+#include "nn/gradients.h"
 #include "nn/timing.h"
 #include "probes/grokking_probe.h"
 #include "probes/snapshot_writer.h"
@@ -246,7 +247,12 @@ void Trainer::open(Checkpoint* resume_from) {
     torch::manual_seed(cfg().seed);
     const auto scratch = rank_scratch(plan_, cfg().is_text() && !resume_from);  // removed once it is open
     run_ = open_run_model(cfg(), scratch ? scratch->path() : dir_, RunData::batches, resume_from);
-    if (run_.text) {
+    if (run_.kind == RunKind::adapter) {
+        tokens_per_number_ = run_.adapter->tokens_per_number(run_.text_splits.test);
+        text_info_ = {{"tokenizer", std::string(kPretrainedFilesDir) + "/tokenizer.json"},
+                      {"vocab_size", run_.adapter->vocabulary().size()},
+                      {"number_pieces", run_.adapter->number_piece_count()}};
+    } else if (run_.text) {
         const TokenCounts counts = count_tokens(run_.text->tokenizer(), run_.text_splits.test);
         tokens_per_number_ = counts.tokens_per_number();
         text_info_ = {{"tokenizer", kTokenizerFile},
@@ -322,11 +328,12 @@ json Trainer::start_event(bool resumed) {
         {"method", cfg().method},
         {"tokens_per_number", tokens_per_number_},
         {"device", device_.str()},
+        {"precision", cfg().precision},
         {"threads", torch::get_num_threads()},
         {"threads_reason", threads_.reason},
         {"openmp_wait_policy", openmp_wait().policy},
         {"config", cfg().to_json()}};
-    if (run_.text) start["text"] = text_info_;
+    if (run_.kind != RunKind::arithmetic) start["text"] = text_info_;
     if (plan_.active())
         start["data_parallel"] = {{"processes", plan_.world_size()},
                                   {"gradient_shards", plan_.gradient_shards},
@@ -360,21 +367,29 @@ Step Trainer::train_step() {
     s.lr = lr_at(pos_.step);
     for (auto& group : opt_->param_groups())
         static_cast<torch::optim::AdamWOptions&>(group.options()).lr(s.lr);
-    if (is_adapter_method(cfg().method))
+    if (run_.kind == RunKind::adapter)
         set_alignment_phase(run_.model, cfg().align_steps < 0 || pos_.step < cfg().align_steps);
     opt_->zero_grad();
     if (plan_.active()) {
         if (!sharded_update(b, s)) return s;
+        if (cfg().clip > 0) clip_gradient_norm(run_.model->parameters(), cfg().clip);
     } else {
         // Training noise (Abacus offsets) from a generator seeded by (seed, step): resumable exactly.
         torch::manual_seed(cfg().seed * 1000003ULL + static_cast<std::uint64_t>(pos_.step) + 1);
-        const torch::Tensor loss = run_.scheme->loss(run_.model, b, true);
+        torch::Tensor loss;
+        {
+            const Bf16Autocast autocast(device_, cfg().precision == "bf16");
+            loss = run_.scheme->loss(run_.model, b, true);
+        }
+        // Backward and the clip are queued before the loss is read: on a GPU, reading it first made the CPU
+        // wait for the forward pass before it could queue the backward. A loss that is not finite still
+        // comes back before the update.
+        loss.backward();
+        if (cfg().clip > 0) clip_gradient_norm(run_.model->parameters(), cfg().clip);
         s.loss = loss.item<double>();
         if (pos_.step == nan_step_) s.loss = std::nan("");
         if (!std::isfinite(s.loss)) return s;
-        loss.backward();
     }
-    if (cfg().clip > 0) torch::nn::utils::clip_grad_norm_(run_.model->parameters(), cfg().clip);
     opt_->step();
 
     // Advance to the position of the next batch: what a checkpoint written now records.
@@ -394,8 +409,8 @@ Step Trainer::train_step() {
 // The data-parallel step (data_parallel.h): this rank's shares, the gradients summed over the ranks; false
 // when the summed loss is not finite (the run fails at this step, before any update).
 bool Trainer::sharded_update(const Batch& b, Step& s) {
-    const ShardedStep r =
-        sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step, stop_requests().any());
+    const ShardedStep r = sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step,
+                                           stop_requests().any(), cfg().precision == "bf16");
     s.loss = r.loss;
     stop_agreed_ = r.stop;
     reduce_seconds_ += r.reduce_seconds;
@@ -475,7 +490,8 @@ void Trainer::evaluate() {
 }
 
 json Trainer::eval_event(double epoch_seconds, double epoch_cpu_seconds, double train_examples_per_second) {
-    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_, run_.text != nullptr);
+    json e = split_evaluation(plan_, *run_.scheme, run_.model, run_.test, device_,
+                              run_.kind != RunKind::arithmetic);
     e["event"] = "eval";
     e["method"] = cfg().method;
     e["tokens_per_number"] = tokens_per_number_;
@@ -644,7 +660,7 @@ TrainConfig with_settled_data(TrainConfig c) {
 void check_trainable(const TrainConfig& config) {
     config.validate();
     resolve_device(config.device);
-    if (is_adapter_method(config.method)) {
+    if (run_kind(config) == RunKind::adapter) {
         TrainConfig shaped = config;
         pretrained::adopt_pretrained_shape(shaped);  // a folder that is not a Llama or a Qwen2 is refused
         check_adapter_number_pieces(config.init_from);

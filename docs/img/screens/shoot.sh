@@ -19,7 +19,7 @@ shot() {  # FILE ARGS...
 export -f shot; export here store workbench
 {
     for size in $sizes; do
-        for view in runs launch welcome circles hidden spectrum pca helix errors playground knockout timeline replay sweep curves data-size model-size compare; do
+        for view in runs launch welcome circles hidden spectrum pca helix errors playground knockout timeline replay sweep curves data-size model-size compare compare-settings; do
             echo "window-$view-$size.png --raise $view --size $size"
         done
         for step in 1 2 3 4; do echo "presenter-$step-$size.png --presenter --set step=$step --size $size"; done

@@ -21,8 +21,8 @@ struct ForwardResult {
     std::vector<std::vector<float>> hidden_last;  // layers + 1 entries of [hidden] at the last position
 };
 
-// One sequence of token ids. `threads` torch threads (0: every core). Throws PretrainedError for an empty
-// list, an id outside the vocabulary, or more tokens than GPT-2's learned positions.
+// One sequence of token ids. `threads` torch threads (0: auto, the CPUs free now). Throws PretrainedError for
+// an empty list, an id outside the vocabulary, or more tokens than GPT-2's learned positions.
 ForwardResult forward_last(const ModelFolder& folder, const std::vector<int64_t>& ids, int threads = 0);
 
 // The prompt a number is read from in the analyses: the tokenizer's tokens of the number's text (its

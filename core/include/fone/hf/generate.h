@@ -44,7 +44,7 @@ struct Generation {
 // (the benchmark asks thousands of questions). The folder must outlive it.
 class FolderGenerator {
   public:
-    // `threads` torch threads (0: every core).
+    // `threads` torch threads (0: auto, the CPUs free now).
     explicit FolderGenerator(const ModelFolder& folder, int threads = 0);
     FolderGenerator(FolderGenerator&&) noexcept;
     ~FolderGenerator();

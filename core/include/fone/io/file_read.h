@@ -39,6 +39,9 @@ FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes, Lin
 // without reading it into memory).
 std::string file_digest(const std::string& path, std::string* error = nullptr);
 
+// "12.3 MB", "512 KB", "20 bytes" (powers of 1024).
+std::string bytes_text(std::uint64_t bytes);
+
 // "12.3 GB free" / "512 KB free" for the filesystem holding path (a file or a folder); "free space
 // unknown" when it cannot be read. For messages about writes that failed.
 std::string free_space_text(const std::string& path);

@@ -112,6 +112,18 @@ class ModelFolder {
     std::shared_ptr<FiniteChecks> finite_;
 };
 
+// How many times this process has opened a model folder (ModelFolder::open: config.json and every
+// safetensors header). A command opens its folder once; the tests count it.
+int64_t folder_opens();
+// A folder's config.json alone, read and checked as ModelFolder::open reads it, no weight file touched.
+PretrainedConfig read_folder_config(const std::string& dir);
+// --init-from DIR as a layer of a run's settings (the resolver's "pretrained folder DIR" layer, and
+// adopt_pretrained_shape): the folder's model shape (hidden, layers, heads, kv_heads, head_dim, intermediate,
+// rope_theta, rope_scaling, norm_eps, attention_bias, tie_embeddings) and size_level 0, from config.json
+// alone. Throws std::invalid_argument ("init_from: ...") for a folder --init-from cannot take: no
+// config.json, not a Llama or a Qwen2, biases the run's transformer does not have.
+nlohmann::json init_from_shape(const std::string& dir);
+
 // What `fone model inspect` prints: the family and shape, the dtype and parameter count, the files, the
 // tokenizer and which integers 0..9999 are one token (as written, and after a space), as ranges.
 // Throws TokenizerError (fone/pretrained/tokenizer.h) for a tokenizer.json it cannot read.

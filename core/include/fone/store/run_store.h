@@ -6,11 +6,15 @@
 //                     summary.json   final figures, written at the end (atomic write)
 //                     checkpoint-last.safetensors, checkpoint-best.safetensors   (the trainer's, atomic)
 //                     train.lock     the lock the process training the run holds (fone/store/run_lock.h)
+//                     notes.json     the user's notes and tags (fone/store/run_notes.h; atomic write)
+//                     archived.json  what `fone runs archive` removed and when (fone/store/run_manage.h)
+//   <root>/.trash/<name>.<stamp>/    runs moved to the trash by `fone runs rm`, restorable
 //
 // Every file is written to a temporary file in the same directory and renamed, so a crash or kill -9
 // leaves either the old or the new file, never half of one. A corrupt file is a RunError that names it.
 #pragma once
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -60,6 +64,13 @@ inline constexpr const char* kPretrainedFilesDir = "pretrained";
 // shares each batch's gradient is summed from. A resume keeps it, on any number of processes, so that it
 // computes the same sums (absent: 1, the whole batch at once).
 inline constexpr const char* kDataParallelFile = "data-parallel.json";
+// The user's notes and tags (fone/store/run_notes.h: the one reader and writer). Resume never touches it;
+// `fone export` and `fone runs pack` copy it.
+inline constexpr const char* kNotesFile = "notes.json";
+// Written by `fone runs archive` (fone/store/run_manage.h): when, what it removed, how many bytes it freed.
+inline constexpr const char* kArchivedFile = "archived.json";
+// The store's trash (fone/store/run_manage.h): a hidden folder, so listings skip it.
+inline constexpr const char* kTrashDir = ".trash";
 
 struct MetricsFile {
     std::vector<nlohmann::json> records;
@@ -74,13 +85,15 @@ MetricsFile read_metrics(const std::string& path);
 MetricsFile parse_metrics(std::string_view text, const std::string& path);
 
 struct RunInfo {
-    std::string name;            // the directory's name
-    std::string dir;             // absolute path
-    std::string status;          // one of the kStatus* values, "interrupted" derived as described above
-    std::string message;         // why it failed / was stopped / is broken
-    nlohmann::json config;       // {} when broken
-    nlohmann::json summary;      // {} until finished
-    nlohmann::json last_status;  // status.json as read ({} when missing)
+    std::string name;               // the directory's name
+    std::string dir;                // absolute path
+    std::string status;             // one of the kStatus* values, "interrupted" derived as described above
+    std::string message;            // why it failed / was stopped / is broken
+    nlohmann::json config;          // {} when broken
+    nlohmann::json summary;         // {} until finished
+    nlohmann::json last_status;     // status.json as read ({} when missing)
+    std::vector<std::string> tags;  // notes.json's tags (none when it is missing or unreadable)
+    std::string notes;              // notes.json's text
 };
 
 class RunStore {
@@ -114,6 +127,12 @@ class RunStore {
     // All runs, sorted by name. Never throws for a broken run: it is listed with status "broken".
     std::vector<RunInfo> list() const;
     RunInfo info(const std::string& run_dir) const;
+    // A run made by writing its files: fill(folder) writes them into a hidden folder beside the store's
+    // runs, which is then renamed into place under `name`, or "name-2", "name-3", ... when that is taken
+    // (never over another run). A throw from fill removes the hidden folder: a failure leaves nothing
+    // behind, and a kill leaves a hidden folder that the next creation removes. Returns the run's folder.
+    std::string publish_run(const std::string& name,
+                            const std::function<void(const std::string& folder)>& fill) const;
 
   private:
     std::string root_;
@@ -122,6 +141,9 @@ class RunStore {
 // status.json, written atomically, with this process's pid and the time.
 void write_status(const std::string& run_dir, const std::string& status, const std::string& message = "",
                   const nlohmann::json& extra = nlohmann::json::object());
+// Renames the folder `from` to `to` unless `to` exists (renameat2's RENAME_NOREPLACE; mkdir + rename on a
+// filesystem without it): never over another run. False when `to` is taken; RunError for other failures.
+bool rename_no_replace(const std::string& from, const std::string& to);
 // True when pid is a live process (not a zombie).
 bool process_alive(int pid);
 

@@ -68,10 +68,14 @@ struct TrainConfig {
 
     std::uint64_t seed = 42;
     std::string device = "auto";  // "auto", "cpu", "cuda"
-    int threads = 0;              // 0: every core
-    double target_acc = 0.0;      // stop once the test exact match reaches this (0: never)
-    int eval_every = 0;           // steps between evaluations (0: once per epoch)
-    int checkpoint_every = 0;     // steps between checkpoints (0: once per epoch)
+    // The arithmetic of training steps: "fp32", or "bf16" (autocast: the matrix products of the forward
+    // pass in bf16, weights, gradients, optimiser and loss in fp32; docs/gpu.md, "bf16"). Evaluation stays
+    // fp32.
+    std::string precision = "fp32";
+    int threads = 0;           // 0: auto, from the CPUs free when the run starts
+    double target_acc = 0.0;   // stop once the test exact match reaches this (0: never)
+    int eval_every = 0;        // steps between evaluations (0: once per epoch)
+    int checkpoint_every = 0;  // steps between checkpoints (0: once per epoch)
     // What every evaluation records in <run>/snapshots/ (fone/analysis/snapshot_file.h): "representations"
     // (the probe set's hidden states at every layer) or "none".
     std::string snapshots = "representations";

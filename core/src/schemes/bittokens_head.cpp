@@ -13,68 +13,58 @@
 #include <cmath>
 
 #include "fone/numbers/float_bits.h"
-#include "schemes/number_token_base.h"
+#include "schemes/number_head.h"
+#include "schemes/scheme_parts.h"
 
 namespace fone {
 namespace {
 
 namespace F = torch::nn::functional;
 
-class BitTokensScheme final : public NumberTokenBase {
+class BitTokensHead final : public NumberHead {
   public:
-    BitTokensScheme(const FoneSpec& spec, int64_t hidden, bool reciprocal, const std::vector<Op>& extra_ops)
-        : NumberTokenBase(spec, extra_ops), reciprocal_(reciprocal) {
-        scale_ = bittokens_input_scale(hidden, reciprocal);
-    }
-
-    std::string name() const override { return "bittokens"; }
+    explicit BitTokensHead(const HeadSettings& s)
+        : spec_(s.spec),
+          reciprocal_(s.config.bittokens_reciprocal),
+          scale_(bittokens_input_scale(s.config.model.hidden, s.config.bittokens_reciprocal)) {}
 
     ModelHeads heads() const override {
         ModelHeads h;
-        h.fone_width = bit_feature_width(reciprocal_);
+        h.digit_base = spec_.base;
+        h.fone_width = feature_width();
         h.regression = kFloat64Bits;  // the number head: Linear(hidden, 64) with bias
         return h;
     }
-
-  private:
-    bool reciprocal_;
-    double scale_ = 1.0;
-
-    void number_inputs(Batch& b, const std::vector<std::vector<PromptItem>>& rows) const override {
-        const int64_t l = b.in.tokens.size(1), w = bit_feature_width(reciprocal_);
-        // zero_pad replaces the [NUM] embedding: the token embedding is scaled by 0 there, 1 elsewhere.
-        b.in.scale = b.in.num_mask.logical_not().to(torch::kFloat32);
-        b.in.fone = torch::zeros({b.n, l, w}, torch::kFloat32);
-        auto* f = b.in.fone.data_ptr<float>();
-        const auto scale = static_cast<float>(scale_);
-        for_each_number(rows, l, [&](const Decimal& x, int64_t pos) {
-            float* row = f + pos * w;
-            bit_features_into(x.to_double(), reciprocal_, row);
-            for (int64_t k = 0; k < w; ++k)
-                row[k] *= scale;
-        });
+    int64_t feature_width() const override { return bit_feature_width(reciprocal_); }
+    // zero_pad replaces the [NUM] embedding: the token embedding is scaled by 0 there (its row still serves
+    // the tied LM head).
+    bool scales_embedding() const override { return true; }
+    void input(const Decimal& x, float* features, float* scale) const override {
+        bit_features_into(x.to_double(), reciprocal_, features);
+        const auto k = static_cast<float>(scale_);
+        for (int64_t j = 0; j < feature_width(); ++j)
+            features[j] *= k;
+        *scale = 0.0f;
     }
+    bool labels_fit_slots() const override { return false; }  // the bits hold any double
+    bool learns_values() const override { return true; }
 
-    // The answers' float64 bits as 0/1 floats, sign first (b.digits), from b.answers.
-    void add_labels(Batch& b, const std::vector<Example>&) const override {
-        b.digits = bit_labels(b.answers);
-    }
-
-    // Binary cross-entropy of the number head's logits against the answer's bits, weighted against the LM's
+    // Binary cross-entropy of the number head's logits against the number's bits, weighted against the LM's
     // loss as BitTokens weights it.
-    torch::Tensor number_loss(FoneTransformer& model, const torch::Tensor& h, const Batch& b) const override {
-        return kBitTokensLossWeight *
-               F::binary_cross_entropy_with_logits(model->regress(h).to(torch::kFloat32), b.digits);
+    torch::Tensor loss(FoneTransformer& model, const torch::Tensor& h,
+                       const NumberTargets& y) const override {
+        return kBitTokensLossWeight * F::binary_cross_entropy_with_logits(
+                                          model->regress(h).to(torch::kFloat32), bit_labels(y.values));
     }
 
-    std::vector<Answer> answers_at(FoneTransformer& model, const torch::Tensor& h) const override {
+    std::vector<Answer> read(FoneTransformer& model, const torch::Tensor& h) const override {
         std::vector<Answer> out;
         for (const double v : doubles_of_bit_logits(model->regress(h)))
             out.push_back(decimal_of_double(v));
         return out;
     }
 
-    nlohmann::json explain_at(FoneTransformer& model, const torch::Tensor& h) const override {
+    nlohmann::json explain(FoneTransformer& model, const torch::Tensor& h) const override {
         const auto logits = model->regress(h);
         const auto p = torch::sigmoid(logits[0].to(torch::kFloat64)).to(torch::kCPU).contiguous();
         const double* pp = p.data_ptr<double>();
@@ -88,7 +78,16 @@ class BitTokensScheme final : public NumberTokenBase {
                 {"bits", bits},
                 {"bit_probabilities", std::vector<double>(pp, pp + kFloat64Bits)}};
     }
+
+  private:
+    FoneSpec spec_;
+    bool reciprocal_;
+    double scale_;
 };
+
+std::unique_ptr<NumberHead> make_bittokens_head(const HeadSettings& s) {
+    return std::make_unique<BitTokensHead>(s);
+}
 
 }  // namespace
 
@@ -126,10 +125,9 @@ torch::Tensor bit_labels(const torch::Tensor& values) {
     return labels.to(values.device());
 }
 
-std::unique_ptr<NumberScheme> make_bittokens_scheme(const TrainConfig& config, const FoneSpec& spec,
-                                                    const std::vector<Op>& extra_ops) {
-    return std::make_unique<BitTokensScheme>(spec, config.model.hidden, config.bittokens_reciprocal,
-                                             extra_ops);
+const NumberHeadMaker& bittokens_head_maker() {
+    static const NumberHeadMaker maker{"bittokens", make_bittokens_head};
+    return maker;
 }
 
 }  // namespace fone
