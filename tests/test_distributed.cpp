@@ -489,7 +489,11 @@ class TestDistributed : public QObject {
             QVERIFY(r.code != 0);
             QVERIFY2(r.err.contains("could not meet the other 1 rank(s)") && error_line_count(r.err) == 1,
                      r.err.constData());
-            QVERIFY2(ms < 4000 + 2000 + 8000, qPrintable(QString::number(ms)));  // timeout, margin, start-up
+            QVERIFY2(!has_library_noise(r.err), r.err.constData());  // no glog line ("E1129 ... socket.cpp")
+            // The timeout, the deadline's 2 s margin, and a process's start-up on a loaded 2-core machine (up
+            // to 14.6 s in all seen). Before: no bound (a build of 7bf7959 waited 400 s, until the listener
+            // was closed, with --dist-timeout 4).
+            QVERIFY2(ms < 4000 + 2000 + 14000, qPrintable(QString::number(ms)));
         }
         ::close(fd);
     }

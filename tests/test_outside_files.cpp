@@ -513,8 +513,9 @@ void TestOutsideFiles::snapshot_step_must_be_a_whole_number() {
         const std::string why = error_of([&] { fone::read_snapshot(path); });
         QVERIFY2(has(why, "step") || has(why, "finite"), (std::string(step) + ": " + why).c_str());
     }
-    fone::safetensors::write(path, {{"layer.0", fone::safetensors::Dtype::F16, {1, 2}, halves.data(), 4}},
-                             {{"format", fone::kSnapshotFormat}, {"step", "12"}, {"numbers", "7"}});
+    fone::safetensors::write(
+        path, {{"layer.0", fone::safetensors::Dtype::F16, {1, 2}, halves.data(), 4}},
+        {{"format", fone::kSnapshotFormat}, {"step", "12"}, {"numbers", "7"}, {"source", "probe"}});
     QCOMPARE(fone::read_snapshot(path).step, int64_t{12});
 }
 
@@ -564,8 +565,10 @@ void TestOutsideFiles::a_starting_run_is_not_interrupted() {
 void TestOutsideFiles::experiment_files_name_files_here() {
     const auto experiment = [](const std::string& settings, int presets) {
         std::string p;
-        for (int i = 0; i < presets; ++i)
-            p += (i ? "," : "") + std::string("\"p") + std::to_string(i) + "\": {\"settings\": {}}";
+        for (int i = 0; i < presets; ++i) {
+            if (i > 0) p += ',';
+            p += "\"p" + std::to_string(i) + "\": {\"settings\": {}}";
+        }
         return R"({"title": "T", "description": "D", "id": "{seed}", "settings": )" + settings +
                R"(, "grid": {"seed": [1]}, "presets": {)" + p + "}}";
     };

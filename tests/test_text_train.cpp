@@ -923,7 +923,7 @@ class TestTextTrain : public QObject {
             QFile f(folder + "/" + split + ".jsonl");
             QVERIFY(f.open(QIODevice::WriteOnly));
             for (int i = 0; i < (QByteArray(split) == "train" ? 40 : 6); ++i)
-                f.write(QString("{\"text\": \"Day %1: we sold %2 cups at $%3 each.\"}\n")
+                f.write(QString("{\"prompt\": \"Day %1: we sold\", \"answer\": \" %2 cups at $%3 each.\"}\n")
                             .arg(i)
                             .arg(i * 3 + 1)
                             .arg(i % 7 + 1)
@@ -939,7 +939,7 @@ class TestTextTrain : public QObject {
         {
             QFile f(folder + "/test.jsonl");
             QVERIFY(f.open(QIODevice::Append));
-            f.write("{\"text\": \"Day 99: we sold 7 cups at $2 each.\"}\n");
+            f.write("{\"prompt\": \"Day 99: we sold\", \"answer\": \" 7 cups at $2 each.\"}\n");
         }
         const auto changed = run_fone({"eval", "--run", "folder", "--runs-dir", runs(), "--threads", "1"});
         QVERIFY2(changed.code == 0, changed.err.constData());

@@ -169,8 +169,9 @@ class TestReceivedRuns : public QObject {
             cjk += text.toUtf8() + " 12 " + QByteArray::number(line) + "\n";
         }
         spit(dir_.path() + "/cjk.txt", cjk);
-        const Result r = run_fone({"train", "--task", "text", "--data", dir_.path() + "/cjk.txt",
-                                   "--runs-dir", runs, "--name", "cjk"});
+        const Result r =
+            run_fone({"train", "--task", "text", "--data", dir_.path() + "/cjk.txt", "--train-size", "14",
+                      "--val-size", "8", "--test-size", "8", "--runs-dir", runs, "--name", "cjk"});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("--vocab-size") && !r.err.contains("Vocabulary size is smaller") &&
                      one_short_line(r.err),
@@ -224,8 +225,9 @@ class TestReceivedRuns : public QObject {
     // Error lines quote what the user gave: they stay one line under 1,000 bytes (before: lines of 1 MB
     // and 120 KB).
     void error_lines_stay_short() {
+        // A recipe file of a 100,000-byte name: its error line was 100,062 bytes.
         const QString name(100000, QChar('n'));
-        const Result r = run_fone({"runs", "show", name, "--runs-dir", dir_.path() + "/runs"});
+        const Result r = run_fone({"reproduce", dir_.path() + "/" + name});
         QVERIFY(r.code != 0);
         QVERIFY2(one_short_line(r.err) && r.err.contains("bytes more)"),
                  qPrintable(QString::number(r.err.size())));
