@@ -37,8 +37,6 @@ nlohmann::json inspect_checkpoint(const std::string& path) {
     return j;
 }
 
-namespace {
-
 // The folder an export makes: the name as given, trailing slashes dropped ("" is refused: the temporary
 // folder would be ".tmp-<pid>" in the current folder).
 std::string export_target(const std::string& out_dir) {
@@ -52,8 +50,6 @@ std::string export_target(const std::string& out_dir) {
         throw RunError(out + " exists; choose a new folder");
     return out;
 }
-
-}  // namespace
 
 void write_new_folder(const std::string& out_dir,
                       const std::function<void(const std::string& folder)>& fill) {

@@ -81,6 +81,7 @@ void write_folder(const std::string& run_dir, const RunModel& r, const std::stri
 }  // namespace
 
 void export_hf_model(const std::string& run_dir, const std::string& out_dir) {
+    export_target(out_dir);  // refused before the run is opened
     Checkpoint c = open_run_checkpoint(run_dir, model_checkpoint(run_dir));
     if (!is_adapter_method(c.config.method))
         throw std::invalid_argument(
