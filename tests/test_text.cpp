@@ -16,6 +16,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "fone/io/shown_text.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/text/text_data.h"
 #include "fone/text/text_tokenizer.h"
@@ -285,6 +288,67 @@ class TestText : public QObject {
                 QCOMPARE(fone::write_numbers(e.prompt), e.prompt);
                 QCOMPARE(fone::write_numbers(e.answer), e.answer);
             }
+    }
+
+    // A pretrained model's generation streams bytes: what is shown so far (complete_utf8) holds back a
+    // character still being written and shows a byte that fits no character as U+FFFD, then goes on. By
+    // hand: "é" is C3 A9, "€" is E2 82 AC; FF and a lone continuation byte 80 fit nothing.
+    void generated_bytes_shown_as_they_come() {
+        const std::string fffd = "\xEF\xBF\xBD";
+        QCOMPARE(fone::complete_utf8("caf\xC3"), std::string("caf"));
+        QCOMPARE(fone::complete_utf8("caf\xC3\xA9"), std::string("caf\xC3\xA9"));
+        QCOMPARE(fone::complete_utf8("\xE2\x82"), std::string());
+        QCOMPARE(fone::complete_utf8("\xE2\x82\xAC 5"), std::string("\xE2\x82\xAC 5"));
+        QCOMPARE(fone::complete_utf8("a\xFF"
+                                     "b"),
+                 "a" + fffd + "b");
+        QCOMPARE(fone::complete_utf8("a\x80"
+                                     "b"),
+                 "a" + fffd + "b");
+        QCOMPARE(fone::complete_utf8("\xC3(x"), fffd + "(x");  // a character cut short, then text
+        // Byte by byte, the shown text only grows, and ends as the whole text's.
+        const std::string bytes = "1\xFF\xE2\x82\xAC\xC3\xA9\x80z";
+        std::string shown;
+        for (std::size_t n = 1; n <= bytes.size(); ++n) {
+            const std::string now = fone::complete_utf8(bytes.substr(0, n));
+            QVERIFY2(now.starts_with(shown), qPrintable(QString::number(n)));
+            shown = now;
+        }
+        QCOMPARE(shown, "1" + fffd + "\xE2\x82\xAC\xC3\xA9" + fffd + "z");
+    }
+
+    // One UTF-8 check for the whole text folder (fone::valid_utf8), agreeing with nlohmann-json's (which the
+    // corpus readers and the tokenizer used before) on the hard cases: overlong forms, surrogates, beyond
+    // U+10FFFF, bytes that never occur, cut characters, and good 1- to 4-byte characters.
+    void utf8_check_agrees_with_the_json_library() {
+        const auto json_says = [](const std::string& s) {
+            try {
+                (void)nlohmann::json(s).dump();
+                return true;
+            } catch (const nlohmann::json::type_error&) {
+                return false;
+            }
+        };
+        const std::vector<std::pair<std::string, bool>> cases = {{"plain 42", true},
+                                                                 {"\xC3\xA9", true},
+                                                                 {"\xE2\x82\xAC", true},
+                                                                 {"\xF0\x9F\x98\x80", true},
+                                                                 {"\xF4\x8F\xBF\xBF", true},
+                                                                 {"\xC0\x80", false},
+                                                                 {"\xC1\xBF", false},
+                                                                 {"\xE0\x80\x80", false},
+                                                                 {"\xED\xA0\x80", false},
+                                                                 {"\xF0\x80\x80\x80", false},
+                                                                 {"\xF4\x90\x80\x80", false},
+                                                                 {"\xF5\x80\x80\x80", false},
+                                                                 {"\xFF", false},
+                                                                 {"\x80", false},
+                                                                 {"\xE2\x82", false},
+                                                                 {"a\xC3", false}};
+        for (const auto& [bytes, valid] : cases) {
+            QCOMPARE(fone::valid_utf8(bytes), valid);
+            QCOMPARE(json_says(bytes), valid);
+        }
     }
 
     void write_number_rule() {

@@ -139,6 +139,28 @@ class TestWorkbench : public QObject {
                  qPrintable(menu->toolTip()));
     }
 
+    // The table's best exact match is the one summary.json and checkpoint-best name: a run with the typed
+    // suite counts an evaluation by its lowest shape when that is lower (Trainer::counted_exact_match).
+    // Two evaluations of the demo store's demo-n3200-fone-s1 (steps 330 and 380): the window said 42%,
+    // its summary 35.4%.
+    void best_exact_match_is_counted_as_the_trainer_counts_it() {
+        fone::gui::RunEntry e;
+        fone::gui::apply_event(e, {{"event", "eval"},
+                                   {"step", 330},
+                                   {"exact_match", 0.42},
+                                   {"typed", {{"carry", 0.62}, {"uniform", 0.342}, {"zeros", 0.786}}}});
+        fone::gui::apply_event(e, {{"event", "eval"},
+                                   {"step", 380},
+                                   {"exact_match", 0.39},
+                                   {"typed", {{"carry", 0.656}, {"uniform", 0.354}, {"zeros", 0.838}}}});
+        QCOMPARE(e.exact_match, 0.39);
+        QCOMPARE(e.best_exact_match, 0.354);
+        fone::gui::RunEntry plain;  // no typed suite: the best of the exact matches
+        for (const double em : {0.2, 0.5, 0.4})
+            fone::gui::apply_event(plain, {{"event", "eval"}, {"exact_match", em}});
+        QCOMPARE(plain.best_exact_match, 0.5);
+    }
+
     void ema_smoothing_is_debiased() {
         // weight 0.5: s1 = 0.5·2 = 1 → 1/(1-0.5) = 2; s2 = 0.5·1 + 0.5·4 = 2.5 → 2.5/(1-0.25) = 10/3.
         EmaSmoother s(0.5);

@@ -203,20 +203,22 @@ void apply_event(RunEntry& e, const json& ev) {
         }
     } else if (kind == "eval" && json_string(ev, "split", "test") == "test") {
         e.exact_match = number_or(ev, "exact_match", e.exact_match);
-        e.best_exact_match = std::max(e.best_exact_match, e.exact_match);
         e.digit_accuracy = number_or(ev, "digit_accuracy", e.digit_accuracy);
+        double lowest = NAN;  // the typed suite's lowest shape (a run with --sampling typed)
+        if (ev.contains("typed") && ev["typed"].is_object())
+            for (const auto& [shape, value] : ev["typed"].items())
+                if (value.is_number())
+                    lowest = std::isnan(lowest) ? value.get<double>() : std::min(lowest, value.get<double>());
+        // The best is counted as the trainer counts it for checkpoint-best and summary.json's
+        // best_exact_match: with the typed suite, an evaluation counts its lowest shape when that is lower.
+        const double counted = std::isnan(lowest) ? e.exact_match : std::min(e.exact_match, lowest);
+        e.best_exact_match = std::max(e.best_exact_match, counted);
         if (e.series_loaded) {
             e.series.eval_step.push_back(step);
             e.series.eval_epoch.push_back(epoch);
             e.series.eval_time.push_back(time);
             e.series.exact_match.push_back(e.exact_match);
             e.series.digit_accuracy.push_back(e.digit_accuracy);
-            double lowest = NAN;
-            if (ev.contains("typed") && ev["typed"].is_object())
-                for (const auto& [shape, value] : ev["typed"].items())
-                    if (value.is_number())
-                        lowest =
-                            std::isnan(lowest) ? value.get<double>() : std::min(lowest, value.get<double>());
             e.series.typed_lowest.push_back(lowest);
         }
     } else if (kind == "start") {

@@ -21,7 +21,37 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
     return n;
 }
 
+// Whether s[i..] is the start of a character whose remaining bytes have not come yet.
+bool incomplete_at_end(std::string_view s, std::size_t i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = (c >= 0xC2 && c <= 0xDF)   ? 2
+                          : (c >> 4) == 0xE          ? 3
+                          : (c >= 0xF0 && c <= 0xF4) ? 4
+                                                     : 0;
+    if (n == 0 || i + n <= s.size()) return false;
+    for (std::size_t k = i + 1; k < s.size(); ++k)
+        if ((static_cast<unsigned char>(s[k]) & 0xC0) != 0x80) return false;
+    return true;
+}
+
 }  // namespace
+
+std::string complete_utf8(std::string_view bytes) {
+    std::string out;
+    for (std::size_t i = 0; i < bytes.size();) {
+        const std::size_t n = utf8_length(bytes, i);
+        if (n > 0) {
+            out.append(bytes.substr(i, n));
+            i += n;
+        } else if (incomplete_at_end(bytes, i)) {
+            break;
+        } else {
+            out += "\xEF\xBF\xBD";  // U+FFFD
+            ++i;
+        }
+    }
+    return out;
+}
 
 bool valid_utf8(std::string_view text) {
     for (std::size_t i = 0; i < text.size();) {

@@ -19,6 +19,7 @@
 #include "fone/io/file_read.h"
 #include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
+#include "fone/io/shown_text.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/tasks/tasks.h"
 
@@ -411,17 +412,8 @@ std::string where(const std::string& path, std::size_t line) {
     return path + ":" + std::to_string(line) + ": ";
 }
 
-bool is_valid_utf8(const std::string& text) {
-    try {
-        (void)nlohmann::json(text).dump();  // the JSON library checks UTF-8 when it serializes
-        return true;
-    } catch (const nlohmann::json::type_error&) {
-        return false;
-    }
-}
-
 void check_text(const std::string& path, std::size_t line, const std::string& text, const char* field) {
-    if (!is_valid_utf8(text)) throw TextDataError(where(path, line) + field + " is not valid UTF-8");
+    if (!valid_utf8(text)) throw TextDataError(where(path, line) + field + " is not valid UTF-8");
     if (text.find(kNumPlaceholder) != std::string::npos)
         throw TextDataError(where(path, line) + field + " contains the placeholder " +
                             std::string(kNumPlaceholder) + ", which marks numbers");

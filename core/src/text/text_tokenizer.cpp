@@ -15,10 +15,9 @@
 
 #include <dlfcn.h>
 
-#include <nlohmann/json.hpp>
-
 #include "fone/io/file_read.h"
 #include "fone/io/json_files.h"
+#include "fone/io/shown_text.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/numbers/number_pieces.h"
 #include "fone/platform/own_library.h"
@@ -84,15 +83,6 @@ void add_training_parts(std::string_view sentence, std::vector<std::string>& out
         sentence.remove_prefix(cut);
     }
     if (!sentence.empty()) out.emplace_back(sentence);
-}
-
-bool is_valid_utf8(std::string_view text) {
-    try {
-        (void)nlohmann::json(std::string(text)).dump();
-        return true;
-    } catch (const nlohmann::json::type_error&) {
-        return false;
-    }
 }
 
 // The tail of the layout: '.', '-', then digit strings by length, then by value.
@@ -207,7 +197,7 @@ std::vector<std::string> training_sentences(const std::vector<TextExample>& corp
     std::vector<std::string> sentences;
     for (const TextExample& e : corpus)
         for (const std::string* text : {&e.prompt, &e.answer}) {
-            if (!is_valid_utf8(*text)) throw TokenizerError("training text is not valid UTF-8");
+            if (!valid_utf8(*text)) throw TokenizerError("training text is not valid UTF-8");
             add_training_parts(training_sentence(*text), sentences);
         }
     if (sentences.empty()) throw TokenizerError("no text to train the tokenizer on");
@@ -360,7 +350,7 @@ std::vector<int> TextTokenizer::encode_pieces(std::string_view templ) const {
 }
 
 EncodedText TextTokenizer::encode(std::string_view text) const {
-    if (!is_valid_utf8(text)) throw TokenizerError("text is not valid UTF-8");
+    if (!valid_utf8(text)) throw TokenizerError("text is not valid UTF-8");
     const ParsedText parsed = parse_numbers(text);
     const std::vector<int> pieces = encode_pieces(parsed.templ);
     EncodedText out;

@@ -163,10 +163,11 @@ json generate_adapter(AnsweringRun& a, const std::string& run, const GenerateReq
     int index = 0;
     const AdapterGeneration g = scheme.generate(a.run.model, prompt, o, [&](int64_t id, double p) {
         so_far.push_back(id);
-        const std::string now = pretrained::decode_ids(scheme.tokenizer(), so_far);
+        // A character not complete yet waits for its next bytes; a byte that fits no character is U+FFFD
+        // (and the stream goes on after it).
+        const std::string now = complete_utf8(pretrained::decode_ids(scheme.tokenizer(), so_far));
         std::string delta;
-        // Bytes of a character that is not complete yet: wait for the rest.
-        if (valid_utf8(now) && now.starts_with(shown)) {
+        if (now.starts_with(shown)) {
             delta = now.substr(shown.size());
             shown = now;
         }
@@ -178,9 +179,8 @@ json generate_adapter(AnsweringRun& a, const std::string& run, const GenerateReq
                       {"probability", p},
                       {"text", delta}});
     });
-    std::string whole = pretrained::decode_ids(scheme.tokenizer(), g.ids);
-    for (int k = 0; k < 3 && !valid_utf8(whole); ++k)
-        whole.pop_back();  // a generation cut inside a character: that character is left out
+    // As streamed: a generation cut inside a character leaves that character out.
+    const std::string whole = complete_utf8(pretrained::decode_ids(scheme.tokenizer(), g.ids));
     json numbers = json::array();
     for (const ParsedNumber& x : parse_numbers(whole).numbers)
         numbers.push_back(x.value.to_string());

@@ -28,6 +28,7 @@
 #include "probes/snapshot_writer.h"
 #include "schemes/adapter_scheme.h"
 #include "train/data_parallel.h"
+#include "train/run_folder_repair.h"
 #include "train/thread_tuning.h"
 #include "train/typed_eval.h"
 
@@ -670,43 +671,6 @@ void check_trainable(const TrainConfig& config) {
         return;
     }
     (void)open_run_model(config, "", RunData::splits);
-}
-
-// Temporary files ("<file>.tmp-<pid>") of writers that died mid-write (kill -9 while a checkpoint, a
-// status or a snapshot was being written): the renamed file is whole, the temporary one is litter. The
-// run folder and its snapshots folder.
-void remove_stale_temporaries(const std::string& run_dir) {
-    if (fs::path(run_dir).filename() != kSnapshotsDir)
-        remove_stale_temporaries((fs::path(run_dir) / kSnapshotsDir).string());
-    std::error_code ec;
-    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        const auto mark = name.rfind(".tmp-");
-        if (mark == std::string::npos) continue;
-        const std::string pid = name.substr(mark + 5);
-        if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
-        if (pid.size() < 10 && !process_alive(std::stoi(pid))) {
-            std::error_code rm;
-            fs::remove(it->path(), rm);
-        }
-    }
-}
-
-// A run folder of an older build killed while it was being made: no config.json, only the temporary of its
-// write, which is the one copy of the run's settings. Refused, and nothing deleted (the temporary is not
-// litter here: remove_stale_temporaries would have deleted it).
-void refuse_unfinished_creation(const std::string& run_dir) {
-    std::error_code ec;
-    if (fs::exists(fs::path(run_dir) / kConfigFile, ec)) return;
-    const std::string prefix = std::string(kConfigFile) + ".tmp-";
-    for (fs::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
-        const std::string name = it->path().filename().string();
-        if (name.rfind(prefix, 0) == 0)
-            throw RunError(run_dir +
-                           ": its config.json was never finished (the run was killed while being made); "
-                           "its settings are only in " +
-                           name + ", kept: nothing to resume");
-    }
 }
 
 // Where a resume starts, as the store's run policy decides (fone/store/run_policy.h, goal resume): a
