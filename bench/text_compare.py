@@ -6,9 +6,12 @@ Every method trains the same transformer with the same optimiser, learning rate 
 `fone train --task word-problems --threads 1`: the text defaults (core/src/store/train_config.cpp; --common
 sets others for every method), one pass over fresh generated problems (three in four of them drills,
 the word-problems default). Training time is made equal in CPU seconds (the machine is shared, so wall
-time would measure the neighbours): two short calibration runs per method give its CPU seconds per
-optimiser step, and each method then gets as many
-steps (batches of 64 problems) as fit the budget. The test split (the same 500 unseen problems for
+time would measure the neighbours): every run trains with `fone train --cpu-seconds BUDGET` (issue 41),
+which ends it at the step that spends the budget and runs its learning-rate schedule over it, on a train
+split of --train-size fresh problems (passed over again, up to --max-epochs, if the budget outlasts them).
+With --calibrate (or --per-step) it does as before issue 41: two short calibration runs per method give its
+CPU seconds per optimiser step, and each method then gets as many steps (batches of 64 problems) as fit the
+budget. The test split (the same 500 unseen problems for
 every method, drawn first from the seed) is scored at the end:
 
   number exact match   answers whose numbers are exactly the reference's, generated greedily from
@@ -24,6 +27,7 @@ digit accuracy by digit position on them (where its numbers go wrong).
 
   bench/text_compare.py [--fone build/bin/fone] [--out build/text-compare] [--cpu-seconds 300]
                         [--seeds 42,43,44] [--jobs 3] [--extra "--digit-loss-weight 2"] [--common "..."]
+                        [--train-size 240000] [--max-epochs 5] [--calibrate]
 
   bench/text_compare.py --positions RUN PROBLEMS.jsonl   # one run's answers to other problems, by digit
 
@@ -78,7 +82,12 @@ def main():
     ap.add_argument("--seeds", help="comma-separated: one run per method and seed (recipe: 42)")
     ap.add_argument("--jobs", type=int, default=1, help="trainings at once")
     ap.add_argument("--per-step", default="", help="CPU s per step of each method from an earlier "
-                    "calibration (fone=0.219,digit=0.253,...): no calibration runs")
+                    "calibration (fone=0.219,digit=0.253,...): steps from them, no calibration runs")
+    ap.add_argument("--calibrate", action="store_true", help="equal CPU by calibrated step counts (the way "
+                    "before fone train had --cpu-seconds)")
+    ap.add_argument("--train-size", type=int, default=240000, help="problems a budgeted run's train split "
+                    "holds (one pass is about the digit-wise run's 300 CPU s)")
+    ap.add_argument("--max-epochs", type=int, default=5, help="passes over them at most (budgeted runs)")
     ap.add_argument("--extra", default="", help="more fone train options for the fone runs")
     ap.add_argument("--common", default="", help="fone train options for every run (the model and loss are "
                     "the text defaults otherwise), e.g. \"--hidden 128 --layers 2 --heads 4 --kv-heads 2 "
@@ -135,11 +144,17 @@ def fill_from_recipe(a):
 
 
 def train_all(a, runs, results_path):
-    def train(method, name, train_size, test_size, seed):
+    budgeted = not (a.calibrate or a.per_step)
+
+    def train(method, name, train_size, test_size, seed, budget=0.0):
+        epochs = a.max_epochs if budget > 0 else 1
         cmd = [a.fone, "train", "--task", "word-problems", "--method", method, "--train-size", str(train_size),
-               "--val-size", "0", "--test-size", str(test_size), "--epochs", "1", "--batch", str(a.batch),
-               "--eval-every", "100000000", "--threads", "1", "--seed", str(seed), "--runs-dir", runs,
-               "--name", name] + shlex.split(a.common) + (shlex.split(a.extra) if method == "fone" else [])
+               "--val-size", "0", "--test-size", str(test_size), "--epochs", str(epochs), "--batch", str(a.batch),
+               "--eval-every", "100000000", "--checkpoint-every", "100000000", "--threads", "1", "--seed",
+               str(seed), "--runs-dir", runs, "--name", name]
+        if budget > 0:
+            cmd += ["--cpu-seconds", str(budget)]
+        cmd += shlex.split(a.common) + (shlex.split(a.extra) if method == "fone" else [])
         return run(cmd)
 
     def calibrate(method):
@@ -160,10 +175,18 @@ def train_all(a, runs, results_path):
 
     def one(method, seed, per_step, steps):
         name = f"wp-{method}-s{seed}"
-        out, cpu, wall = train(method, name, steps * a.batch, a.test_size, seed)
+        if budgeted:
+            out, cpu, wall = train(method, name, a.train_size, a.test_size, seed, a.cpu_seconds)
+        else:
+            out, cpu, wall = train(method, name, steps * a.batch, a.test_size, seed)
         ev = events(out)
         start = next(e for e in ev if e["event"] == "start")
         final = [e for e in ev if e["event"] == "eval"][-1]
+        if budgeted:  # the steps the budget bought, and their CPU seconds as the run counted them
+            end = next(e for e in ev if e["event"] == "end")
+            steps = end["step"]
+            with open(os.path.join(runs, name, "summary.json")) as f:
+                per_step = json.load(f)["train_cpu_seconds"] / max(steps, 1)
         print(f"{name}: {cpu:.0f} CPU s, exact {final['exact_match']:.3f}", file=sys.stderr, flush=True)
         return {"method": method, "seed": seed, "run": os.path.join(runs, name), "cpu_per_step": per_step,
                 "steps": steps, "train_examples": steps * a.batch, "process_cpu_seconds": cpu,
@@ -175,7 +198,7 @@ def train_all(a, runs, results_path):
 
     methods = a.methods.split(",")
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        calibrated = dict(zip(methods, pool.map(calibrate, methods)))
+        calibrated = {m: (0.0, 0) for m in methods} if budgeted else dict(zip(methods, pool.map(calibrate, methods)))
         jobs = [pool.submit(one, m, seed, *calibrated[m]) for seed in a.seed_list for m in methods]
         results = []
         for job in jobs:  # in order; saved after each, so an interrupted comparison keeps its runs

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "fone/text/corpus.h"
+#include "fone/text/text_scaling.h"
 
 namespace fs = std::filesystem;
 
@@ -116,6 +117,92 @@ class TestCorpus : public QObject {
         QCOMPARE(r.not_read, std::size_t(1));
         QCOMPARE(r.not_read_reasons.at("more than one decimal point"), std::size_t(1));
         QCOMPARE(r.not_read_examples.at(0), std::string("1.2.3: more than one decimal point"));
+    }
+
+    // What stays text, by kind, counted by hand; with a run's slots, the numbers beyond them too.
+    void report_counts_what_stays_text_by_kind() {
+        const std::vector<fone::TextExample> docs = {
+            {"", "CO2 at 1.2.3 and c65e6079fc9, then 1e999999"}, {"", "x86_64: 1234 and 0.25 and 7"}};
+        fone::CorpusReport r = fone::corpus_report(docs);
+        QCOMPARE(r.numbers, std::size_t(3));  // 1234, 0.25, 7
+        QCOMPARE(r.as_text, (std::map<std::string, std::size_t>{
+                                {"dotted", 1}, {"hexadecimal", 1}, {"in a word", 2}, {"out of range", 1}}));
+        QCOMPARE(r.as_text_examples.at("in a word"), (std::vector<std::string>{"CO2", "x86_64"}));
+        QCOMPARE(r.not_read, std::size_t(5));
+        r = fone::corpus_report(docs, {3, 1});  // 1234 has 4 integer digits, 0.25 two fractional ones
+        QCOMPARE(r.numbers, std::size_t(1));
+        QCOMPARE(r.as_text.at("beyond the slots"), std::size_t(2));
+        QCOMPARE(r.as_text_examples.at("beyond the slots"), (std::vector<std::string>{"1234", "0.25"}));
+        const nlohmann::json j = fone::corpus_report_json(r);
+        QCOMPARE(j["as_text"]["beyond the slots"]["count"].get<int>(), 2);
+        QCOMPARE(j["not_read"].get<int>(), 7);
+    }
+
+    // The slots that hold the most numbers when all of them do not fit, worked out by hand: A has 20 integer
+    // digits, B (twice) 21 fractional ones, C (three times) one of each. 20 + 21 > 40: holding A leaves at
+    // most 20 fractional slots (A and C: 4 numbers), holding B leaves 19 integer ones (B and C: 5).
+    void slots_hold_the_most_numbers() {
+        fone::TextSplits s;
+        const std::string a = "1" + std::string(19, '2'), b = "0." + std::string(20, '3') + "4";
+        s.train = {{"", "A " + a + ", B " + b + ", C 1.5"}, {"", "C 2.5 and 3.5"}};
+        s.test = {{"", "B " + b}};
+        fone::TextSlots t = fone::choose_text_slots(s, -1, -1, 40);
+        QCOMPARE(t.int_digits, 1);
+        QCOMPARE(t.frac_digits, 21);
+        QCOMPARE(t.numbers, std::size_t(6));
+        QCOMPARE(t.held, std::size_t(5));
+        QCOMPARE(t.longest_int + t.longest_frac, 21);
+        t = fone::choose_text_slots(s, 20, -1, 40);  // the integer slots given: the rest of 40, shrunk
+        QCOMPARE(t.int_digits, 20);
+        QCOMPARE(t.frac_digits, 1);
+        QCOMPARE(t.held, std::size_t(4));
+        t = fone::choose_text_slots(s, -1, -1, 41);  // everything fits: the longest of each
+        QCOMPARE(t.int_digits, 20);
+        QCOMPARE(t.frac_digits, 21);
+        QCOMPARE(t.held, std::size_t(6));
+    }
+
+    void paragraphs_and_hashed_splits() {
+        QTemporaryDir dir;
+        const fs::path file = fs::path(dir.path().toStdString()) / "p.txt";
+        write_all(file, "\xEF\xBB\xBF"
+                        "a 1\nb 2\n\n \n\nc 3\r\n");  // a byte-order mark, CRLF, blank lines
+        const auto docs = fone::read_text_paragraphs(file.string());
+        QCOMPARE(docs.size(), std::size_t(2));
+        QCOMPARE(docs[0].answer, std::string("a 1\nb 2"));
+        QCOMPARE(docs[1].answer, std::string("c 3"));
+        std::vector<fone::TextExample> many;
+        for (int i = 0; i < 200; ++i)
+            many.push_back({"", "document " + std::to_string(i)});
+        const fone::TextSplits s = fone::hashed_splits(many);
+        QCOMPARE(s.train.size() + s.val.size() + s.test.size(), std::size_t(200));
+        QVERIFY(s.test.size() > 5 && s.val.size() > 5 && s.train.size() > 120);
+        // A document's split is its own: the same with any other documents around it.
+        const fone::TextSplits alone = fone::hashed_splits({s.test[0]});
+        QCOMPARE(alone.test.size(), std::size_t(1));
+    }
+
+    // The ratio, seed by seed, by hand: seed 1 100 / 200 = 0.5, seed 2 120 / 100 = 1.2.
+    void perplexity_ratios_by_seed() {
+        const std::vector<fone::ScalingRun> runs = {
+            {"c", "s1", "fone", 1, 1000, 100}, {"c", "s1", "digit", 1, 1000, 200},
+            {"c", "s1", "fone", 2, 1000, 120}, {"c", "s1", "digit", 2, 1000, 100},
+            {"c", "s1", "subword", 1, 1000, 50}, {"c", "s2", "fone", 1, 4000, 90},  // no digit run: left out
+            {"d", "s1", "digit", 1, 1000, 80},  {"d", "s1", "fone", 1, 1000, 60}};
+        const auto lines = fone::perplexity_ratios(runs);
+        QCOMPARE(lines.size(), std::size_t(2));
+        QCOMPARE(lines[0].corpus, std::string("c"));
+        QCOMPARE(lines[0].points.size(), std::size_t(1));
+        const fone::RatioPoint& p = lines[0].points[0];
+        QCOMPARE(p.seeds, 2);
+        QCOMPARE(p.params, 1000.0);
+        QVERIFY(std::abs(p.mean - 0.85) < 1e-12 && p.low == 0.5 && std::abs(p.high - 1.2) < 1e-12);
+        QCOMPARE(lines[1].points[0].mean, 0.75);
+        QCOMPARE(fone::perplexity_ratios(runs, "subword", "digit")[0].points[0].mean, 0.25);
+        const auto& published = fone::published_ratios();
+        QCOMPARE(published.size(), std::size_t(2));
+        QVERIFY(std::abs(published[0].ratio - 46.856 / 55.922) < 1e-12);  // below 1: FoNE's lower
+        QVERIFY(std::abs(published[1].ratio - 72.1 / 50.9) < 1e-12);      // above 1
     }
 
     void bad_folders_are_one_line_errors() {

@@ -66,7 +66,7 @@ class TestExperiments : public QObject {
         for (const auto& e : all)
             names << QString::fromStdString(e.name);
         QCOMPARE(names, QStringList({"efficiency", "data-size", "model-size", "ablations", "ntl", "modular",
-                                     "bittokens", "grokking", "text-factbook"}));
+                                     "bittokens", "grokking", "text-factbook", "text-scaling"}));
         int cells = 0;
         for (const fone::Experiment& e : all) {
             if (!golden.contains(e.name)) continue;  // born a file (issue 19 on): nothing to compare with
@@ -112,7 +112,8 @@ class TestExperiments : public QObject {
         const std::string unknown = error_of([] { fone::find_experiment("everything"); });
         QCOMPARE(unknown,
                  std::string("unknown experiment 'everything' (experiments: efficiency, data-size, "
-                             "model-size, ablations, ntl, modular, bittokens, grokking, text-factbook)"));
+                             "model-size, ablations, ntl, modular, bittokens, grokking, text-factbook, "
+                             "text-scaling)"));
         qunsetenv("FONE_EXPERIMENTS_DIR");
     }
 
@@ -148,7 +149,7 @@ class TestExperiments : public QObject {
         QCOMPARE(
             error_for({{"report", "pie"}}),
             p + "report: unknown report 'pie' (reports: efficiency, data-size, model-size, ablations, ntl, "
-                "modular, grokking, peers, text, table)");
+                "modular, grokking, peers, text, text-scaling, table)");
         QCOMPARE(error_for({{"grid", {{"seed", json::array()}}}}),
                  p + "grid.seed: an axis is a non-empty list of values");
         QCOMPARE(error_for({{"id", "{method}"}}),

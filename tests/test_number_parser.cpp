@@ -69,6 +69,8 @@ class TestNumberParser : public QObject {
     void max_digits_boundary();
     void long_digit_token_is_cut_in_warning();
     void large_inputs_are_linear();
+    void limits_make_long_numbers_text();
+    void as_text_spans_have_kinds();
 };
 
 void TestNumberParser::parse_data() {
@@ -86,7 +88,7 @@ void TestNumberParser::parse_data() {
     row("trailing fractional zeros", "2.50", "[NUM]", {num("2.50", "2.5", 0)});
     row("leading dot", ".5", "[NUM]", {num(".5", "0.5", 0)});
     row("leading dot in sentence", "take .5 mg", "take [NUM] mg", {num(".5", "0.5", 5)});
-    row("leading dot after letter", "v.5", "v[NUM]", {num(".5", "0.5", 1)});
+    row("leading dot after letter", "v.5", "v.[NUM]", {num("5", "5", 2)});
     row("full stop after number", "I am 5.", "I am [NUM].", {num("5", "5", 5)});
     row("dot then letter", "5.x", "[NUM].x", {num("5", "5", 0)});
     row("leading zeros", "007", "[NUM]", {num("007", "7", 0)});
@@ -129,7 +131,9 @@ void TestNumberParser::parse_data() {
     row("e without digits", "2e", "[NUM]e", {num("2", "2", 0)});
     row("e then letter", "2ex", "[NUM]ex", {num("2", "2", 0)});
     row("e sign without digits", "2e-x", "[NUM]e-x", {num("2", "2", 0)});
-    row("second exponent", "1e5e5", "[NUM]e[NUM]", {num("1e5", "100000", 0), num("5", "5", 4)});
+    row("second exponent", "1e5e5", "1e5e5", {}, {"1e5e5: digits inside a word"});
+    row("exponent glued to a word", "5e10ab3", "5e10ab3", {}, {"5e10ab3: hexadecimal"});
+    row("exponent then letters", "2e3f", "2e3f", {}, {"2e3f: digits inside a word"});
     row("dot after exponent", "1e5.5", "[NUM].[NUM]", {num("1e5", "100000", 0), num("5", "5", 4)});
     row("unicode minus in exponent",
         "1e\xE2\x88\x92"
@@ -193,24 +197,44 @@ void TestNumberParser::parse_data() {
     row("after %", "5%-3", "[NUM]%-[NUM]", {num("5", "5", 0), num("3", "3", 3)});
 
     // Numbers glued to words.
-    row("glued both sides", "abc123def", "abc[NUM]def", {num("123", "123", 3)});
+    row("glued both sides", "abc123xyz", "abc123xyz", {}, {"abc123xyz: digits inside a word"});
+    row("glued both sides, hexadecimal", "abc123def", "abc123def", {}, {"abc123def: hexadecimal"});
+    row("after a letter", "CO2 emissions", "CO2 emissions", {}, {"CO2: digits inside a word"});
+    row("after an underscore", "x86_64 and 7", "x86_64 and [NUM]", {num("7", "7", 11)},
+        {"x86_64: digits inside a word"});
+    row("version with a letter", "v1.2 and 3", "v1.2 and [NUM]", {num("3", "3", 9)},
+        {"v1.2: digits inside a word"});
+    row("file name", "file2.txt", "file2.txt", {}, {"file2.txt: digits inside a word"});
+    row("hash", "commit c65e6079fc9 ok", "commit c65e6079fc9 ok", {}, {"c65e6079fc9: hexadecimal"});
+    row("hash from a digit", "8a3f2c1", "8a3f2c1", {}, {"8a3f2c1: hexadecimal"});
+    row("hex digits then letters", "1234abcd", "1234abcd", {}, {"1234abcd: hexadecimal"});
+    row("short hex word", "4738fa", "[NUM]fa", {num("4738", "4738", 0)});
+    row("dimensions", "3x4 grid", "3x4 grid", {}, {"3x4: digits inside a word"});
     row("ordinal", "3rd", "[NUM]rd", {num("3", "3", 0)});
-    row("hex stays digits", "0x1F", "[NUM]x[NUM]F", {num("0", "0", 0), num("1", "1", 2)});
+    row("ordinal in a sentence", "the 19th century", "the [NUM]th century", {num("19", "19", 4)});
+    row("decade", "1990s", "[NUM]s", {num("1990", "1990", 0)});
+    row("unit glued", "10km", "[NUM]km", {num("10", "10", 0)});
+    row("decimal with a unit", "2.5kg.", "[NUM]kg.", {num("2.5", "2.5", 0)});
+    row("hyphen then digits", "COVID-19", "COVID-[NUM]", {num("19", "19", 6)});
+    row("abbreviation then number", "No.5", "No.[NUM]", {num("5", "5", 3)});
+    row("figure", "Fig.3a", "Fig.[NUM]a", {num("3", "3", 4)});
+    row("hex stays text", "0x1F", "0x1F", {}, {"0x1F: hexadecimal"});
+    row("upper-case hash", "5E10AB3", "5E10AB3", {}, {"5E10AB3: hexadecimal"});
     row("fullwidth digit is text", "\xEF\xBC\x95", "\xEF\xBC\x95", {});
 
     // Dots: ellipses and more than one decimal point.
     row("ellipsis", "wait...5", "wait...[NUM]", {num("5", "5", 7)});
     row("double dot", "5..5", "[NUM]..[NUM]", {num("5", "5", 0), num("5", "5", 3)});
     row("version", "1.2.3", "1.2.3", {}, {"1.2.3: more than one decimal point"});
-    row("version in sentence", "v1.2.3 is out", "v1.2.3 is out", {}, {"1.2.3: more than one decimal point"});
+    row("version in sentence", "v1.2.3 is out", "v1.2.3 is out", {}, {"v1.2.3: digits inside a word"});
     row("date", "2024.01.05", "2024.01.05", {}, {"2024.01.05: more than one decimal point"});
     row("address", "192.168.0.1", "192.168.0.1", {}, {"192.168.0.1: more than one decimal point"});
     row("signed version", "-1.2.3", "-1.2.3", {}, {"-1.2.3: more than one decimal point"});
     row("leading dot version", ".5.6", ".5.6", {}, {".5.6: more than one decimal point"});
     row("grouped version", "1,234.5.6", "1,234.5.6", {}, {"1,234.5.6: more than one decimal point"});
     row("version then full stop", "1.2.3.", "1.2.3.", {}, {"1.2.3: more than one decimal point"});
-    row("version then exponent", "1.2.3e5", "1.2.3e[NUM]", {num("5", "5", 6)},
-        {"1.2.3: more than one decimal point"});
+    row("version then exponent", "1.2.3e5", "1.2.3e5", {}, {"1.2.3e5: more than one decimal point"});
+    row("version with a suffix", "1.2.3rc1", "1.2.3rc1", {}, {"1.2.3rc1: more than one decimal point"});
     row("version then number", "1.2.3 and 4", "1.2.3 and [NUM]", {num("4", "4", 10)},
         {"1.2.3: more than one decimal point"});
     row("full stop then number", "1.2. 3", "[NUM]. [NUM]", {num("1.2", "1.2", 0), num("3", "3", 5)});
@@ -320,8 +344,10 @@ void TestNumberParser::never_throws_on_bytes() {
             const std::string text{static_cast<char>(a), static_cast<char>(b), '1'};
             const fone::ParsedText parsed = fone::parse_numbers(text);
             QCOMPARE(fone::render(parsed), text);
-            QVERIFY(!parsed.numbers.empty());
-            QCOMPARE(parsed.numbers.back().byte_end, std::size_t{3});
+            // The last digit ends a number, or a span kept as text (a word: "x1", "1a1").
+            const bool number = !parsed.numbers.empty() && parsed.numbers.back().byte_end == 3;
+            const bool word = !parsed.as_text.empty() && parsed.as_text.back().byte_end == 3;
+            QVERIFY(number != word);
         }
     }
 }
@@ -423,6 +449,18 @@ void TestNumberParser::large_inputs_are_linear() {
     QCOMPARE(numbers.numbers.back().start, std::size_t{99999 * 9});
     QCOMPARE(fone::render(numbers), many);
 
+    std::string word(1000000, 'a');  // one long word with digits at its end: scanned back once
+    word += "1";
+    const fone::ParsedText glued = fone::parse_numbers(word + " 2");
+    QCOMPARE(glued.as_text.size(), std::size_t{1});
+    QCOMPARE(glued.numbers.size(), std::size_t{1});
+    std::string words;
+    for (int k = 0; k < 200000; ++k)
+        words += "a1_b2 ";
+    const fone::ParsedText identifiers = fone::parse_numbers(words);
+    QCOMPARE(identifiers.as_text.size(), std::size_t{200000});
+    QVERIFY(identifiers.numbers.empty());
+
     std::string dotted = "1";
     for (int k = 0; k < 500000; ++k)
         dotted += ".1";
@@ -442,6 +480,46 @@ void TestNumberParser::large_inputs_are_linear() {
 
     const std::string dashes(1000000, '-');
     QVERIFY(fone::parse_numbers(dashes + "5").numbers[0].text == "5");
+}
+
+void TestNumberParser::limits_make_long_numbers_text() {
+    // A run with 3 integer and 2 fractional slots: 1234 and 0.125 stay text, every other number is read.
+    const fone::NumberLimits limits{3, 2};
+    const fone::ParsedText p = fone::parse_numbers("999 and 1234, 0.12 and 0.125, -5", limits);
+    QCOMPARE(p.templ, std::string("[NUM] and 1234, [NUM] and 0.125, [NUM]"));
+    QCOMPARE(p.numbers.size(), std::size_t{3});
+    QCOMPARE(p.as_text.size(), std::size_t{2});
+    QCOMPARE(p.as_text[0].kind, fone::AsTextKind::beyond_slots);
+    QCOMPARE(p.as_text[0].text, std::string("1234"));
+    QCOMPARE(p.as_text[1].text, std::string("0.125"));
+    QCOMPARE(p.warnings[0], std::string("1234: more digits than the slots hold (3 integer, 2 fractional)"));
+    QCOMPARE(fone::render(p), p.original);
+    // No limits: every number is a number.
+    QCOMPARE(fone::parse_numbers(p.original).numbers.size(), std::size_t{5});
+    // Leading zeros and trailing fractional zeros are not digits of the value.
+    QCOMPARE(fone::parse_numbers("007 2.50", limits).numbers.size(), std::size_t{2});
+    QVERIFY(limits.holds(fone::Decimal::parse("-999.99")));
+    QVERIFY(!limits.holds(fone::Decimal::parse("1000")));
+    QVERIFY(fone::NumberLimits{}.holds(fone::Decimal::parse("1e300")));
+}
+
+void TestNumberParser::as_text_spans_have_kinds() {
+    const std::string text = "CO2 at 1.2.3, c65e6079fc9 and 1e999999 over 1234567";
+    const fone::ParsedText p = fone::parse_numbers(text, {5, 0});
+    QCOMPARE(p.as_text.size(), std::size_t{5});
+    const fone::AsTextKind kinds[] = {fone::AsTextKind::in_word, fone::AsTextKind::dotted,
+                                      fone::AsTextKind::hexadecimal, fone::AsTextKind::out_of_range,
+                                      fone::AsTextKind::beyond_slots};
+    const char* spans[] = {"CO2", "1.2.3", "c65e6079fc9", "1e999999", "1234567"};
+    for (std::size_t k = 0; k < 5; ++k) {
+        QCOMPARE(p.as_text[k].kind, kinds[k]);
+        QCOMPARE(p.as_text[k].text, std::string(spans[k]));
+        QCOMPARE(text.substr(p.as_text[k].byte_start, p.as_text[k].byte_end - p.as_text[k].byte_start),
+                 std::string(spans[k]));
+        QCOMPARE(p.warnings[k], std::string(spans[k]) + ": " + p.as_text[k].reason);
+    }
+    QCOMPARE(fone::as_text_kind_name(fone::AsTextKind::in_word), std::string("in a word"));
+    QCOMPARE(fone::as_text_kind_name(fone::AsTextKind::beyond_slots), std::string("beyond the slots"));
 }
 
 QTEST_APPLESS_MAIN(TestNumberParser)

@@ -103,6 +103,39 @@ class TestReproduce : public QObject {
 
     void modular_every_modulus() { QCOMPARE(run_quick("modular")["rows"].toArray().size(), 18); }
 
+    // text-scaling (issue 41), its quick preset: the committed samples of both corpora (its data paths are
+    // the source tree's), 2 corpora x 2 sizes x fone and digit; the FoNE/digit ratio per corpus and size
+    // is each pair's quotient of the rows' text perplexities, and the figure is written.
+    void text_scaling_ratio_per_corpus_and_size() {
+        const QString here = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(QStringLiteral(FONE_SOURCE_DIR)));
+        const QJsonObject res = run_quick("text-scaling");
+        QVERIFY(QDir::setCurrent(here));
+        const QJsonArray rows = res["rows"].toArray();
+        QCOMPARE(rows.size(), 8);
+        QMap<QString, double> perplexity, params;  // "corpus size method" -> the row's
+        for (const QJsonValue& v : rows) {
+            const QJsonObject r = v.toObject();
+            const QString cell = r["corpus"].toString() + " " + r["size"].toString();
+            perplexity[cell + " " + r["method"].toString()] = r["text_perplexity"].toDouble();
+            params[cell] = r["params_without_embedding"].toDouble();
+            QVERIFY(r["text_perplexity_numbers"].toDouble() > 1);
+            QVERIFY(r["train_cpu_seconds"].toDouble() > 0);
+        }
+        const QJsonArray ratios = res["summary"]["text_scaling"]["fone_over_digit"].toArray();
+        QCOMPARE(ratios.size(), 4);  // factbook and units, tiny and small
+        for (const QJsonValue& v : ratios) {
+            const QJsonObject p = v.toObject();
+            const QString size = params.key(p["params"].toDouble());
+            const QString cell = p["corpus"].toString() + " " + (size.endsWith("tiny") ? "tiny" : "small");
+            QCOMPARE(p["seeds"].toInt(), 1);
+            QVERIFY(qAbs(p["ratio"].toDouble() - perplexity[cell + " fone"] / perplexity[cell + " digit"]) <
+                    1e-12);
+        }
+        QCOMPARE(res["plots"].toArray().size(), 1);
+        QVERIFY(res["plots"].toArray()[0].toString().endsWith("text-scaling.png"));
+    }
+
     // The data ratio from finished runs with known exact matches: FoNE reaches 99% at 400, digit at 800
     // (2x), subword nowhere up to 800 (more than 2x: a lower bound), xval never trained. The cells are
     // written as finished runs with the configs the dry run lists, so reproduce reads them.

@@ -78,6 +78,15 @@ json result_of(const std::string& run_dir, const ExperimentCell& cell) {
                           "next_number_log_smape", "tokens_per_example"})
         if (final_eval.contains(k)) r[k] = final_eval[k];
     r["best_exact_match"] = summary.value("best_exact_match", 0.0);
+    // Text runs: the size, steps and windows their tokens per parameter are counted from (text-scaling).
+    if (final_eval.contains("text_perplexity")) {
+        const json config = read_json_file((fs::path(run_dir) / kConfigFile).string());
+        r["params_without_embedding"] = summary.value("params_without_embedding", json());
+        r["steps"] = summary.value("step", json());
+        r["train_cpu_seconds"] = summary.value("train_cpu_seconds", json());
+        r["batch"] = config.value("batch", json());
+        r["text_context"] = config.value("text_context", json());
+    }
     return r;
 }
 

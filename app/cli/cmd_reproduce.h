@@ -33,6 +33,13 @@ nlohmann::json grokking_report(const std::string& store_root, const std::vector<
                                const std::filesystem::path& out);
 void grokking_tables(std::ostringstream& md, const nlohmann::json& runs);
 
+// The text-scaling report (cmd_reproduce_scaling.cpp): the FoNE/digit text-perplexity ratios per corpus
+// and model size, each corpus's table of methods and sizes (the ratios also into `extra`), and the figure,
+// text-scaling.png in out ("" without QCustomPlot).
+void text_scaling_tables(std::ostringstream& md, const std::vector<nlohmann::json>& rows, nlohmann::json& extra);
+std::string write_text_scaling_plot(const Experiment& e, const std::vector<nlohmann::json>& rows,
+                                    const std::filesystem::path& out);
+
 // "97.0%", "1.25 s"; "–" for a missing figure.
 std::string pct(const nlohmann::json& v);
 std::string secs(const nlohmann::json& v);

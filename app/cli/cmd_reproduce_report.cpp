@@ -495,6 +495,8 @@ std::string results_markdown(const Experiment& e, const std::vector<json>& rows,
         peer_tables(md, rows, extra);
     else if (e.report == "text")
         text_table(md, rows, extra);
+    else if (e.report == "text-scaling")
+        text_scaling_tables(md, rows, extra);
     else if (e.report == "grokking")
         grokking_tables(md, extra.value("grokking", json::array()));
     else
@@ -505,6 +507,11 @@ std::string results_markdown(const Experiment& e, const std::vector<json>& rows,
 json write_plots(const Experiment& e, const std::vector<json>& rows, const fs::path& out) {
     json files = json::array();
     if (e.report == "grokking") return files;  // its pictures are curves per run: grokking_report
+    if (e.report == "text-scaling") {
+        if (const std::string path = write_text_scaling_plot(e, rows, out); !path.empty())
+            files.push_back(path);
+        return files;
+    }
 #ifdef FONE_WITH_PLOTS
     const std::string path = (out / (e.name + ".png")).string();
     plots::LinesStyle style;

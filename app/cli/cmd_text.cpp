@@ -7,6 +7,7 @@
 //                                                            under every encoding, with its vectors
 //   fone corpus factbook --from DIR --out DIR                the World Factbook as train/val/test.jsonl
 //                                                            (one country a document) and its report
+//   fone corpus text --from FILE --out DIR [--paragraphs]    any plain-text corpus, the same way
 //
 // The text pieces come from a SentencePiece model trained on the corpus (--task or --data; default the
 // word-problems task) or loaded with --tokenizer; --save-tokenizer keeps it. --all needs none.
@@ -153,7 +154,10 @@ void run_tokenize(const TokenizeOptions& o) {
     const TextTokenizer tokenizer =
         o.tokenizer.empty()
             ? TextTokenizer::train(corpus, schemes.front(),
-                                   {.vocab_size = o.vocab_size, .character_coverage = o.character_coverage})
+                                   {.vocab_size = o.vocab_size,
+                                    .character_coverage = o.character_coverage,
+                                    .number_limits = {},
+                                    .cache_dir = {}})
             : TextTokenizer::load(o.tokenizer, schemes.front());
     if (!o.save_tokenizer.empty()) tokenizer.save(o.save_tokenizer);
     if (!o.text.empty()) {
@@ -166,55 +170,63 @@ void run_tokenize(const TokenizeOptions& o) {
     print_json_line(std::cout, out);
 }
 
-json report_json(const CorpusReport& r) {
-    json lengths = json::object();
-    for (const auto& [digits, count] : r.digit_lengths)
-        lengths[std::to_string(digits)] = count;
-    return {
-        {"documents", r.documents},
-        {"characters", r.characters},
-        {"words", r.words},
-        {"longest_document_characters", r.longest_document},
-        {"numbers", r.numbers},
-        {"numbers_per_word", r.words ? static_cast<double>(r.numbers) / static_cast<double>(r.words) : 0.0},
-        {"negative_numbers", r.signs.count("negative") ? r.signs.at("negative") : 0},
-        {"digit_lengths", lengths},
-        {"most_int_digits", r.most_int_digits},
-        {"most_frac_digits", r.most_frac_digits},
-        {"largest", r.largest},
-        {"not_read", r.not_read},
-        {"not_read_reasons", r.not_read_reasons},
-        {"not_read_examples", r.not_read_examples}};
-}
-
 struct CorpusOptions {
     std::string from, out;
+    bool paragraphs = false;
 };
 
-// fone corpus factbook: the package's JSON files as one document per country, split by country.
-void run_factbook(const CorpusOptions& o) {
-    const FactbookCorpus corpus = read_factbook(o.from);
-    const TextSplits s = factbook_splits(corpus);
-    std::filesystem::create_directories(o.out);
-    json splits = json::object(), countries = json::object();
-    for (const FactbookDocument& d : corpus.documents)
-        countries[factbook_split(d.code)].push_back(d.code);
+// The splits as files and their reports, with the slots a text run would choose (for a model wide enough
+// for kMaxTextNumberDigits: a narrower one holds fewer, docs/number-parsing.md) and what becomes text.
+json write_splits(const TextSplits& s, const std::string& out) {
+    std::filesystem::create_directories(out);
+    const TextSlots slots = choose_text_slots(s, -1, -1, kMaxTextNumberDigits);
+    const NumberLimits limits{slots.int_digits, slots.frac_digits};
+    json splits = json::object();
     for (const auto& [name, examples] : {std::pair{"train", &s.train}, {"val", &s.val}, {"test", &s.test}}) {
-        const std::string path = (std::filesystem::path(o.out) / (std::string(name) + ".jsonl")).string();
+        const std::string path = (std::filesystem::path(out) / (std::string(name) + ".jsonl")).string();
         write_text_jsonl(path, *examples);
         splits[name] = {{"path", path},
                         {"documents", examples->size()},
-                        {"report", report_json(corpus_report(*examples))}};
+                        {"report", corpus_report_json(corpus_report(*examples, limits))}};
     }
     std::vector<TextExample> all = s.train;
     all.insert(all.end(), s.val.begin(), s.val.end());
     all.insert(all.end(), s.test.begin(), s.test.end());
+    return {{"report", corpus_report_json(corpus_report(all, limits))},
+            {"slots",
+             {{"int_digits", slots.int_digits},
+              {"frac_digits", slots.frac_digits},
+              {"numbers", slots.numbers},
+              {"held", slots.held},
+              {"longest", slots.longest}}},
+            {"splits", splits}};
+}
+
+// fone corpus text: a plain-text file of one's own as documents (lines or paragraphs), split by a hash
+// of each document.
+void run_text_corpus(const CorpusOptions& o) {
+    const std::vector<TextExample> documents =
+        o.paragraphs ? read_text_paragraphs(o.from) : read_text_documents(o.from);
+    if (documents.empty()) throw TextDataError(o.from + ": no text (every line is blank)");
+    json report = {{"corpus", "text"}, {"from", o.from}, {"documents", o.paragraphs ? "paragraphs" : "lines"}};
+    report.update(write_splits(hashed_splits(documents), o.out));
+    write_json_atomic((std::filesystem::path(o.out) / "report.json").string(), report);
+    print_json_line(std::cout, report);
+}
+
+// fone corpus factbook: the package's JSON files as one document per country, split by country.
+void run_factbook(const CorpusOptions& o) {
+    const FactbookCorpus corpus = read_factbook(o.from);
+    json countries = json::object();
+    for (const FactbookDocument& d : corpus.documents)
+        countries[factbook_split(d.code)].push_back(d.code);
     json skipped = json::array();
     for (const FactbookSkip& k : corpus.skipped)
         skipped.push_back({{"file", k.file}, {"reason", k.reason}});
-    const json report = {
-        {"corpus", "factbook"}, {"from", o.from},         {"report", report_json(corpus_report(all))},
-        {"splits", splits},     {"countries", countries}, {"skipped", skipped}};
+    json report = {{"corpus", "factbook"}, {"from", o.from}};
+    report.update(write_splits(factbook_splits(corpus), o.out));
+    report["countries"] = countries;
+    report["skipped"] = skipped;
     write_json_atomic((std::filesystem::path(o.out) / "report.json").string(), report);
     print_json_line(std::cout, report);
 }
@@ -232,6 +244,17 @@ void add_corpus_command(CLI::App& app) {
     factbook->add_option("--out", o->out, "Folder for train.jsonl, val.jsonl, test.jsonl and report.json")
         ->required();
     factbook->callback([o] { run_command("corpus factbook", [&] { run_factbook(*o); }); });
+    auto* text = corpus->add_subcommand(
+        "text",
+        "A plain-text file of one's own: one document a line (or a paragraph, --paragraphs), split by a "
+        "hash of each document into train/val/test.jsonl (1 in 10 test, 1 in 10 val), with report.json: "
+        "its numbers, the digit slots a run would take and what stays text, by kind (docs/text.md)");
+    text->add_option("--from", o->from, "The text file (UTF-8)")->required();
+    text->add_option("--out", o->out, "Folder for train.jsonl, val.jsonl, test.jsonl and report.json")
+        ->required();
+    text->add_flag("--paragraphs", o->paragraphs,
+                   "Documents are paragraphs (lines up to a blank line), not lines");
+    text->callback([o] { run_command("corpus text", [&] { run_text_corpus(*o); }); });
 }
 
 }  // namespace

@@ -106,6 +106,9 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<int>(cmd, "--context", "text_context",
                "Text documents: tokens per packed window (default 256 for --task text; 0: one row per "
                "document)");
+    o.add_flag(cmd, "--strict-numbers", "strict_numbers", true,
+               "Text: refuse a corpus with a number longer than the digit slots take (40 in all, or "
+               "--int-digits/--frac-digits) instead of reading it as text, as before issue 41");
     o.add<double>(cmd, "--drills", "drills",
                   "word-problems: share of training examples that are bare sums of the additive templates "
                   "(default 0.75; 0: sentences only, as before)");
@@ -149,6 +152,10 @@ void add_train_options(CLI::App* cmd, TrainOptions& o) {
     o.add<double>(cmd, "--head-temperature-init", "head_temperature_init",
                   "Starting scale of the digit logits", true);
     o.add<int>(cmd, "--epochs", "epochs", "Epochs");
+    o.add<double>(cmd, "--cpu-seconds", "cpu_seconds",
+                  "Training budget in CPU seconds (user + system of the training steps): the run ends at the "
+                  "step that spends it (or after --epochs, if sooner), the learning-rate schedule runs over "
+                  "it; equal compute for methods whose steps cost differently (0: none)");
     o.add<double>(cmd, "--lr", "lr", "Peak learning rate");
     o.add<std::size_t>(cmd, "--batch", "batch", "Batch size");
     o.add<double>(cmd, "--warmup", "warmup", "Warm-up, as a fraction of all steps");

@@ -12,6 +12,7 @@
 #include "presenter_view.h"
 #include "replay_view.h"
 #include "spectrum_view.h"
+#include "text_scaling_view.h"
 #include "timeline_view.h"
 #include "token_loss_view.h"
 #include "view_registry.h"
@@ -32,7 +33,7 @@ View* with_program(View* view, const WorkbenchContext& context) {
 
 QStringList analysis_view_names() {
     return {"welcome",    "circles",  "hidden",   "spectrum", "pca",        "helix",  "errors",
-            "playground", "knockout", "timeline", "replay",   "token-loss", "adapter"};
+            "playground", "knockout", "timeline", "replay",   "token-loss", "adapter", "text-scaling"};
 }
 
 void register_analysis_views() {
@@ -64,6 +65,8 @@ void register_analysis_views() {
                    [](const WorkbenchContext& c) { return with_program(new TokenLossView(c.catalog), c); }});
     register_view({"adapter", "FoNE adapter",
                    [](const WorkbenchContext& c) { return with_program(new AdapterView, c); }});
+    register_view({"text-scaling", "Text scaling",
+                   [](const WorkbenchContext& c) { return new TextScalingView(c.catalog); }});
     // Presenter mode tells the welcome view's story, its race included.
     register_presenter([](const WorkbenchContext& c) -> QWidget* {
         auto* welcome = c.view ? qobject_cast<WelcomeView*>(c.view("welcome")) : nullptr;

@@ -292,9 +292,9 @@ void TokenLossView::compare() {
         // A run of another kind: the sentence `fone analyse token-loss` gives it, naming what answers it.
         const json c = run_config(dir);
         if (dir.isEmpty() || is_text_run(c)) continue;
-        show_info(QString::fromStdString(not_answered(QFileInfo(dir).fileName().toStdString(), run_kind_of(c),
-                                                      c.value("task", std::string("?")),
-                                                      RunCommand::token_loss)));
+        show_info(
+            QString::fromStdString(not_answered(QFileInfo(dir).fileName().toStdString(), run_kind_of(c),
+                                                c.value("task", std::string("?")), RunCommand::token_loss)));
         return;
     }
     if (a.isEmpty() || b.isEmpty()) {

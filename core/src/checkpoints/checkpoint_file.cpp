@@ -128,7 +128,8 @@ json times_json(const Position& p) {
     return {{"best_exact_match", p.best_exact_match},
             {"train_seconds", p.train_seconds},
             {"elapsed_seconds", p.elapsed_seconds},
-            {"time_to_target", p.time_to_target}};
+            {"time_to_target", p.time_to_target},
+            {"train_cpu_seconds", p.train_cpu_seconds}};
 }
 
 // A JSON object of metadata (nlohmann writes doubles so that they read back to the same bits).
@@ -176,6 +177,8 @@ void read_meta(Checkpoint& c) {
              number_field(c, times, "train_seconds"),
              number_field(c, times, "elapsed_seconds"),
              number_field(c, times, "time_to_target")};
+    // Checkpoints written before the CPU budget existed have no train_cpu_seconds: 0.
+    if (times.contains("train_cpu_seconds")) c.pos.train_cpu_seconds = number_field(c, times, "train_cpu_seconds");
     if (c.pos.epoch > c.config.epochs) corrupt(c.path, "its position is impossible for its config");
     c.identity = c.file->meta("identity");
     const std::string& optimizer = c.file->meta("optimizer");

@@ -36,6 +36,7 @@ struct Position {
     double train_seconds = 0.0;    // pure training time so far, over every session of the run
     double elapsed_seconds = 0.0;  // wall time so far, over every session
     double time_to_target = -1.0;
+    double train_cpu_seconds = 0.0;  // CPU time of the training steps so far (the --cpu-seconds budget's)
 };
 
 struct Checkpoint {

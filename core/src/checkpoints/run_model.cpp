@@ -95,13 +95,16 @@ void open_text(RunModel& r, const std::string& run_dir, RunData data, bool new_r
     if (data != RunData::none || new_run) r.text_splits = load_text_splits(r.config);
     std::optional<TextTokenizer> tokenizer;
     if (new_run) {
-        TokenizerOptions options;
-        options.vocab_size = r.config.text_vocab_size;
-        tokenizer = TextTokenizer::train(r.text_splits.train, text_tokens_of(r.config.method), options);
-        tokenizer->save((fs::path(run_dir) / kTokenizerFile).string());
         r.spec = text_spec(r.config, r.text_splits);
         r.config.int_digits = r.spec.int_digits;
         r.config.frac_digits = r.spec.frac_digits;
+        TokenizerOptions options;
+        options.vocab_size = r.config.text_vocab_size;
+        options.number_limits = {r.spec.int_digits, r.spec.frac_digits};  // longer numbers are text
+        // The runs of a store that train on the same text share one trained tokenizer (the same model).
+        if (!run_dir.empty()) options.cache_dir = (fs::path(run_dir).parent_path() / ".tokenizers").string();
+        tokenizer = TextTokenizer::train(r.text_splits.train, text_tokens_of(r.config.method), options);
+        tokenizer->save((fs::path(run_dir) / kTokenizerFile).string());
     } else {
         tokenizer = run_tokenizer(run_dir, r.config);
         r.spec = text_spec(r.config);

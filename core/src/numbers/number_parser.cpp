@@ -92,10 +92,45 @@ std::size_t sign_length(std::string_view s, std::size_t i) {
     return len;
 }
 
-// ".5" is a number, but a '.' right after a digit ends one ("5." is 5 and a full stop) and a '.' after
-// another '.' is an ellipsis ("wait...5" is 5, not 0.5).
+// Letters, digits and '_' make words ("x86_64", "CO2", "c65e6079fc9"): digits glued to a word on their
+// left, or followed by letters and then more digits, are part of a name, not a number (measured on two
+// corpora: docs/number-parsing.md, "Digits glued to letters"). Only ASCII counts: other bytes are not
+// letters here.
+bool is_word_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+bool is_word(std::string_view s, std::size_t i) {
+    return i < s.size() && is_word_char(s[i]);
+}
+
+// ".5" is a number, but a '.' right after a digit ends one ("5." is 5 and a full stop), a '.' after
+// another '.' is an ellipsis ("wait...5" is 5, not 0.5) and a '.' after a letter ends an abbreviation
+// ("No.5", "Fig.3" are 5 and 3, not 0.5 and 0.3).
 bool fraction_starts(std::string_view s, std::size_t i) {
-    return is_char(s, i, '.') && is_digit(s, i + 1) && (i == 0 || (!is_digit(s, i - 1) && s[i - 1] != '.'));
+    return is_char(s, i, '.') && is_digit(s, i + 1) && (i == 0 || (!is_word_char(s[i - 1]) && s[i - 1] != '.'));
+}
+
+// The end of the word that goes on at i: word characters, and a '.' between two of them ("v1.2rc1",
+// "file2.txt").
+std::size_t skip_word(std::string_view s, std::size_t i) {
+    while (is_word(s, i) || (is_char(s, i, '.') && i > 0 && is_word_char(s[i - 1]) && is_word(s, i + 1)))
+        ++i;
+    return i;
+}
+
+bool has_digit(std::string_view s) {
+    return s.find_first_of("0123456789") != std::string_view::npos;
+}
+
+// A hash or a hexadecimal constant: "0x1F", or seven or more hexadecimal digits, letters of one case,
+// with digits and letters both ("c65e6079fc9", "5E10AB3"; "deadbeef" has no digit and is a word).
+bool is_hexadecimal(std::string_view w) {
+    if (w.size() > 2 && w[0] == '0' && (w[1] == 'x' || w[1] == 'X'))
+        return w.substr(2).find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos;
+    if (w.size() < 7) return false;
+    const bool lower = w.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+    const bool upper = w.find_first_not_of("0123456789ABCDEF") == std::string_view::npos;
+    return (lower || upper) && has_digit(w) && w.find_first_not_of("0123456789") != std::string_view::npos;
 }
 
 bool is_thousands_group(std::string_view s, std::size_t i) {
@@ -105,9 +140,10 @@ bool is_thousands_group(std::string_view s, std::size_t i) {
 
 // One candidate number: its byte span and the same digits in the form Decimal::try_parse reads.
 struct Token {
-    std::size_t end = 0;
+    std::size_t start = 0, end = 0;
     std::string normalized;    // e.g. "-1234567.5e3": no commas, ASCII sign
     std::string_view problem;  // non-empty when the span must stay text
+    AsTextKind kind = AsTextKind::dotted;
 };
 
 // Integer digits with optional thousands separators ("1,234,567"); a first group of four or more
@@ -131,13 +167,15 @@ std::size_t scan_fraction(std::string_view s, std::size_t i, std::string& out) {
     return end;
 }
 
-// "e", optional ASCII sign, at least one digit; otherwise the 'e' is text ("2e", "2ex").
+// "e", optional ASCII sign, at least one digit, and then no letter or digit; otherwise the 'e' is text
+// ("2e", "2ex") or the start of a word ("5e10ab3", "2e3f": hexadecimal, not 5 x 10^10).
 std::size_t scan_exponent(std::string_view s, std::size_t i, std::string& out) {
     if (!is_char(s, i, 'e') && !is_char(s, i, 'E')) return i;
     std::size_t k = i + 1;
     if (is_char(s, k, '+') || is_char(s, k, '-')) ++k;
     if (!is_digit(s, k)) return i;
     const std::size_t end = skip_digits(s, k);
+    if (is_word(s, end)) return i;
     out.append(s.substr(i, end - i));
     return end;
 }
@@ -150,17 +188,43 @@ std::size_t skip_dotted_run(std::string_view s, std::size_t i) {
     return i;
 }
 
-Token scan_number(std::string_view s, std::size_t begin, std::size_t sign_len) {
+// Digits inside a word: the whole word stays text, as a name ("CO2", "x86_64", "3x4") or a hash.
+Token word_token(std::string_view s, std::size_t start, std::size_t end) {
     Token t;
+    t.start = start;
+    t.end = end;
+    const bool hex = is_hexadecimal(s.substr(start, end - start));
+    t.kind = hex ? AsTextKind::hexadecimal : AsTextKind::in_word;
+    t.problem = hex ? "hexadecimal" : "digits inside a word";
+    return t;
+}
+
+// The candidate at `begin` (a sign, a digit or a leading '.'). Digits after a letter or '_' start no
+// number: their word stays text. A number followed by letters keeps them as text ("19th", "1990s",
+// "10km") unless a digit follows in the same word ("8a3f2c1", "1920x1080"): then the word stays text.
+Token scan_number(std::string_view s, std::size_t begin, std::size_t sign_len) {
+    if (sign_len == 0 && begin > 0 && is_word_char(s[begin - 1])) {
+        std::size_t start = begin;
+        while (start > 0 && is_word_char(s[start - 1]))
+            --start;
+        return word_token(s, start, skip_word(s, begin));
+    }
+    Token t;
+    t.start = begin;
     if (sign_len > 0) t.normalized += s[begin] == '+' ? '+' : '-';
     std::size_t i = scan_integer(s, begin + sign_len, t.normalized);
     i = scan_fraction(s, i, t.normalized);
     if (is_char(s, i, '.') && is_digit(s, i + 1)) {
-        t.end = skip_dotted_run(s, i);
+        t.end = skip_word(s, skip_dotted_run(s, i));  // "1.2.3rc1": the whole version
         t.problem = "more than one decimal point";
         return t;
     }
     t.end = scan_exponent(s, i, t.normalized);
+    if (!is_word(s, t.end)) return t;
+    const std::size_t word_end = skip_word(s, t.end);
+    const std::string_view word = s.substr(begin + sign_len, word_end - begin - sign_len);
+    if (has_digit(s.substr(t.end, word_end - t.end)) || is_hexadecimal(word))
+        return word_token(s, begin + sign_len, word_end);
     return t;
 }
 
@@ -194,9 +258,30 @@ std::size_t count_placeholders(std::string_view templ) {
     return n;
 }
 
+std::string slots_reason(const NumberLimits& limits) {
+    return "more digits than the slots hold (" + std::to_string(limits.int_digits) + " integer, " +
+           std::to_string(limits.frac_digits) + " fractional)";
+}
+
 }  // namespace
 
-ParsedText parse_numbers(std::string_view text) {
+std::string as_text_kind_name(AsTextKind kind) {
+    switch (kind) {
+        case AsTextKind::dotted:
+            return "dotted";
+        case AsTextKind::in_word:
+            return "in a word";
+        case AsTextKind::hexadecimal:
+            return "hexadecimal";
+        case AsTextKind::out_of_range:
+            return "out of range";
+        case AsTextKind::beyond_slots:
+            return "beyond the slots";
+    }
+    return "?";
+}
+
+ParsedText parse_numbers(std::string_view text, const NumberLimits& limits) {
     reject_placeholder(text);
     ParsedText out;
     out.original = text;
@@ -210,16 +295,25 @@ ParsedText parse_numbers(std::string_view text) {
             ++i;
             continue;
         }
-        const Token t = scan_number(text, i, sign_len);
-        const std::string_view span = text.substr(i, t.end - i);
+        Token t = scan_number(text, i, sign_len);
         Decimal value;
         std::string problem(t.problem);
-        if (problem.empty() && !Decimal::try_parse(t.normalized, value, &problem))
+        if (problem.empty() && !Decimal::try_parse(t.normalized, value, &problem)) {
             problem = range_reason(problem);
+            t.kind = AsTextKind::out_of_range;
+        } else if (problem.empty() && !limits.holds(value)) {
+            problem = slots_reason(limits);
+            t.kind = AsTextKind::beyond_slots;
+        }
         if (!problem.empty()) {
             // Kept as text: it stays in the template between the surrounding placeholders.
-            out.warnings.push_back(warning(span, problem));
+            const std::string_view whole = text.substr(t.start, t.end - t.start);
+            out.warnings.push_back(warning(whole, problem));
+            out.as_text.push_back({t.kind, std::string(whole.substr(0, kWarningTextBytes)) +
+                                               (whole.size() > kWarningTextBytes ? "..." : ""),
+                                   problem, t.start, t.end});
         } else {
+            const std::string_view span = text.substr(i, t.end - i);
             out.templ.append(text.substr(copied, i - copied));
             out.templ += kNumPlaceholder;
             copied = t.end;

@@ -188,7 +188,8 @@ struct GeneratedScores {
     void add(const FoneSpec& spec, const Generation& g, const std::string& text, const std::string& prompt,
              const std::string& reference, std::size_t max_wrong) {
         std::vector<Decimal> want, got;
-        const ParsedText ref = parse_numbers(reference), gen = parse_numbers(text);
+        const NumberLimits limits{spec.int_digits, spec.frac_digits};  // longer numbers are the run's text
+        const ParsedText ref = parse_numbers(reference, limits), gen = parse_numbers(text, limits);
         for (const ParsedNumber& x : ref.numbers)
             want.push_back(x.value);
         for (const ParsedNumber& x : gen.numbers)
@@ -198,7 +199,7 @@ struct GeneratedScores {
         words_right += g.ended && gen.templ == ref.templ;  // the sentence, numbers aside
         const bool all_right = g.ended && want == got;
         exact += all_right;
-        answer_exact += g.ended && text == write_numbers(reference);
+        answer_exact += g.ended && text == write_numbers(reference, limits);
         ref_numbers += static_cast<int64_t>(want.size());
         for (std::size_t j = 0; j < want.size(); ++j) {
             if (j >= got.size()) {
@@ -213,7 +214,7 @@ struct GeneratedScores {
         }
         if (!all_right && wrong.size() < max_wrong)
             wrong.push_back(
-                {{"prompt", prompt}, {"expected", write_numbers(reference)}, {"predicted", text}});
+                {{"prompt", prompt}, {"expected", write_numbers(reference, limits)}, {"predicted", text}});
     }
 
     // The median relative error; null when there is no number (or the median answer has none).

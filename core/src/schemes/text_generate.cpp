@@ -213,7 +213,7 @@ std::vector<Answer> TextLmScheme::answer(FoneTransformer& model, const Batch& b)
     GenerateOptions o;
     std::vector<Answer> out;
     for (const Generation& g : generate(model, prompts, o)) {
-        const ParsedText parsed = parse_numbers(generated_text(g));
+        const ParsedText parsed = parse_numbers(generated_text(g), tokenizer_.number_limits());
         out.push_back(parsed.numbers.empty() ? Answer() : Answer(parsed.numbers[0].value));
     }
     return out;

@@ -18,7 +18,7 @@ namespace tt = text_token;
 }  // namespace
 
 TextLmScheme::TextLmScheme(TextTokenizer tokenizer, const FoneSpec& spec, const TrainConfig& config)
-    : tokenizer_(std::move(tokenizer)),
+    : tokenizer_(tokenizer.with_number_limits({spec.int_digits, spec.frac_digits})),
       method_(config.method),
       spec_(spec),
       plain_(spec),

@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "fone/text/corpus.h"
 #include "fone/text/text_data.h"
 #include "fone/text/text_tokenizer.h"
 #include "schemes/number_head.h"
@@ -47,10 +48,8 @@ TextScheme text_tokens_of(const std::string& method);
 // split_text_examples) or generator ("word-problems", "units", "tables"), split by its seed.
 TextSplits load_text_splits(const TrainConfig& config);
 
-// The most digit slots (integer + fractional) a text run takes: every number of its corpus must fit, for
-// every method (the same numbers for all), so a 400-digit run of digits is a one-line error, not a model
-// 800 features wide. The World Factbook needs 13 + 6 (docs/number-parsing.md, "Numbers in real text").
-inline constexpr int kMaxTextNumberDigits = 40;
+// kMaxTextNumberDigits (fone/text/corpus.h): the most digit slots a text run takes; longer numbers are
+// text (--strict-numbers: an error).
 
 // The FoNE digit slots for a corpus: m and n are the most integer (at least 1) and fractional digits
 // of any number in any split; the config's int_digits / frac_digits (when >= 0) override them. Text

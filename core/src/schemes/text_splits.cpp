@@ -1,6 +1,7 @@
 // A text run's data (text_scheme.h): its corpus or generator split into train, val and test, the digit
 // slots its numbers take, and the check of a corpus before a run starts; and which tokenizer a method's
 // text runs use (the methods table says).
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -16,7 +17,7 @@ namespace fone {
 namespace {
 
 // A folder of train.jsonl, val.jsonl and test.jsonl (what `fone corpus factbook` writes): its splits as
-// they are, train capped at train_size when non-zero. The sizes of val and test are the files'.
+// they are, capped at train_size, val_size and test_size (their first documents).
 TextSplits read_split_folder(const std::string& folder) {
     TextSplits s;
     for (const auto& [name, split] : {std::pair{"train", &s.train}, {"val", &s.val}, {"test", &s.test}}) {
@@ -51,6 +52,10 @@ TextSplits load_text_splits(const TrainConfig& c) {
         TextSplits s =
             splits ? read_split_folder(c.task.data_file) : factbook_splits(read_factbook(c.task.data_file));
         if (c.train_size != 0 && s.train.size() > c.train_size) s.train.resize(c.train_size);
+        // Issue 41: test and val capped too (val_size 0: none), so that a run of a few documents is not
+        // evaluated on a whole corpus's splits.
+        if (c.test_size != 0 && s.test.size() > c.test_size) s.test.resize(c.test_size);
+        if (s.val.size() > c.val_size) s.val.resize(c.val_size);
         return s;
     }
     if (c.text_task == "text") {
@@ -75,7 +80,10 @@ FoneSpec text_spec(const TrainConfig& c) {
     return spec;
 }
 
-FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
+namespace {
+
+// --strict-numbers: every number of the corpus must fit, or the run is refused (the rule before issue 41).
+FoneSpec strict_text_spec(const TrainConfig& c, const TextSplits& s) {
     int m = 1, n = 0;
     const ParsedNumber* longest = nullptr;  // the number with the most digits, for the message
     std::vector<ParsedNumber> kept;         // (parse_numbers' results die with each text)
@@ -120,20 +128,42 @@ void check_corpus_memory(const TrainConfig& c) {
                               physical_memory_bytes());
 }
 
+// The most digit slots a text run of this model takes: kMaxTextNumberDigits, and no more than fone's
+// digit head fits in the model's width (2 entries a slot and the sign), the same for every method.
+int text_slot_limit(const TrainConfig& c) {
+    return std::max(1, std::min(kMaxTextNumberDigits, (c.model.hidden - 1) / 2));
+}
+
 }  // namespace
+
+FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
+    if (c.strict_numbers) return strict_text_spec(c, s);
+    const int limit = text_slot_limit(c);
+    if (c.int_digits >= 0 && c.frac_digits >= 0 && c.int_digits + c.frac_digits > limit)
+        throw NumberError("--int-digits " + std::to_string(c.int_digits) + " and --frac-digits " +
+                          std::to_string(c.frac_digits) + ": a text run of hidden " +
+                          std::to_string(c.model.hidden) + " takes at most " + std::to_string(limit) +
+                          " digit slots in all");
+    const TextSlots slots = choose_text_slots(s, c.int_digits, c.frac_digits, limit);
+    TrainConfig chosen = c;
+    chosen.int_digits = slots.int_digits;
+    chosen.frac_digits = slots.frac_digits;
+    return text_spec(chosen);
+}
 
 void check_text_corpus(const TrainConfig& c) {
     check_corpus_memory(c);  // before the corpus is read
     const TextSplits s = load_text_splits(c);
+    const FoneSpec spec = text_spec(c, s);  // given slots a model cannot take; strict: numbers too long
     // The tokenizer a new run trains must fit the vocabulary: refused here, before the run folder exists.
     if (!is_adapter_method(c.method)) {
         TokenizerOptions options;
         options.vocab_size = c.text_vocab_size;
+        options.number_limits = {spec.int_digits, spec.frac_digits};  // as open_text trains it
         check_tokenizer_vocabulary(s.train, options);
     }
-    // The one-[NUM] methods: their numbers' labels fill the digit slots (and fone's and xval's inputs).
-    if (!has_number_head(c.method)) return;
-    const FoneSpec spec = text_spec(c, s);
+    // Strict: the one-[NUM] methods' numbers must fit the digit slots (their labels fill them).
+    if (!c.strict_numbers || !has_number_head(c.method)) return;
     const std::pair<const char*, const std::vector<TextExample>*> splits[] = {
         {"train", &s.train}, {"val", &s.val}, {"test", &s.test}};
     for (const auto& [name, examples] : splits)

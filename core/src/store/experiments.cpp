@@ -48,6 +48,7 @@ const std::vector<ReportNeeds>& report_needs() {
         {"grokking", {{"modulus", true}, {"method", false}}},
         {"peers", {{"task", false}, {"method", false}}},
         {"text", {{"method", false}}},
+        {"text-scaling", {{"corpus", false}, {"size", false}, {"method", false}}},
         {"table", {}},
     };
     return needs;

@@ -100,9 +100,8 @@ std::string not_answered(const std::string& run, RunKind kind, const std::string
     for (const CommandRow& r : commands())
         if (answers(r.command, kind)) instead.push_back(r.typed);
     const std::string article = kind == RunKind::arithmetic ? "an " : "a ";
-    return run + " is " + article + run_kind_name(kind) + " run (task " + task +
-           "): " + row.typed + " takes " + listed(kinds) + " runs" + row.also + "; ask this one with " +
-           listed(instead);
+    return run + " is " + article + run_kind_name(kind) + " run (task " + task + "): " + row.typed +
+           " takes " + listed(kinds) + " runs" + row.also + "; ask this one with " + listed(instead);
 }
 
 void check_answers(const std::string& run, const TrainConfig& config, RunCommand command) {

@@ -144,6 +144,8 @@ void TrainConfig::validate() const {
               ": adds FoNE to a pretrained model's own tokens: it needs --init-from DIR and a "
               "text task (--task text --data FILE)");
     check(align_steps >= -1, "align_steps: must be -1 (the whole run) or a number of steps");
+    check(cpu_seconds >= 0 && cpu_seconds <= 1e9, "cpu_seconds: must be in [0, 1e9] (0: no budget)");
+    check(!strict_numbers || is_text(), "strict_numbers: goes with a text task (numbers in text)");
     if (!init_from.empty()) {
         check(!is_text() || adapter,
               "init_from: a text task trains its own tokenizer; --init-from takes an arithmetic task (or "
@@ -239,6 +241,8 @@ constexpr auto train_fields = [](auto& c, auto&& field) {
     field("drills", c.drills);
     field("text_context", c.text_context);
     field("align_steps", c.align_steps);
+    field("strict_numbers", c.strict_numbers);
+    field("cpu_seconds", c.cpu_seconds);
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -335,6 +336,76 @@ void check_corpus_memory(const std::string& path, std::uint64_t bytes_per_byte, 
                         gigabytes(static_cast<double>(have)) + ": train on a part of it (a shorter file)");
 }
 
+TextSplits hashed_splits(const std::vector<TextExample>& documents) {
+    TextSplits s;
+    for (const TextExample& d : documents) {
+        const std::string split = factbook_split(d.prompt + d.answer);
+        (split == "test" ? s.test : split == "val" ? s.val : s.train).push_back(d);
+    }
+    return s;
+}
+
+namespace {
+
+// The numbers of the splits by their digit counts: (integer digits, fractional digits) -> how many.
+using DigitShapes = std::map<std::pair<int, int>, std::size_t>;
+
+// The slots that hold the most numbers among those with m + n = max_slots (m >= 1), a given m or n kept;
+// ties go to more integer slots. Then shrunk to the numbers held.
+std::pair<int, int> best_split(const DigitShapes& shapes, int want_int, int want_frac, int max_slots) {
+    std::size_t best_held = 0;
+    std::pair<int, int> best{want_int >= 0 ? want_int : 1, want_frac >= 0 ? want_frac : 0};
+    for (int m = 1; m <= max_slots; ++m) {
+        const int mi = want_int >= 0 ? want_int : m;
+        const int nf = want_frac >= 0 ? want_frac : std::max(0, max_slots - mi);
+        std::size_t held = 0;
+        for (const auto& [shape, count] : shapes)
+            held += shape.first <= mi && shape.second <= nf ? count : 0;
+        if (held >= best_held) {
+            best_held = held;
+            best = {mi, nf};
+        }
+        if (want_int >= 0) break;  // one candidate
+    }
+    int most_int = 1, most_frac = 0;
+    for (const auto& [shape, count] : shapes)
+        if (shape.first <= best.first && shape.second <= best.second) {
+            most_int = std::max(most_int, shape.first);
+            most_frac = std::max(most_frac, shape.second);
+        }
+    return {want_int >= 0 ? want_int : most_int, want_frac >= 0 ? want_frac : most_frac};
+}
+
+}  // namespace
+
+TextSlots choose_text_slots(const TextSplits& splits, int want_int, int want_frac, int max_slots) {
+    TextSlots out;
+    DigitShapes shapes;
+    int most_int = 1, most_frac = 0;
+    for (const auto* split : {&splits.train, &splits.val, &splits.test})
+        for (const TextExample& e : *split)
+            for (const std::string* text : {&e.prompt, &e.answer})
+                for (const ParsedNumber& x : parse_numbers(*text).numbers) {
+                    const int i = x.value.int_digit_count(), f = x.value.frac_digit_count();
+                    ++shapes[{i, f}];
+                    ++out.numbers;
+                    most_int = std::max(most_int, i);
+                    most_frac = std::max(most_frac, f);
+                    if (out.longest.empty() || i + f > out.longest_int + out.longest_frac) {
+                        out.longest = x.text.substr(0, 24) + (x.text.size() > 24 ? "..." : "");
+                        out.longest_int = i;
+                        out.longest_frac = f;
+                    }
+                }
+    const int m = want_int >= 0 ? want_int : most_int, n = want_frac >= 0 ? want_frac : most_frac;
+    std::tie(out.int_digits, out.frac_digits) =
+        m + n <= max_slots ? std::pair{m, n} : best_split(shapes, want_int, want_frac, max_slots);
+    const NumberLimits limits{out.int_digits, out.frac_digits};
+    for (const auto& [shape, count] : shapes)
+        out.held += shape.first <= limits.int_digits && shape.second <= limits.frac_digits ? count : 0;
+    return out;
+}
+
 TextSplits factbook_splits(const FactbookCorpus& corpus) {
     TextSplits s;
     for (const FactbookDocument& d : corpus.documents) {
@@ -344,8 +415,8 @@ TextSplits factbook_splits(const FactbookCorpus& corpus) {
     return s;
 }
 
-CorpusReport corpus_report(const std::vector<TextExample>& examples) {
-    constexpr std::size_t kExamplesShown = 10;
+CorpusReport corpus_report(const std::vector<TextExample>& examples, const NumberLimits& limits) {
+    constexpr std::size_t kExamplesShown = 10, kExamplesPerKind = 8;
     CorpusReport r;
     Decimal largest;
     for (const TextExample& e : examples) {
@@ -359,7 +430,7 @@ CorpusReport corpus_report(const std::vector<TextExample>& examples) {
                 r.words += !space && !in_word;
                 in_word = !space;
             }
-            const ParsedText parsed = parse_numbers(*text);
+            const ParsedText parsed = parse_numbers(*text, limits);
             for (const ParsedNumber& x : parsed.numbers) {
                 ++r.numbers;
                 ++r.digit_lengths[x.value.int_digit_count() + x.value.frac_digit_count()];
@@ -374,10 +445,50 @@ CorpusReport corpus_report(const std::vector<TextExample>& examples) {
                 ++r.not_read_reasons[colon == std::string::npos ? w : w.substr(colon + 2)];
                 if (r.not_read_examples.size() < kExamplesShown) r.not_read_examples.push_back(w);
             }
+            for (const AsTextSpan& span : parsed.as_text) {
+                const std::string kind = as_text_kind_name(span.kind);
+                ++r.as_text[kind];
+                auto& shown = r.as_text_examples[kind];
+                if (shown.size() < kExamplesPerKind &&
+                    std::find(shown.begin(), shown.end(), span.text) == shown.end())
+                    shown.push_back(span.text);
+            }
         }
     }
     r.largest = largest.to_string();
     return r;
+}
+
+nlohmann::json corpus_report_json(const CorpusReport& r) {
+    nlohmann::json lengths = nlohmann::json::object(), as_text = nlohmann::json::object();
+    for (const auto& [digits, count] : r.digit_lengths)
+        lengths[std::to_string(digits)] = count;
+    for (const auto& [kind, count] : r.as_text)
+        as_text[kind] = {{"count", count}, {"examples", r.as_text_examples.at(kind)}};
+    return {
+        {"documents", r.documents},
+        {"characters", r.characters},
+        {"words", r.words},
+        {"longest_document_characters", r.longest_document},
+        {"numbers", r.numbers},
+        {"numbers_per_word", r.words ? static_cast<double>(r.numbers) / static_cast<double>(r.words) : 0.0},
+        {"negative_numbers", r.signs.count("negative") ? r.signs.at("negative") : 0},
+        {"digit_lengths", lengths},
+        {"most_int_digits", r.most_int_digits},
+        {"most_frac_digits", r.most_frac_digits},
+        {"largest", r.largest},
+        {"not_read", r.not_read},
+        {"not_read_reasons", r.not_read_reasons},
+        {"not_read_examples", r.not_read_examples},
+        {"as_text", as_text}};
+}
+
+nlohmann::json corpus_numbers_json(const TextSplits& s, const NumberLimits& limits) {
+    std::vector<TextExample> all = s.train;
+    all.insert(all.end(), s.val.begin(), s.val.end());
+    all.insert(all.end(), s.test.begin(), s.test.end());
+    const nlohmann::json r = corpus_report_json(corpus_report(all, limits));
+    return {{"documents", r["documents"]}, {"numbers", r["numbers"]}, {"as_text", r["as_text"]}};
 }
 
 }  // namespace fone

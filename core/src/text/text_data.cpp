@@ -509,8 +509,8 @@ std::string write_number(const Decimal& value, std::string_view text_before) {
     return text;
 }
 
-std::string write_numbers(std::string_view text) {
-    const ParsedText parsed = parse_numbers(text);
+std::string write_numbers(std::string_view text, const NumberLimits& limits) {
+    const ParsedText parsed = parse_numbers(text, limits);
     std::string out;
     std::size_t copied = 0, k = 0;
     for (auto at = parsed.templ.find(kNumPlaceholder); at != std::string::npos;
@@ -632,6 +632,22 @@ std::vector<TextExample> read_text_documents(const std::string& path) {
         check_text(path, number, line, "line");
         examples.push_back({"", line});
     });
+    return examples;
+}
+
+std::vector<TextExample> read_text_paragraphs(const std::string& path) {
+    std::vector<TextExample> examples;
+    std::string paragraph;
+    const auto close = [&] {
+        if (!paragraph.empty()) examples.push_back({"", std::move(paragraph)});
+        paragraph.clear();
+    };
+    for_each_line(path, [&](std::size_t number, const std::string& line) {
+        if (is_blank(line)) return close();
+        check_text(path, number, line, "line");
+        paragraph += (paragraph.empty() ? "" : "\n") + line;
+    });
+    close();
     return examples;
 }
 

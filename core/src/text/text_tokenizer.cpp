@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -61,8 +62,8 @@ std::vector<std::pair<std::string, std::string>> trainer_options(const Tokenizer
 
 // The number template of a text with the digits the parser kept as text removed, so that no piece
 // holds a digit (such digits are encoded through byte fallback).
-std::string training_sentence(std::string_view text) {
-    std::string templ = parse_numbers(text).templ;
+std::string training_sentence(std::string_view text, const NumberLimits& limits) {
+    std::string templ = parse_numbers(text, limits).templ;
     std::erase_if(templ, [](char c) { return c >= '0' && c <= '9'; });
     return templ;
 }
@@ -83,6 +84,30 @@ void add_training_parts(std::string_view sentence, std::vector<std::string>& out
         sentence.remove_prefix(cut);
     }
     if (!sentence.empty()) out.emplace_back(sentence);
+}
+
+// The cache file of a model trained on these sentences with these options ("" without a cache folder):
+// FNV-1a 64 over the sentences (each with its length) and the trainer's options.
+std::string cache_path(const std::vector<std::string>& sentences, const TokenizerOptions& options) {
+    if (options.cache_dir.empty()) return "";
+    std::uint64_t h = 14695981039346656037ull;
+    const auto add = [&](std::string_view bytes) {
+        for (const char c : bytes) {
+            h ^= static_cast<unsigned char>(c);
+            h *= 1099511628211ull;
+        }
+        h ^= bytes.size();
+        h *= 1099511628211ull;
+    };
+    for (const std::string& s : sentences)
+        add(s);
+    for (const auto& [key, value] : trainer_options(options)) {
+        add(key);
+        add(value);
+    }
+    char name[40];
+    std::snprintf(name, sizeof name, "%016llx.model", static_cast<unsigned long long>(h));
+    return (std::filesystem::path(options.cache_dir) / name).string();
 }
 
 // The tail of the layout: '.', '-', then digit strings by length, then by value.
@@ -193,12 +218,13 @@ TextTokenizer::TextTokenizer(std::string model, TextScheme scheme)
 
 namespace {
 
-std::vector<std::string> training_sentences(const std::vector<TextExample>& corpus) {
+std::vector<std::string> training_sentences(const std::vector<TextExample>& corpus,
+                                            const TokenizerOptions& options) {
     std::vector<std::string> sentences;
     for (const TextExample& e : corpus)
         for (const std::string* text : {&e.prompt, &e.answer}) {
             if (!valid_utf8(*text)) throw TokenizerError("training text is not valid UTF-8");
-            add_training_parts(training_sentence(*text), sentences);
+            add_training_parts(training_sentence(*text, options.number_limits), sentences);
         }
     if (sentences.empty()) throw TokenizerError("no text to train the tokenizer on");
     return sentences;
@@ -254,23 +280,41 @@ void check_vocabulary_of(const std::vector<std::string>& sentences, const Tokeni
 }  // namespace
 
 void check_tokenizer_vocabulary(const std::vector<TextExample>& corpus, const TokenizerOptions& options) {
-    check_vocabulary_of(training_sentences(corpus), options);
+    check_vocabulary_of(training_sentences(corpus, options), options);
 }
 
 TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, TextScheme scheme,
                                    const TokenizerOptions& options) {
-    const std::vector<std::string> sentences = training_sentences(corpus);
+    const std::vector<std::string> sentences = training_sentences(corpus, options);
     if (!(options.character_coverage >= 0.98 && options.character_coverage <= 1.0))
         throw TokenizerError("character coverage " + std::to_string(options.character_coverage) +
                              " out of range (SentencePiece takes 0.98 to 1)");
     if (options.vocab_size < 300 || options.vocab_size > 1000000)
         throw TokenizerError("vocabulary size " + std::to_string(options.vocab_size) +
                              " out of range (300 to 1000000: 262 ids are specials and bytes)");
+    const std::string cached = cache_path(sentences, options);
+    if (!cached.empty() && std::filesystem::exists(cached)) {
+        try {
+            return load(cached, scheme).with_number_limits(options.number_limits);
+        } catch (const TokenizerError&) {
+            // A damaged cache file: trained again and replaced below.
+        }
+    }
     check_vocabulary_of(sentences, options);
     std::string model, error;
     if (!spm_bridge().train(sentences, trainer_options(options), model, error))
         throw TokenizerError("SentencePiece training failed: " + error);
-    return TextTokenizer(std::move(model), scheme);
+    TextTokenizer trained = TextTokenizer(std::move(model), scheme).with_number_limits(options.number_limits);
+    if (!cached.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(options.cache_dir, ec);
+        try {
+            trained.save(cached);
+        } catch (const std::exception&) {
+            // A cache that cannot be written (read-only store, full disk) only costs the next run the time.
+        }
+    }
+    return trained;
 }
 
 TextTokenizer TextTokenizer::from_bytes(const std::string& model, TextScheme scheme) {
@@ -294,6 +338,12 @@ void TextTokenizer::save(const std::string& path) const {
 TextTokenizer TextTokenizer::with_scheme(TextScheme scheme) const {
     TextTokenizer t = *this;
     t.scheme_ = scheme;
+    return t;
+}
+
+TextTokenizer TextTokenizer::with_number_limits(const NumberLimits& limits) const {
+    TextTokenizer t = *this;
+    t.limits_ = limits;
     return t;
 }
 
@@ -351,7 +401,7 @@ std::vector<int> TextTokenizer::encode_pieces(std::string_view templ) const {
 
 EncodedText TextTokenizer::encode(std::string_view text) const {
     if (!valid_utf8(text)) throw TokenizerError("text is not valid UTF-8");
-    const ParsedText parsed = parse_numbers(text);
+    const ParsedText parsed = parse_numbers(text, limits_);
     const std::vector<int> pieces = encode_pieces(parsed.templ);
     EncodedText out;
     std::string written_so_far;  // the text as decode() will write it, for write_number's context

@@ -328,7 +328,7 @@ json generate_run(const std::string& run_dir, const GenerateRequest& request, co
     const Generation g = r.text->generate(r.model, {prompt}, o, std::ref(events))[0];
     const std::string whole = r.text->generated_text(g);
     json numbers = json::array();
-    for (const ParsedNumber& x : parse_numbers(whole).numbers)
+    for (const ParsedNumber& x : parse_numbers(whole, r.text->tokenizer().number_limits()).numbers)
         numbers.push_back(x.value.to_string());
     return {{"event", "end"},
             {"prompt", request.prompt},

@@ -125,10 +125,11 @@ std::string best_tokens_number(const TextTokenizer& tok, const std::vector<Score
 }
 
 // The numbers as the document writes them, in order (the tokenizer's numbers are the parser's).
-std::vector<std::string> written_numbers(const TextExample& d, std::size_t count) {
+std::vector<std::string> written_numbers(const TextExample& d, std::size_t count,
+                                         const NumberLimits& limits) {
     std::vector<std::string> out;
     for (const std::string* text : {&d.prompt, &d.answer})
-        for (const ParsedNumber& x : parse_numbers(*text).numbers)
+        for (const ParsedNumber& x : parse_numbers(*text, limits).numbers)
             out.push_back(x.text);
     if (out.size() != count) out.clear();
     return out;
@@ -174,7 +175,7 @@ DocumentLosses document_losses(const TextLmScheme& scheme, FoneTransformer& mode
     int64_t start = 0;
     for (int64_t from = 0; from < all.n; from += kRowsPerPass)
         score_rows(scheme, model, all, from, std::min(kRowsPerPass, all.n - from), device, e.ids, at, start);
-    const std::vector<std::string> written = written_numbers(document, e.numbers.size());
+    const std::vector<std::string> written = written_numbers(document, e.numbers.size(), tok.number_limits());
     DocumentLosses d;
     std::size_t k = 0;  // the next number span
     for (int j = 1; j < n; ++j) {

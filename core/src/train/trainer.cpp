@@ -148,6 +148,7 @@ class Trainer {
     void announce(bool resumed);
     json start_event(bool resumed);
     double lr_at(int64_t step) const;
+    bool budget_spent() const { return cfg().cpu_seconds > 0 && pos_.train_cpu_seconds >= cfg().cpu_seconds; }
     Step train_step();
     bool stop_requested() const { return plan_.group ? stop_agreed_ : stop_requests().any(); }
     bool sharded_update(const Batch& b, Step& s);
@@ -164,6 +165,7 @@ class Trainer {
     void save_progress();
     void checkpoint(const char* file);
     TrainOutcome finish_at_target();
+    TrainOutcome finish_at_budget();
     TrainOutcome finish(const std::string& status, const std::string& message);
     TrainOutcome stop_while_waiting();
     TrainOutcome train(Checkpoint* resume_from);
@@ -231,10 +233,21 @@ TrainOutcome Trainer::train(Checkpoint* resume_from) {
             if (reached_target()) return finish_at_target();
         }
         if (step.epoch_end) clock_.start_epoch();
+        if (budget_spent()) return finish_at_budget();
         if (checkpoint_due(step)) save_progress();
     }
     checkpoint(kLastCheckpoint);
     return finish(kStatusFinished, "trained " + std::to_string(cfg().epochs) + " epochs");
+}
+
+// --cpu-seconds: the budget is spent (the last step was evaluated: evaluation_due).
+TrainOutcome Trainer::finish_at_budget() {
+    checkpoint(kLastCheckpoint);
+    char what[160];
+    std::snprintf(what, sizeof what, "spent the budget of %g CPU seconds (%.1f) at step %lld, epoch %.2f",
+                  cfg().cpu_seconds, pos_.train_cpu_seconds, static_cast<long long>(pos_.step),
+                  epoch_float());
+    return finish(kStatusFinished, what);
 }
 
 // The run's model (a checkpoint's weights and optimiser state when resuming), its data, its optimiser.
@@ -256,12 +269,14 @@ void Trainer::open(Checkpoint* resume_from) {
     } else if (run_.text) {
         const TokenCounts counts = count_tokens(run_.text->tokenizer(), run_.text_splits.test);
         tokens_per_number_ = counts.tokens_per_number();
-        text_info_ = {{"tokenizer", kTokenizerFile},
-                      {"text_pieces", run_.text->tokenizer().text_piece_count()},
-                      {"vocab_size", run_.text->tokenizer().vocab_size()},
-                      {"tokens_per_example", counts.tokens_per_example()},
-                      {"digit_loss_weight", cfg().digit_loss_weight},
-                      {"text_loss", cfg().text_loss}};
+        text_info_ = {
+            {"tokenizer", kTokenizerFile},
+            {"text_pieces", run_.text->tokenizer().text_piece_count()},
+            {"vocab_size", run_.text->tokenizer().vocab_size()},
+            {"tokens_per_example", counts.tokens_per_example()},
+            {"digit_loss_weight", cfg().digit_loss_weight},
+            {"text_loss", cfg().text_loss},
+            {"corpus", corpus_numbers_json(run_.text_splits, run_.text->tokenizer().number_limits())}};
     } else {
         tokens_per_number_ = tokens_per_number(*run_.scheme, run_.splits.test);
         // Runs on the typed mixture are scored on the typed suite at every evaluation; uniform runs (the
@@ -280,6 +295,8 @@ void Trainer::open(Checkpoint* resume_from) {
         session_base_elapsed_ = pos_.elapsed_seconds;
     }
     if (plan_.group) broadcast_weights(*plan_.group, run_.model);
+    if (plan_.active() && cfg().cpu_seconds > 0)
+        throw std::invalid_argument("cpu_seconds: a CPU budget is one process's; train it without --nproc");
     train_ = to_device(run_.train, device_);
     const int64_t batch = static_cast<int64_t>(cfg().batch);
     steps_per_epoch_ = (train_.n + batch - 1) / batch;
@@ -344,6 +361,15 @@ json Trainer::start_event(bool resumed) {
 
 double Trainer::lr_at(int64_t step) const {
     const TrainConfig& c = cfg();
+    if (c.cpu_seconds > 0) {
+        // The share of the run done: of the CPU budget, or of the epochs' steps when they end first.
+        const double done =
+            std::min(1.0, std::max(pos_.train_cpu_seconds / c.cpu_seconds,
+                                   static_cast<double>(step + 1) / static_cast<double>(total_steps_)));
+        if (done < c.warmup) return c.lr * done / c.warmup;
+        if (c.schedule == "constant") return c.lr;
+        return c.lr * 0.5 * (1.0 + std::cos(std::numbers::pi * (done - c.warmup) / (1.0 - c.warmup)));
+    }
     const int64_t warm = static_cast<int64_t>(std::llround(c.warmup * static_cast<double>(total_steps_)));
     if (step < warm) return c.lr * static_cast<double>(step + 1) / static_cast<double>(warm);
     if (c.schedule == "constant") return c.lr;
@@ -400,9 +426,10 @@ Step Trainer::train_step() {
         pos_.batch_in_epoch = 0;
         ++pos_.epoch;
     }
-    const double dt = seconds_since(t0);
+    const double dt = seconds_since(t0), cpu = process_cpu_seconds() - cpu0;
     pos_.train_seconds += dt;
-    clock_.add(len, dt, process_cpu_seconds() - cpu0);
+    pos_.train_cpu_seconds += cpu;
+    clock_.add(len, dt, cpu);
     s.examples = len, s.seconds = dt;
     return s;
 }
@@ -437,7 +464,7 @@ void Trainer::add_ranks_progress(json& event) {
 
 // A progress event every half second, and at the last step.
 void Trainer::report_progress(const Step& step) {
-    if (seconds_since(clock_.last_progress) < 0.5 && pos_.step != total_steps_) return;
+    if (seconds_since(clock_.last_progress) < 0.5 && pos_.step != total_steps_ && !budget_spent()) return;
     const double rate = clock_.examples_since_progress / std::max(clock_.seconds_since_progress, 1e-9);
     json event = {{"event", "progress"},
                   {"step", pos_.step},
@@ -447,6 +474,7 @@ void Trainer::report_progress(const Step& step) {
                   {"lr", step.lr},
                   {"examples_per_second", rate},
                   {"elapsed_seconds", elapsed()},
+                  {"train_cpu_seconds", pos_.train_cpu_seconds},
                   {"eta_seconds",
                    (total_steps_ - pos_.step) * static_cast<double>(cfg().batch) / std::max(rate, 1e-9)}};
     if (plan_.group) add_ranks_progress(event);
@@ -466,6 +494,7 @@ void Trainer::tune_threads(const Step& step) {
 
 bool Trainer::evaluation_due(const Step& step) const {
     const int64_t every = cfg().eval_every;
+    if (budget_spent()) return true;  // the run's last step
     return every > 0 ? pos_.step % every == 0 || pos_.step == total_steps_ : step.epoch_end;
 }
 
@@ -566,6 +595,7 @@ TrainOutcome Trainer::finish(const std::string& status, const std::string& messa
                     {"epoch", pos_.epoch},
                     {"best_exact_match", std::max(0.0, pos_.best_exact_match)},
                     {"train_seconds", pos_.train_seconds},
+                    {"train_cpu_seconds", pos_.train_cpu_seconds},
                     {"elapsed_seconds", total},
                     {"time_to_target_seconds", pos_.time_to_target >= 0 ? json(pos_.time_to_target) : json()},
                     {"final", last_eval_},

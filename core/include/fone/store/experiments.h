@@ -63,7 +63,8 @@ struct Experiment {
 // efficiency (task, method), data-size (method, train_size), model-size (method, size_level), ablations
 // (variant), ntl (method, ntl_lambda), modular (modulus, method), peers (task, method: means over seeds of
 // exact match, log-sMAPE and training CPU), text (method: a text run's perplexities and number measures,
-// mean and spread over seeds), table (none: one row per cell).
+// mean and spread over seeds), text-scaling (corpus, size, method: the FoNE/digit text-perplexity ratio
+// against parameters, per corpus; issue 41), table (none: one row per cell).
 std::vector<std::string> experiment_reports();
 
 // One file. Its name is the file's name without ".json".

@@ -30,9 +30,9 @@ std::string command_text(RunCommand command);
 bool answers(RunCommand command, RunKind kind);
 
 // The one sentence a command gives a run it does not answer: what the run is, which runs the command
-// takes, and the commands that do answer this one (`task` as the run's config names it); e.g. "wp is a text run (task word-problems): fone predict
-// takes arithmetic runs; ask this one with fone generate, fone eval, fone eval --benchmark arithmetic or
-// fone analyse token-loss".
+// takes, and the commands that do answer this one (`task` as the run's config names it); e.g. "wp is a text
+// run (task word-problems): fone predict takes arithmetic runs; ask this one with fone generate, fone eval,
+// fone eval --benchmark arithmetic or fone analyse token-loss".
 std::string not_answered(const std::string& run, const TrainConfig& config, RunCommand command);
 std::string not_answered(const std::string& run, RunKind kind, const std::string& task, RunCommand command);
 // Throws std::invalid_argument(not_answered(...)) unless `command` answers the run's kind.

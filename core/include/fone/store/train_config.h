@@ -122,6 +122,16 @@ struct TrainConfig {
     // train only the projection of the number pieces' FoNE (the alignment phase), every weight after them;
     // -1: the whole run is the alignment phase.
     int align_steps = -1;
+    // Text: a number that the run's digit slots cannot hold (more digits than kMaxTextNumberDigits in
+    // all, or than --int-digits/--frac-digits) is text to every method, and counted in the corpus report;
+    // strict_numbers makes it an error instead, before the run directory is made (docs/number-parsing.md).
+    bool strict_numbers = false;
+    // A training budget in CPU seconds (user + system of the process, over the training steps only: no
+    // evaluation, no data loading): the run ends at the first step that reaches it, or after `epochs`
+    // when that comes first, and its learning-rate schedule runs over the budget (warm-up and cosine by
+    // the share of it spent). 0: none, the schedule runs over the epochs' steps. Equal compute for
+    // methods whose steps cost differently (docs/training.md, "A CPU budget").
+    double cpu_seconds = 0;
 
     bool is_text() const { return !text_task.empty(); }
     // Whether the method writes numbers in subword chunks (subword, or ntl/numerologic on subword tokens).

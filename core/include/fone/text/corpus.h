@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "fone/numbers/number_parser.h"
 #include "fone/text/text_data.h"
 
 namespace fone {
@@ -74,7 +77,31 @@ void check_corpus_memory(const std::string& path, std::uint64_t bytes_per_byte, 
 // The documents as text examples (empty prompt, the document as answer), split by factbook_split.
 TextSplits factbook_splits(const FactbookCorpus& corpus);
 
-// What a corpus holds. Words are runs of non-space characters; numbers are what parse_numbers finds.
+// The split of a document by a hash of its text, as factbook_split splits countries (FNV-1a 64 mod 10:
+// 0 test, 1 val, else train): the same document is in the same split whatever else the file holds.
+TextSplits hashed_splits(const std::vector<TextExample>& documents);
+
+// The most digit slots (integer + fractional) a text run takes, for every method (the same numbers for
+// all), so that a 400-digit run of digits is text, not a model 800 features wide. The World Factbook needs
+// 11 + 4 (docs/number-parsing.md, "Numbers in real text").
+inline constexpr int kMaxTextNumberDigits = 40;
+
+// The digit slots of a text run, the same for every method: the most integer and fractional digits of
+// the corpus's numbers when they fit `max_slots` in all; else the split of max_slots that holds the most
+// numbers (the longer ones stay text: AsTextKind::beyond_slots), shrunk to the numbers it holds. A
+// given int_digits or frac_digits (>= 0) is kept as given. docs/number-parsing.md, "Numbers a run
+// cannot hold".
+struct TextSlots {
+    int int_digits = 1, frac_digits = 0;
+    std::size_t numbers = 0, held = 0;  // the corpus's numbers, and those the slots hold
+    // The number with the most digits (for messages): its text and digit counts.
+    std::string longest;
+    int longest_int = 0, longest_frac = 0;
+};
+TextSlots choose_text_slots(const TextSplits& splits, int int_digits, int frac_digits, int max_slots);
+
+// What a corpus holds. Words are runs of non-space characters; numbers are what parse_numbers finds
+// (with `limits`: those a run with these slots reads as numbers).
 struct CorpusReport {
     std::size_t documents = 0, characters = 0, words = 0, numbers = 0, longest_document = 0;
     std::map<int, std::size_t> digit_lengths;  // significant digits (int + fraction) -> numbers
@@ -84,7 +111,19 @@ struct CorpusReport {
     std::size_t not_read = 0;                             // spans the parser kept as text
     std::map<std::string, std::size_t> not_read_reasons;  // "more than one decimal point" -> count
     std::vector<std::string> not_read_examples;           // the first few, as the parser words them
+    // The same spans by kind (as_text_kind_name: "dotted", "in a word", "hexadecimal", "out of range",
+    // "beyond the slots"), each with its first few spans as written.
+    std::map<std::string, std::size_t> as_text;
+    std::map<std::string, std::vector<std::string>> as_text_examples;
 };
-CorpusReport corpus_report(const std::vector<TextExample>& examples);
+CorpusReport corpus_report(const std::vector<TextExample>& examples, const NumberLimits& limits = {});
+// The report as report.json writes it: documents, characters, words, longest_document_characters,
+// numbers, numbers_per_word, negative_numbers, digit_lengths, most_int_digits, most_frac_digits, largest,
+// not_read, not_read_reasons, not_read_examples, and as_text: {kind: {"count", "examples"}}.
+nlohmann::json corpus_report_json(const CorpusReport& report);
+
+// What a run reads as numbers in all its splits, and what stays text and why (by kind, with examples):
+// {"documents", "numbers", "as_text"} of corpus_report_json, the start event's text.corpus.
+nlohmann::json corpus_numbers_json(const TextSplits& splits, const NumberLimits& limits);
 
 }  // namespace fone

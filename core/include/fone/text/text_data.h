@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "fone/numbers/decimal.h"
+#include "fone/numbers/number_parser.h"
 
 namespace fone {
 
@@ -53,8 +54,9 @@ bool is_text_training_task(const std::string& name);
 std::string write_number(const Decimal& value, std::string_view text_before);
 // The text with every number the parser finds written back by write_number: "costs $3.5, 1,000 g"
 // becomes "costs $3.50, 1000 g". The generators' texts are unchanged by it (tested). Throws
-// NumberError when the text contains the placeholder [NUM].
-std::string write_numbers(std::string_view text);
+// NumberError when the text contains the placeholder [NUM]. Numbers that `limits` do not hold stay as
+// written (they are text to a run with those slots).
+std::string write_numbers(std::string_view text, const NumberLimits& limits = {});
 
 // One example of the task, drawn from rng (all draws through random_below, so the same on every
 // platform). Every number in it is written by write_number and every answer is computed exactly.
@@ -100,6 +102,9 @@ std::vector<TextExample> read_text_jsonl(const std::string& path);
 // Plain text: one document per line (CRLF and a UTF-8 byte-order mark accepted, blank lines skipped),
 // each an example with an empty prompt. Invalid UTF-8 or [NUM] throws TextDataError naming file:line.
 std::vector<TextExample> read_text_documents(const std::string& path);
+// Plain text by paragraphs: the lines up to a blank line are one document, their line breaks kept
+// ("\n"; CRLF and a byte-order mark accepted). Errors as read_text_documents'.
+std::vector<TextExample> read_text_paragraphs(const std::string& path);
 // read_text_jsonl for *.jsonl files, read_text_documents for any other file.
 std::vector<TextExample> read_text_file(const std::string& path);
 // One {"prompt", "answer"} object per line, written to a temporary file and renamed.

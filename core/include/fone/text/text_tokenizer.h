@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "fone/numbers/decimal.h"
+#include "fone/numbers/number_parser.h"
 #include "fone/text/text_data.h"
 
 namespace fone {
@@ -56,6 +57,12 @@ struct TokenizerOptions {
     // bytes. SentencePiece takes 0.98 to 1; text with thousands of distinct characters (CJK) needs a
     // vocabulary larger than the characters that this share covers.
     double character_coverage = 0.9995;
+    // The numbers that are numbers (a run's digit slots): longer ones are text to the pieces too.
+    NumberLimits number_limits;
+    // A folder of trained models by a digest of their training text and options ("" : none): training
+    // on the same text with the same options gives the same model (one thread), so a model found there is
+    // loaded instead of trained again. The runs of one corpus share it (the run store's .tokenizers).
+    std::string cache_dir;
 };
 
 struct TokenSpan {
@@ -91,6 +98,10 @@ class TextTokenizer {
     TextScheme scheme() const { return scheme_; }
     // The same text pieces with another number scheme (shares the model).
     TextTokenizer with_scheme(TextScheme scheme) const;
+    // The same tokenizer, reading as numbers only those that `limits` hold (a run's digit slots): a
+    // longer one is text, its digits byte pieces, for every scheme alike (docs/number-parsing.md).
+    TextTokenizer with_number_limits(const NumberLimits& limits) const;
+    const NumberLimits& number_limits() const { return limits_; }
     int text_piece_count() const;  // P in the layout above
     int vocab_size() const;        // ids of this scheme: P, P + 12 or P + 1112
 
@@ -123,6 +134,7 @@ class TextTokenizer {
     std::string model_;
     std::shared_ptr<void> processor_;  // a SentencePiece processor, behind spm_bridge (core/src)
     TextScheme scheme_ = TextScheme::fone;
+    NumberLimits limits_;
 };
 
 // Chunks of the subword scheme: "1234567.891" -> {"123", "456", "7", ".", "891"}, "-0.05" -> {"-", "0",
