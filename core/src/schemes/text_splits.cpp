@@ -116,8 +116,6 @@ FoneSpec strict_text_spec(const TrainConfig& c, const TextSplits& s) {
     return text_spec(chosen);
 }
 
-namespace {
-
 // A corpus file's or folder's memory before it is read (check_corpus_memory): the bytes of memory that
 // preparing one byte of text took, measured on 16 MB of prose with numbers (docs/reliability.md): the
 // methods with a [NUM] per number keep digit labels (and fone its features) at every position.
