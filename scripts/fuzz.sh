@@ -2,7 +2,8 @@
 # Builds libFuzzer targets (tests/fuzz/) in their own clang tree and runs each for a while.
 #   scripts/fuzz.sh [--target NAME|all] [--seconds N] [--build-dir DIR] [--fone PATH]
 #     NAME: fuzz_numbers (default), fuzz_config, fuzz_metrics, fuzz_experiment, fuzz_safetensors,
-#     fuzz_model_files, fuzz_serve_requests, fuzz_fonerun, fuzz_checkpoint; all: the nine, N s each.
+#     fuzz_model_files, fuzz_serve_requests, fuzz_fonerun, fuzz_corpus, fuzz_rank_environment,
+#     fuzz_checkpoint; all: the eleven, N s each.
 #     Defaults: 60 s, build-fuzz, fone: build/bin/fone (fuzz_checkpoint links that build's core libraries,
 #     and its seed checkpoint is a tiny run trained by that fone).
 # Prints one line per target: "<target>: <s> s, <n> executions, <r> exec/s, peak RSS <m> MB, no crash".
@@ -16,7 +17,7 @@ build_dir=build-fuzz
 target=fuzz_numbers
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 fone="$repo/build/bin/fone"
-usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_fonerun|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
+usage() { echo "usage: $0 [--target fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_fonerun|fuzz_corpus|fuzz_rank_environment|fuzz_checkpoint|all] [--seconds N] [--build-dir DIR] [--fone PATH]" >&2; }
 while [[ $# -gt 0 ]]; do
     case "$1" in
         --seconds) seconds="${2:?--seconds needs a value}"; shift 2 ;;
@@ -32,8 +33,8 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 case "$target" in
-    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_fonerun|fuzz_checkpoint) targets=("$target") ;;
-    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_model_files fuzz_serve_requests fuzz_fonerun fuzz_checkpoint) ;;
+    fuzz_numbers|fuzz_config|fuzz_metrics|fuzz_experiment|fuzz_safetensors|fuzz_model_files|fuzz_serve_requests|fuzz_fonerun|fuzz_corpus|fuzz_rank_environment|fuzz_checkpoint) targets=("$target") ;;
+    all) targets=(fuzz_numbers fuzz_config fuzz_metrics fuzz_experiment fuzz_safetensors fuzz_model_files fuzz_serve_requests fuzz_fonerun fuzz_corpus fuzz_rank_environment fuzz_checkpoint) ;;
     *) echo "fuzz.sh: unknown --target '$target'" >&2; usage; exit 2 ;;
 esac
 
@@ -171,6 +172,26 @@ make_seeds() {
             { printf '{"prompt":"'; head -c 200000 /dev/zero | tr '\0' '1'; printf '+1=","digit":3}\n'; } >"$corpus/long_line"
             seq 1 2000 | sed 's/.*/{"prompt":"&+1=","digit":&,"place":0}/' >"$corpus/many" ;;
         fuzz_fonerun) make_fonerun_seeds "$corpus" ;;
+        fuzz_corpus)
+            # Mode byte (0 plain text, 1 JSONL, 2 a Factbook country), then the file: the committed sample,
+            # and structures a byte fuzzer does not reach (20,000 levels, an unterminated 1 MB string, a
+            # 1 MB line of numbers).
+            local deep k=0
+            deep="$(head -c 20000 /dev/zero | tr '\0' '[')"
+            for f in "$repo"/tests/data/factbook-sample/*/*.json; do
+                [[ -f "$f" ]] || continue
+                { printf '\x02'; head -c 60000 "$f"; } >"$corpus/factbook_$k"; k=$((k + 1))
+            done
+            { printf '\x02{"A": %s"5 km"' "$deep"; head -c 20000 /dev/zero | tr '\0' ']'; printf '}'; } >"$corpus/factbook_deep"
+            { printf '\x02{"A": "'; head -c 1000000 /dev/zero | tr '\0' 'x'; } >"$corpus/factbook_unterminated"
+            seed "$corpus/text" $'\x00In 2024, 1,250 of 3,750 were 33.5%.\r\nDay 3: we sold 12 cups at $2.50 each.\n\n\xef\xbb\xbfBOM line 7\n'
+            seed "$corpus/jsonl" $'\x01{"prompt": "What is 12+7?", "answer": "19"}\n{"text": "Day 3: 12 cups"}\n\n[1]\n'
+            { printf '\x00'; for k in $(seq 1 40000); do printf '%d.%d, ' "$k" "$((k % 97))"; done; } >"$corpus/long_line" ;;
+        fuzz_rank_environment)
+            seed "$corpus/torchrun" $'RANK=1\nWORLD_SIZE=4\nLOCAL_RANK=1\nLOCAL_WORLD_SIZE=2\nMASTER_ADDR=n1\nMASTER_PORT=1234\nTORCHELASTIC_RUN_ID=none'
+            seed "$corpus/slurm" $'SLURM_PROCID=5\nSLURM_NTASKS=8\nSLURM_LOCALID=1\nSLURM_NTASKS_PER_NODE=2(x3),1\nSLURM_JOB_NODELIST=gpu[07-08,12],cpu1\nSLURM_JOB_ID=4321\nSLURM_STEP_ID=0'
+            seed "$corpus/nproc" $'RANK=0\nWORLD_SIZE=2\nFONE_LAUNCHER=nproc\nFONE_RUN_TOKEN=0123456789abcdef0123456789abcdef\nFONE_RENDEZVOUS_FILE=/tmp/x/store'
+            seed "$corpus/bad" $'WORLD_SIZE=99999999999999999999\nRANK=-1\nMASTER_PORT=0\nFONE_RUN_TOKEN=a/b' ;;
         fuzz_safetensors)
             cp "$repo/tests/golden/safetensors/reference.safetensors" "$corpus/reference"
             printf '\x02\x00\x00\x00\x00\x00\x00\x00{}' >"$corpus/empty" ;;
@@ -204,6 +225,8 @@ run_one() {
     if [[ "$name" == fuzz_fonerun ]]; then max_len=65536; fi
     # The model files' seeds are structures of up to ~2 MB (100,000 index entries): inputs may be that long.
     if [[ "$name" == fuzz_model_files ]]; then max_len=2500000; fi
+    # Corpora: a 1 MB line, 20,000 levels of nesting, the sample's country files.
+    if [[ "$name" == fuzz_corpus ]]; then max_len=1100000; fi
     # A request line may be up to 64 KB, and longer ones must be consumed: inputs up to 256 KB.
     if [[ "$name" == fuzz_serve_requests ]]; then max_len=262144; fi
     if [[ "$name" == fuzz_checkpoint ]]; then

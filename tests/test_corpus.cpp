@@ -226,6 +226,22 @@ class TestCorpus : public QObject {
         e = error_of([&] { fone::read_factbook((root / "utf8").string()); });
         QVERIFY2(one_line(e) && e.find("xx.json: not JSON") != std::string::npos, e.c_str());
 
+        // Issue 44: 20,000 levels of nesting (100 KB) crashed the reader (the unbounded parser, then a
+        // recursive renderer); an unterminated 10 MB string became a 10 MB error line.
+        write_all(root / "deep" / "r" / "xx.json",
+                  "{\"A\": " + std::string(20000, '[') + "\"5 km\"" + std::string(20000, ']') + "}");
+        e = error_of([&] { fone::read_factbook((root / "deep").string()); });
+        QVERIFY2(one_line(e) && e.find("nests deeper than 64 levels") != std::string::npos, e.c_str());
+        e = error_of([&] {
+            fone::render_factbook_fields("{\"a\": " + std::string(20000, '[') + std::string(20000, ']') + "}",
+                                         "given");
+        });
+        QVERIFY2(e.find("given: not JSON (nests deeper") != std::string::npos, e.c_str());
+        write_all(root / "unterminated" / "r" / "xx.json", "{\"A\": \"" + std::string(10u << 20, 'x'));
+        e = error_of([&] { fone::read_factbook((root / "unterminated").string()); });
+        QVERIFY2(one_line(e) && e.size() < 1000 && e.find("xx.json: not JSON") != std::string::npos,
+                 qPrintable(QString::number(e.size())));
+
         write_all(root / "array" / "r" / "xx.json", "[1, 2, 3]");
         e = error_of([&] { fone::read_factbook((root / "array").string()); });
         QVERIFY2(one_line(e) && e.find("xx.json: not a Factbook country") != std::string::npos, e.c_str());

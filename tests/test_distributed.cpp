@@ -9,13 +9,22 @@
 // - a second job on a run that is training: refused by the run lock.
 //   ctest --test-dir build -R '^test_distributed(_failures)?$' --output-on-failure
 // (test_distributed_failures, label reliability: the hung, failing and locked cases.)
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <cmath>
+
+#include <csignal>
 #include <cstring>
 #include <map>
+#include <utility>
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QMap>
 #include <QProcess>
+#include <QSet>
 #include <QTemporaryDir>
 #include <QThread>
 #include <QtTest>
@@ -62,6 +71,72 @@ QString digest_of(const QString& run) {
 
 QString error_lines(const QByteArray& err) {
     return QString::fromUtf8(err).trimmed();
+}
+
+// The lines of stderr that say "error:" (a failure must be one, not one per rank).
+int error_line_count(const QByteArray& err) {
+    int n = 0;
+    for (const QByteArray& line : err.split('\n'))
+        n += line.contains("error:");
+    return n;
+}
+
+// Lines of LibTorch's and Gloo's own logging ("[W ProcessGroupGloo.cpp:...]", glog's "E1128 ...") or their
+// source positions ("pair.cc:598").
+bool has_library_noise(const QByteArray& err) {
+    for (const QByteArray& line : err.split('\n')) {
+        if (line.size() > 3 && line[0] == '[' && QByteArray("WEIF").contains(line[1]) && line[2] == ' ')
+            return true;
+        if (line.contains(".cc:") || line.contains(".cpp:")) return true;
+    }
+    return false;
+}
+
+// The processes whose parent is pid (from /proc/<pid>/task/*/children).
+QList<int> children_of(int pid) {
+    QList<int> out;
+    const QDir tasks(QString("/proc/%1/task").arg(pid));
+    for (const QString& t : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile f(tasks.filePath(t) + "/children");
+        if (!f.open(QIODevice::ReadOnly)) continue;
+        for (const QByteArray& c : f.readAll().split(' '))
+            if (!c.trimmed().isEmpty()) out << c.trimmed().toInt();
+    }
+    return out;
+}
+
+// The local addresses ("0100007F:9C40", "00000000000000000000000000000000:1F90") of the TCP sockets in the
+// LISTEN state that the processes hold.
+QStringList listening_addresses(const QList<int>& pids) {
+    QSet<QString> inodes;
+    for (int pid : pids) {
+        const QDir fds(QString("/proc/%1/fd").arg(pid));
+        for (const QFileInfo& fd : fds.entryInfoList(QDir::System | QDir::Files | QDir::NoDotAndDotDot)) {
+            const QString target =
+                fd.symLinkTarget().isEmpty() ? QFile::symLinkTarget(fd.filePath()) : fd.symLinkTarget();
+            const QString link = QString::fromLocal8Bit(QFile::encodeName(target));
+            const int open = link.indexOf("socket:[");
+            if (open >= 0) inodes << link.mid(open + 8).chopped(1);
+        }
+    }
+    QStringList out;
+    for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+        QFile f(table);
+        if (!f.open(QIODevice::ReadOnly)) continue;
+        for (const QByteArray& line : f.readAll().split('\n')) {
+            const QList<QByteArray> cols = line.simplified().split(' ');
+            if (cols.size() > 9 && cols[3] == "0A" && inodes.contains(QString(cols[9])))
+                out << QString(cols[1]);
+        }
+    }
+    return out;
+}
+
+// A loopback address as /proc/net/tcp{,6} writes it.
+bool is_loopback_address(const QString& address) {
+    const QString host = address.section(':', 0, 0);
+    return host == "0100007F" || host == "00000000000000000000000001000000" ||
+           host == "0000000000000000FFFF00000100007F";
 }
 
 }  // namespace
@@ -242,6 +317,262 @@ class TestDistributed : public QObject {
                  second.err.constData());
         first.terminate();  // the launcher forwards SIGTERM to its ranks
         QVERIFY(first.waitForFinished(60000));
+    }
+
+    // Issue 44. Two --nproc 2 runs of other settings started together on one --master-port, 10 times: a run
+    // that finishes ends on the weights it gets alone (its ranks never meet the other run's); one that
+    // cannot host or join the rendezvous fails with one line and leaves no run. (Before: 5 of 13 trials
+    // recorded "finished" with weights no single run gives.)
+    void two_runs_on_one_port_never_merge() {
+        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_RENDEZVOUS"))
+            QSKIP("CTest test_distributed_rendezvous runs it");
+        SKIP_WITHOUT_CPU_BACKEND();
+        const QString ref = dir_.path() + "/ref";
+        QMap<QString, QString> alone;  // seed -> digest of the run alone
+        for (const QString seed : {"5", "7"}) {
+            const Result r = run_fone(train_args(ref, "s" + seed) << "--seed" << seed << "--nproc"
+                                                                  << "2");
+            QVERIFY2(r.code == 0, r.err.constData());
+            alone[seed] = digest_of(ref + "/s" + seed);
+        }
+        QVERIFY(alone["5"] != alone["7"]);
+        int finished = 0;
+        for (int trial = 0; trial < 10; ++trial) {
+            const QString port =
+                QString::number(23000 + (QCoreApplication::applicationPid() + 37 * trial) % 20000);
+            const QString runs = dir_.path() + "/trial" + QString::number(trial);
+            QProcess a, b;
+            for (auto [p, seed] : {std::pair{&a, QString("5")}, std::pair{&b, QString("7")}})
+                p->start(FONE_BIN_DIR "/fone", train_args(runs, "s" + seed)
+                                                   << "--seed" << seed << "--nproc"
+                                                   << "2"
+                                                   << "--master-port" << port << "--dist-timeout"
+                                                   << "20");
+            QVERIFY(a.waitForFinished(120000) && b.waitForFinished(120000));
+            for (auto [p, seed] : {std::pair{&a, QString("5")}, std::pair{&b, QString("7")}}) {
+                const QByteArray err = p->readAllStandardError();
+                const QString run = runs + "/s" + seed;
+                if (p->exitCode() == 0) {
+                    ++finished;
+                    QCOMPARE(digest_of(run), alone[seed]);
+                } else {
+                    QVERIFY2(error_line_count(err) == 1, err.constData());
+                    QVERIFY2(read_json(run + "/status.json")["status"].toString() != "finished",
+                             err.constData());
+                }
+            }
+        }
+        qInfo(
+            "two runs on one port, 10 trials: %d of 20 runs finished (each on its own weights), the others "
+            "refused in one line",
+            finished);
+        QVERIFY(finished >= 10);  // at least the run that hosted the port, every time
+    }
+
+    // Without --master-port/--master-addr the ranks of --nproc meet through a file in a private folder:
+    // nothing of theirs listens on an address other than loopback (Gloo's pairs bind 127.0.0.1), and the
+    // folder is gone after the run. (Before: rank 0's TCPStore listened on 0.0.0.0 and [::].)
+    void nproc_listens_on_loopback_only() {
+        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_RENDEZVOUS"))
+            QSKIP("CTest test_distributed_rendezvous runs it");
+        SKIP_WITHOUT_CPU_BACKEND();
+        const QString tmp = dir_.path() + "/tmp-listen";
+        QDir().mkpath(tmp);
+        QProcess p;
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("TMPDIR", tmp);
+        env.insert("FONE_INJECT_RANK_FAULT", "1:4:hang");  // holds the ranks up while they are looked at
+        p.setProcessEnvironment(env);
+        p.start(FONE_BIN_DIR "/fone", train_args(dir_.path() + "/listen", "l") << "--nproc"
+                                                                               << "2"
+                                                                               << "--dist-timeout"
+                                                                               << "30");
+        QVERIFY(p.waitForStarted());
+        QStringList addresses;
+        for (int i = 0; i < 300 && addresses.size() < 2; ++i) {
+            QThread::msleep(100);
+            addresses = listening_addresses(children_of(static_cast<int>(p.processId())));
+        }
+        QVERIFY2(!addresses.isEmpty(), "the ranks were never seen listening (Gloo's pairs)");
+        for (const QString& a : addresses)
+            QVERIFY2(is_loopback_address(a), qPrintable(addresses.join(", ")));
+        QVERIFY(!QDir(tmp).entryList({"fone-rendezvous-*"}, QDir::Dirs).isEmpty());  // private, while it runs
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+        QVERIFY(p.waitForFinished(60000));
+        QVERIFY2(QDir(tmp).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty(),
+                 qPrintable(QDir(tmp).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(", ")));
+    }
+
+    // Ctrl-C while rank 1 hangs (before: ignored until --dist-timeout, 300 s by default, and the run ended
+    // "failed"): the run stops within the grace (5 s) and the launcher's 5 s, "stopped" at the last step all
+    // ranks finished; a second Ctrl-C stops at once. The stopped run resumes to the uninterrupted run's
+    // weights: nothing lost.
+    void ctrl_c_with_a_hung_rank_stops_and_resumes() {
+        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_RENDEZVOUS"))
+            QSKIP("CTest test_distributed_rendezvous runs it");
+        SKIP_WITHOUT_CPU_BACKEND();
+        const QString runs = dir_.path() + "/ctrlc";
+        const Result whole = run_fone(train_args(runs, "whole") << "--nproc"
+                                                                << "2");
+        QVERIFY2(whole.code == 0, whole.err.constData());
+        for (const int signals : {1, 2}) {
+            const QString name = "hung" + QString::number(signals);
+            QProcess p;
+            QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+            env.insert("FONE_INJECT_RANK_FAULT", "1:5:hang");
+            p.setProcessEnvironment(env);
+            p.start(FONE_BIN_DIR "/fone", train_args(runs, name) << "--nproc"
+                                                                 << "2"
+                                                                 << "--dist-timeout"
+                                                                 << "120");
+            QVERIFY(p.waitForStarted());
+            // Step 4's status is written: rank 0 then waits in step 5's all-reduce for rank 1, which hangs
+            // there.
+            for (int i = 0; i < 600; ++i) {
+                QThread::msleep(100);
+                if (read_json(runs + "/" + name + "/status.json")["step"].toInt() >= 4) break;
+            }
+            QThread::msleep(500);
+            QElapsedTimer clock;
+            clock.start();
+            for (int k = 0; k < signals; ++k) {
+                ::kill(static_cast<pid_t>(p.processId()), SIGINT);
+                QThread::msleep(100);
+            }
+            QVERIFY(p.waitForFinished(60000));
+            const qint64 ms = clock.elapsed();
+            qInfo("%d Ctrl-C with rank 1 hung: the launcher ended after %.1f s (--dist-timeout 120)", signals,
+                  ms / 1000.0);
+            QVERIFY2(ms < (signals == 1 ? 20000 : 12000), qPrintable(QString::number(ms)));
+            const QByteArray err = p.readAllStandardError();
+            QCOMPARE(p.exitCode(), 0);
+            const QJsonObject status = read_json(runs + "/" + name + "/status.json");
+            QCOMPARE(status["status"].toString(), QString("stopped"));
+            QVERIFY2(status["message"].toString().contains("waiting for a rank"), err.constData());
+            QCOMPARE(status["step"].toInt(), 5);  // steps 0..4 taken by both ranks; rank 1 hangs in step 5
+            QVERIFY2(!has_library_noise(err), err.constData());
+        }
+        const Result resumed =
+            run_fone({"train", "--resume", "hung1", "--runs-dir", runs, "--nproc", "2", "--threads", "2"});
+        QVERIFY2(resumed.code == 0, resumed.err.constData());
+        QCOMPARE(read_json(runs + "/hung1/summary.json")["step"].toInt(), 16);
+        QCOMPARE(digest_of(runs + "/hung1"), digest_of(runs + "/whole"));
+    }
+
+    // The rendezvous has one deadline, --dist-timeout, whatever it waits for: a listener that accepts and
+    // never answers (before: 193.6 s for a 15 s timeout), or rank 0 alone (before: about 2.4 times it).
+    void meeting_is_bounded_by_the_timeout() {
+        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_RENDEZVOUS"))
+            QSKIP("CTest test_distributed_rendezvous runs it");
+        SKIP_WITHOUT_CPU_BACKEND();
+        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+        sockaddr_in addr{};
+        addr.sin_family = AF_INET;
+        addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t len = sizeof addr;
+        QVERIFY(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+        QVERIFY(::listen(fd, 16) == 0);  // the kernel completes connections; nobody ever answers them
+        QVERIFY(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+        const QString port = QString::number(ntohs(addr.sin_port));
+        for (const QString rank : {"1", "0"}) {
+            const QString listen_port = rank == "1" ? port : QString::number(ntohs(addr.sin_port) + 1);
+            QElapsedTimer clock;
+            clock.start();
+            const Result r = run_fone(
+                train_args(dir_.path() + "/meet", "m" + rank) << "--dist-timeout"
+                                                              << "4",
+                {}, 120000,
+                {"WORLD_SIZE=2", "RANK=" + rank, "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + listen_port});
+            const qint64 ms = clock.elapsed();
+            qInfo("rank %s, --dist-timeout 4: failed after %.1f s", qPrintable(rank), ms / 1000.0);
+            QVERIFY(r.code != 0);
+            QVERIFY2(r.err.contains("could not meet the other 1 rank(s)") && error_line_count(r.err) == 1,
+                     r.err.constData());
+            QVERIFY2(!has_library_noise(r.err), r.err.constData());  // no glog line ("E1129 ... socket.cpp")
+            // The timeout, the deadline's 2 s margin, and a process's start-up on a loaded 2-core machine (up
+            // to 14.6 s in all seen). Before: no bound (a build of 7bf7959 waited 400 s, until the listener
+            // was closed, with --dist-timeout 4).
+            QVERIFY2(ms < 4000 + 2000 + 14000, qPrintable(QString::number(ms)));
+        }
+        ::close(fd);
+    }
+
+    // Issue 44: a data-parallel fone-adapter run crashed every rank at its first evaluation (the
+    // arithmetic path of split_evaluation copied from an empty vector), and its resume again. Its other
+    // rank prepares the model in a private temporary folder (mkdtemp), removed after: nothing is left in
+    // TMPDIR (before: fone-rank-<pid>, made with create_directories through any planted link, never removed).
+    void adapter_run_trains_and_resumes_on_two_processes() {
+        if (!qEnvironmentVariableIsSet("FONE_DISTRIBUTED_RENDEZVOUS"))
+            QSKIP("CTest test_distributed_rendezvous runs it");
+        SKIP_WITHOUT_CPU_BACKEND();
+        const QString corpus = dir_.path() + "/adapter-corpus.txt";
+        {
+            QFile f(corpus);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            for (int i = 0; i < 48; ++i)
+                f.write(QString("In %1, %2 of %3 boxes cost %4 dollars; %5 plus %6 is %7.\n")
+                            .arg(1990 + i)
+                            .arg(125 * i + 7)
+                            .arg(375 + 13 * i)
+                            .arg(i * 2.5)
+                            .arg(98 + i)
+                            .arg(45 + 2 * i)
+                            .arg(143 + 3 * i)
+                            .toUtf8());
+        }
+        const QString tmp = dir_.path() + "/tmp-adapter";
+        QDir().mkpath(tmp);
+        const QString runs = dir_.path() + "/adapter";
+        const QStringList args = {"train",
+                                  "--init-from",
+                                  FONE_SOURCE_DIR "/tests/golden/pretrained/llama",
+                                  "--method",
+                                  "fone-adapter",
+                                  "--task",
+                                  "text",
+                                  "--data",
+                                  corpus,
+                                  "--train-size",
+                                  "32",
+                                  "--val-size",
+                                  "8",
+                                  "--test-size",
+                                  "8",
+                                  "--context",
+                                  "64",
+                                  "--batch",
+                                  "4",
+                                  "--epochs",
+                                  "1",
+                                  "--warmup",
+                                  "0",
+                                  "--snapshots",
+                                  "none",
+                                  "--checkpoint-every",
+                                  "2",
+                                  "--runs-dir",
+                                  runs,
+                                  "--name",
+                                  "a",
+                                  "--nproc",
+                                  "2",
+                                  "--threads",
+                                  "2"};
+        const Result failed =
+            run_fone(args, {}, 180000, {"TMPDIR=" + tmp, "FONE_INJECT_RANK_FAULT=1:5:error"});
+        QVERIFY2(failed.code != 0 && failed.err.contains("rank 1 failed: injected failure"),
+                 failed.err.constData());
+        QVERIFY2(error_line_count(failed.err) == 1, failed.err.constData());
+        QVERIFY2(QDir(tmp).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).isEmpty(),
+                 qPrintable(QDir(tmp).entryList(QDir::AllEntries | QDir::NoDotAndDotDot).join(", ")));
+        const Result resumed =
+            run_fone({"train", "--resume", "a", "--runs-dir", runs, "--nproc", "2", "--threads", "2"}, {},
+                     180000, {"TMPDIR=" + tmp});
+        QVERIFY2(resumed.code == 0, resumed.err.constData());
+        const QJsonObject summary = read_json(runs + "/a/summary.json");
+        QCOMPARE(summary["status"].toString(), QString("finished"));
+        QVERIFY(summary["final"].toObject().contains("exact_match"));
     }
 };
 

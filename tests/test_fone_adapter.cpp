@@ -5,7 +5,12 @@
 // to float rounding); the alignment phase changes the projection alone; `fone export --format hf` merges the
 // adapter into the embedding table and the export reopens with the run's logits to float rounding; bad input
 // is refused.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
+
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -204,6 +209,31 @@ void TestFoneAdapter::alignment_trains_the_projection_alone_then_export() {
     for (const char* f : {"config.json", "model.safetensors", "tokenizer.json"})
         QVERIFY2(QFile::exists(out + "/" + f), f);
     QCOMPARE(read_json(out + "/config.json")["tie_word_embeddings"].toBool(true), false);
+    // Issue 44: a received run whose pretrained/ holds a link among the kept names and a file of another
+    // name (a private key): the export refused the link in one line, and never copies the other file
+    // (before: every entry of pretrained/ was copied, links followed).
+    {
+        const QString kept = runs + "/aligned/pretrained";
+        QFile secret(dir.path() + "/id_rsa");
+        QVERIFY(secret.open(QIODevice::WriteOnly));
+        secret.write("PRIVATE-KEY-MATERIAL");
+        secret.close();
+        QVERIFY(QFile::copy(secret.fileName(), kept + "/id_rsa"));
+        QVERIFY(QFile::link(secret.fileName(), kept + "/tokenizer_config.json"));
+        const QString out2 = dir.path() + "/exported-2";
+        const auto refused =
+            run_fone({"export", "--run", "aligned", "--runs-dir", runs, "--out", out2, "--format", "hf"});
+        QVERIFY(refused.code != 0 && !QFileInfo::exists(out2));
+        QVERIFY2(
+            refused.err.contains("tokenizer_config.json: is a symbolic link") && refused.err.count('\n') == 1,
+            refused.err.constData());
+        QVERIFY(QFile::remove(kept + "/tokenizer_config.json"));
+        const auto clean =
+            run_fone({"export", "--run", "aligned", "--runs-dir", runs, "--out", out2, "--format", "hf"});
+        QVERIFY2(clean.code == 0, clean.err.constData());
+        QVERIFY(QFile::exists(out2 + "/tokenizer.json") && !QFile::exists(out2 + "/id_rsa"));
+        QVERIFY(QFile::remove(kept + "/id_rsa"));
+    }
     const torch::Tensor run_logits = logits_of(trained.run, kPrompt, true);
     // Our reader on the export: the folder forward (float rounding apart, as at step 0).
     const fp::ModelFolder exported = fp::ModelFolder::open(out.toStdString());
@@ -245,6 +275,41 @@ void TestFoneAdapter::bad_input_is_refused() {
     QCOMPARE(t.code, 2);
     QVERIFY2(t.err.contains("has no tokenizer.json") && t.err.count('\n') == 1, t.err.constData());
     QVERIFY(!QFile::exists(runs + "/bare"));
+    // Issue 44: a tokenizer without number pieces trained to "finished" with 0/0 shown as 0%: refused.
+    const QString no_numbers = dir.path() + "/no-number-pieces";
+    QDir().mkpath(no_numbers);
+    for (const char* f : {"config.json", "model.safetensors"})
+        QFile::copy(QString::fromStdString(kLlama + "/" + f), no_numbers + "/" + f);
+    {
+        QFile in(QString::fromStdString(kLlama + "/tokenizer.json"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject tok = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonObject model = tok["model"].toObject(), vocab = model["vocab"].toObject(), renamed;
+        const auto has_ascii_digit = [](const QString& t) {
+            return std::any_of(t.begin(), t.end(), [](QChar c) { return c >= '0' && c <= '9'; });
+        };
+        for (auto it = vocab.begin(); it != vocab.end(); ++it)
+            renamed[has_ascii_digit(it.key()) ? "<d" + it.key() + ">" : it.key()] = it.value();
+        QJsonArray merges;
+        for (const QJsonValue& m : model["merges"].toArray()) {
+            const QString text =
+                m.isArray() ? m.toArray()[0].toString() + m.toArray()[1].toString() : m.toString();
+            if (!has_ascii_digit(text)) merges.append(m);
+        }
+        model["vocab"] = renamed;
+        model["merges"] = merges;
+        tok["model"] = model;
+        QFile out(no_numbers + "/tokenizer.json");
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(tok).toJson());
+    }
+    args = train_args(corpus, runs, "no-numbers", -1);
+    args[args.indexOf(QString::fromStdString(kLlama))] = no_numbers;
+    const auto nothing = run_fone(args);
+    QCOMPARE(nothing.code, 2);
+    QVERIFY2(nothing.err.contains("has no number pieces") && nothing.err.count('\n') == 1,
+             nothing.err.constData());
+    QVERIFY(!QFile::exists(runs + "/no-numbers"));
     // fone-adapter without --init-from, and --init-from on text with another method.
     const auto no_folder = run_fone(
         {"train", "--method", "fone-adapter", "--task", "text", "--data", corpus, "--runs-dir", runs});

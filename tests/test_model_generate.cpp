@@ -170,6 +170,33 @@ class TestModelGenerate : public QObject {
         QVERIFY(plain.err.contains("stop: eos"));
     }
 
+    // Issue 44: generation had no memory check (a 60,000-token prompt allocated until LibTorch failed with
+    // a 4 KB backtrace; `model forward` refused the same with a figure). Refused before any allocation, with
+    // the figure; a prompt that fits still runs. (FONE_TEST_PHYSICAL_MEMORY makes the machine 1 GB.)
+    void generation_memory_is_checked_first() {
+        const fp::ModelFolder m = fp::ModelFolder::open(kGolden + "llama");
+        fp::FolderGenerator g(m, 1);
+        fp::GenerationSettings s;
+        s.max_new_tokens = 2;
+        std::string why;
+        try {
+            g.generate(std::vector<int64_t>(300000, 17), s);
+        } catch (const fp::PretrainedError& e) {
+            why = e.what();
+        }
+        QVERIFY2(
+            why.find("needs about") != std::string::npos && why.find("300000 tokens") != std::string::npos,
+            why.c_str());
+        QCOMPARE(g.generate({0, 17, 42}, s).ids.size(), std::size_t{2});
+        const std::string prompt(20000, 'x');  // tokenizes to thousands of tokens
+        const auto cli = fone_test::run_fone({"model", "generate", QString::fromStdString(kGolden + "llama"),
+                                              QString::fromStdString(prompt), "--max-new-tokens", "1"},
+                                             {}, 120000, {"FONE_TEST_PHYSICAL_MEMORY=1073741824"});
+        QCOMPARE(cli.code, 2);  // bad input, as model forward's
+        QVERIFY2(cli.err.contains("needs about") && cli.err.count('\n') == 1 && cli.err.size() < 1000,
+                 cli.err.constData());
+    }
+
     void cli_bad_input_is_one_line() {
         const auto no_folder = fone_test::run_fone({"model", "generate", "/nonexistent-folder", "hi"});
         QCOMPARE(no_folder.code, 2);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <Eigen/Cholesky>
+#include <QElapsedTimer>
 #include <QtTest>
 #include <cstring>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <sstream>
 
 #include "fone/analysis/replay.h"
+#include "fone/analysis/snapshot_file.h"
 #include "fone/io/file_write.h"
 #include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
@@ -24,6 +26,7 @@
 #include "fone/pretrained/forward_memory.h"
 #include "fone/pretrained/model_folder.h"
 #include "fone/pretrained/tokenizer.h"
+#include "fone/store/experiments.h"
 #include "fone/store/run_lock.h"
 #include "fone/store/run_store.h"
 #include "fone/store/train_config.h"
@@ -104,6 +107,12 @@ class TestOutsideFiles : public QObject {
     void forward_memory_is_checked_first();
     void ridge_dual_equals_primal();
     void replay_of_a_wide_snapshot_is_not_cubic();
+    // Issue 44
+    void safetensors_header_values_are_bounded();
+    void snapshot_step_must_be_a_whole_number();
+    void inspect_scan_has_a_deadline();
+    void a_starting_run_is_not_interrupted();
+    void experiment_files_name_files_here();
 };
 
 void TestOutsideFiles::writers_refuse_symbolic_links() {
@@ -475,6 +484,109 @@ void TestOutsideFiles::replay_of_a_wide_snapshot_is_not_cubic() {
     QCOMPARE(state.pca.axes.rows(), Eigen::Index(12000));
     for (const double a : state.linear_mod10)
         QVERIFY(a >= 0.0 && a <= 1.0);
+}
+
+// A 100 MB header of small entries cost 2.4-2.5 GB to parse: what a header may hold is bounded by its values
+// (4,000,000), counted in the first pass, before anything is built.
+void TestOutsideFiles::safetensors_header_values_are_bounded() {
+    std::string shape;
+    for (int i = 0; i < 4'100'000; ++i)
+        shape += i ? ",1" : "1";
+    const std::string header = R"({"t":{"dtype":"F32","shape":[)" + shape + R"(],"data_offsets":[0,4]}})";
+    std::vector<std::byte> file(8 + header.size() + 4);
+    const uint64_t n = header.size();
+    for (int k = 0; k < 8; ++k)
+        file[static_cast<std::size_t>(k)] = static_cast<std::byte>((n >> (8 * k)) & 0xff);
+    std::memcpy(file.data() + 8, header.data(), header.size());
+    const std::string why = error_of([&] { fone::safetensors::File::from_memory(file, "big.safetensors"); });
+    QVERIFY2(has(why, "big.safetensors") && has(why, "more than 4000000 values"), why.c_str());
+}
+
+// A snapshot's step from its metadata: NaN became -9223372036854775808 in timeline.csv.
+void TestOutsideFiles::snapshot_step_must_be_a_whole_number() {
+    QTemporaryDir tmp;
+    const std::string path = tmp.path().toStdString() + "/step-00000001.safetensors";
+    const std::vector<std::uint16_t> halves = {0x3c00, 0x4000};  // 1.0, 2.0
+    for (const char* step : {"nan", "inf", "-3", "2.5", "1e300"}) {
+        fone::safetensors::write(path, {{"layer.0", fone::safetensors::Dtype::F16, {1, 2}, halves.data(), 4}},
+                                 {{"format", fone::kSnapshotFormat}, {"step", step}, {"numbers", "7"}});
+        const std::string why = error_of([&] { fone::read_snapshot(path); });
+        QVERIFY2(has(why, "step") || has(why, "finite"), (std::string(step) + ": " + why).c_str());
+    }
+    fone::safetensors::write(
+        path, {{"layer.0", fone::safetensors::Dtype::F16, {1, 2}, halves.data(), 4}},
+        {{"format", fone::kSnapshotFormat}, {"step", "12"}, {"numbers", "7"}, {"source", "probe"}});
+    QCOMPARE(fone::read_snapshot(path).step, int64_t{12});
+}
+
+// `model inspect` splits 20,000 integers with the pre-tokenizer's regex: a regex slow on each (under ICU's
+// time limit per call) took 312 s with no input. The scan has a deadline of its own.
+void TestOutsideFiles::inspect_scan_has_a_deadline() {
+    QTemporaryDir tmp;
+    const std::string dir = copy_of("llama", tmp.path().toStdString() + "/slow");
+    json t = json::parse(slurp(dir + "/tokenizer.json"));
+    t["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers",
+         {{{"type", "Split"}, {"pattern", {{"Regex", "(?:\\d?){12}\\d{12}|\\d+"}}}, {"behavior", "Isolated"}},
+          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}}}}};
+    spit(dir + "/tokenizer.json", t.dump());
+    const fp::ModelFolder m = fp::ModelFolder::open(dir);
+    QElapsedTimer clock;
+    clock.start();
+    ::setenv("FONE_TEST_INSPECT_SCAN_SECONDS", "1", 1);
+    const std::string why = error_of([&] { fp::describe(m); });
+    ::unsetenv("FONE_TEST_INSPECT_SCAN_SECONDS");
+    QVERIFY2(has(why, "tokenizer.json") && has(why, "more than 1 s"), why.c_str());
+    QVERIFY2(clock.elapsed() < 5000, qPrintable(QString::number(clock.elapsed())));
+    QVERIFY(fp::describe(fp::ModelFolder::open(kGolden + "llama")).contains("single_token_integers"));
+}
+
+// A run is published with its lock held before its first status write (data and model being prepared):
+// `runs list` said "interrupted" then.
+void TestOutsideFiles::a_starting_run_is_not_interrupted() {
+    QTemporaryDir tmp;
+    fone::RunStore store(tmp.path().toStdString());
+    fone::RunLock lock;
+    const std::string dir = store.create_run("starting", fone::TrainConfig().to_json(), &lock);
+    const auto listed = [&] {
+        for (const fone::RunInfo& r : store.list())
+            if (r.name == "starting") return r;
+        return fone::RunInfo{};
+    };
+    QCOMPARE(QString::fromStdString(listed().status), QString("running"));
+    QVERIFY(has(listed().message, "starting"));
+    lock = fone::RunLock();  // the process died before its first status write
+    QCOMPARE(QString::fromStdString(listed().status), QString("interrupted"));
+}
+
+// An experiment file from someone else named any readable file as "data" (a private key trained into a
+// tokenizer, which an export then publishes); one file of 1,000 presets took 11 GB to dry-run.
+void TestOutsideFiles::experiment_files_name_files_here() {
+    const auto experiment = [](const std::string& settings, int presets) {
+        std::string p;
+        for (int i = 0; i < presets; ++i) {
+            if (i > 0) p += ',';
+            p += "\"p" + std::to_string(i) + "\": {\"settings\": {}}";
+        }
+        return R"({"title": "T", "description": "D", "id": "{seed}", "settings": )" + settings +
+               R"(, "grid": {"seed": [1]}, "presets": {)" + p + "}}";
+    };
+    for (const char* data : {"/home/u/.ssh/id_rsa", "../../.ssh/id_rsa", "~/.ssh/id_rsa", "corpus/../../x"}) {
+        const std::string why = error_of([&] {
+            fone::parse_experiment(experiment(std::string(R"({"task": "text", "data": ")") + data + "\"}", 1),
+                                   "e.json");
+        });
+        QVERIFY2(has(why, "e.json") && has(why, "relative to the folder"), why.c_str());
+    }
+    const std::string why = error_of(
+        [&] { fone::parse_experiment(experiment(R"({"init_from": "/models/llama"})", 1), "e.json"); });
+    QVERIFY2(has(why, "init_from"), why.c_str());
+    QCOMPARE(fone::parse_experiment(experiment(R"({"task": "text", "data": "factbook/data"})", 64), "e.json")
+                 .presets.size(),
+             std::size_t{64});
+    const std::string many = error_of([&] { fone::parse_experiment(experiment("{}", 65), "e.json"); });
+    QVERIFY2(has(many, "more than 64 presets"), many.c_str());
 }
 
 QTEST_MAIN(TestOutsideFiles)

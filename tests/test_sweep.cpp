@@ -413,6 +413,27 @@ class TestSweep : public QObject {
         QVERIFY(QFile::exists(store() + "/.f.logs/f-s1.stderr"));
     }
 
+    // Issue 44: a cell's log planted as a link (a received store) was refused, and then the failed cell's
+    // report printed the last lines of the link's target.
+    void linked_cell_log_is_neither_written_nor_read() {
+        const QString secret = dir_.path() + "/secret.txt";
+        {
+            QFile f(secret);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write("line one\nPRIVATE-LINE-7f3c\n");
+        }
+        QDir().mkpath(store() + "/.lnk.logs");
+        QVERIFY(QFile::link(secret, store() + "/.lnk.logs/lnk-s1.stderr"));
+        const Result r = run_fone(
+            QStringList{"sweep", "--name", "lnk", "--runs-dir", store(), "--seeds", "1", "--"} + tiny());
+        QVERIFY(r.code != 0);
+        QVERIFY2(r.err.contains("symbolic link"), r.err.constData());
+        QVERIFY2(!r.err.contains("PRIVATE-LINE") && !r.out.contains("PRIVATE-LINE"), r.err.constData());
+        QFile f(secret);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QCOMPARE(f.readAll(), QByteArray("line one\nPRIVATE-LINE-7f3c\n"));
+    }
+
     void doubling_range() {
         const auto sizes = [&](const QString& range) {
             const Result r = run_fone(

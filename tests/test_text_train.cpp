@@ -2,6 +2,7 @@
 // values worked out by hand, generation ([NUM] + the digit head's value, formatted by write_number; the
 // KV cache against the full forward pass), and `fone train --task word-problems`, `fone eval`,
 // `fone generate` as a user runs them: run files, resume after kill -9, NaN, bad inputs.
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <QJsonArray>
@@ -9,13 +10,16 @@
 #include <cmath>
 #include <csignal>
 #include <map>
+#include <random>
 
 #include "fone/checkpoints/checkpoint.h"
 #include "fone/numbers/float_bits.h"
 #include "fone/numbers/number_parser.h"
 #include "fone/store/run_store.h"
 #include "fone/text/corpus.h"
+#include "fone/text/tokenizer_check.h"
 #include "fone_process.h"
+#include "nn/token_choice.h"
 #include "one_block_model.h"
 #include "schemes/scheme_parts.h"
 #include "schemes/text_scheme.h"
@@ -916,6 +920,111 @@ class TestTextTrain : public QObject {
         const auto g = run_fone({"generate", "--run", "docs", "--runs-dir", runs(), "--threads", "1",
                                  "--json", "--max-tokens", "4", "Day 3: we sold"});
         QVERIFY2(g.code == 0, g.err.constData());
+    }
+
+    // Issue 44: a folder corpus had no data digest: its test.jsonl changed and `fone eval` reported
+    // another "test split" without a word, and the resume check for changed data could not fire.
+    void folder_corpus_changes_are_noticed() {
+        const QString folder = dir_.path() + "/split-folder";
+        QDir().mkpath(folder);
+        for (const char* split : {"train", "test"}) {
+            QFile f(folder + "/" + split + ".jsonl");
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            for (int i = 0; i < (QByteArray(split) == "train" ? 40 : 6); ++i)
+                f.write(QString("{\"prompt\": \"Day %1: we sold\", \"answer\": \" %2 cups at $%3 each.\"}\n")
+                            .arg(i)
+                            .arg(i * 3 + 1)
+                            .arg(i % 7 + 1)
+                            .toUtf8());
+        }
+        const auto r =
+            run_fone(tiny_text(runs(), "folder", {"--task", "text", "--data", folder, "--epochs", "1"}));
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QString digest = read_json(runs() + "/folder/config.json")["data_digest"].toString();
+        QVERIFY2(!digest.isEmpty(), "a folder corpus has a digest");
+        const auto same = run_fone({"eval", "--run", "folder", "--runs-dir", runs(), "--threads", "1"});
+        QVERIFY2(same.code == 0 && !first_line(same.out).contains("data_note"), same.out.constData());
+        {
+            QFile f(folder + "/test.jsonl");
+            QVERIFY(f.open(QIODevice::Append));
+            f.write("{\"prompt\": \"Day 99: we sold\", \"answer\": \" 7 cups at $2 each.\"}\n");
+        }
+        const auto changed = run_fone({"eval", "--run", "folder", "--runs-dir", runs(), "--threads", "1"});
+        QVERIFY2(changed.code == 0, changed.err.constData());
+        QVERIFY2(first_line(changed.out)["data_note"].toString().contains("changed since the run started"),
+                 changed.out.constData());
+    }
+
+    // Issue 44: each number's label copied the whole document to quote 40 characters: preparing one long
+    // document was quadratic (16 MB: 578 s before the first step). 2 MB with 216,000 numbers now takes
+    // seconds (before: the copies alone were about 4 * 10^11 bytes).
+    void a_long_document_is_prepared_in_linear_time() {
+        const std::string sentence = "In 2024, 1,250 of 3,750 were 33.5%. ";
+        std::string doc;
+        while (doc.size() < (2u << 20))
+            doc += sentence;
+        const std::vector<TextExample> small = {{"", sentence + sentence}};
+        const TextTokenizer tok = TextTokenizer::train(small, TextScheme::fone, {300, 0.9995});
+        TrainConfig c = text_config("fone");
+        c.text_task = "text";
+        c.text_loss = "all";
+        c.text_context = 256;
+        TextSplits s;
+        s.train = {{"", doc}};
+        const TextLmScheme scheme(tok, text_spec(c, s), c);
+        QElapsedTimer clock;
+        clock.start();
+        const Batch b = scheme.encode_text(s.train);
+        const double seconds = clock.elapsed() / 1000.0;
+        qInfo("a 2 MB document of %zu numbers prepared in %.2f s (%lld windows)",
+              4 * (doc.size() / sentence.size()), seconds, static_cast<long long>(b.n));
+        QVERIFY(b.n > 1000);
+        QVERIFY2(seconds < 60, qPrintable(QString::number(seconds)));
+    }
+
+    // Issue 44: a tiny temperature overflowed float32 (logits / 1e-40 = inf, inf - inf = NaN) and the draw
+    // fell on the vocabulary's last token; NaN passed. Now the draw approaches greedy, and NaN is refused.
+    void tiny_temperature_is_nearly_greedy() {
+        std::mt19937_64 rng(1);
+        const torch::Tensor logits = torch::tensor({{1.0f, 3.0f, 2.0f, -4.0f}, {0.5f, 0.25f, 0.0f, 0.125f}});
+        for (const double t : {1e-40, 1e-300, 1e-6})
+            QCOMPARE(choose_tokens(logits, t, 0, rng), (std::vector<int64_t>{1, 0}));
+        QCOMPARE(choose_tokens(logits, 1e-40, 2, rng), (std::vector<int64_t>{1, 0}));
+        QVERIFY_EXCEPTION_THROWN(choose_tokens(logits, std::nan(""), 0, rng), std::invalid_argument);
+        QVERIFY_EXCEPTION_THROWN(choose_tokens(logits, INFINITY, 0, rng), std::invalid_argument);
+        Tiny& t = trained_tiny("fone", 60);
+        const auto prompt = t.scheme->prompt_tokens("What does the pen cost?", true);
+        GenerateOptions o{1e-40, 0, 12, 3, true};
+        const auto greedy = t.scheme->generate(t.model, {prompt}, GenerateOptions{0.0, 0, 12, 0, true})[0];
+        QCOMPARE(t.scheme->generate(t.model, {prompt}, o)[0].ids, greedy.ids);
+    }
+
+    // Issue 44: a corpus with more characters than the vocabulary leaves room for (any CJK corpus at the
+    // default 1,000) failed inside SentencePiece after the run existed. The count that SentencePiece makes is
+    // made first: refused with the size that fits, and a vocabulary of exactly that size trains.
+    void vocabulary_too_small_for_the_characters() {
+        std::vector<TextExample> cjk;
+        for (int line = 0; line < 20; ++line) {
+            QString text;
+            for (int k = 0; k < 50; ++k)
+                text += QChar(0x4E00 + line * 50 + k);
+            cjk.push_back({"", text.toStdString() + " 12"});
+        }
+        QString e;
+        try {
+            TextTokenizer::train(cjk, TextScheme::fone, {1000, 0.9995});
+        } catch (const TokenizerError& err) {
+            e = err.what();
+        }
+        QVERIFY2(e.contains("--vocab-size") && !e.contains("SentencePiece"), qPrintable(e));
+        // The figure the message gives is the size that fits: at it, SentencePiece trains.
+        const int needed = e.section("--vocab-size ", 1).section(' ', 0, 0).toInt();
+        QVERIFY(needed > 1000);
+        QVERIFY_EXCEPTION_THROWN(check_tokenizer_vocabulary(cjk, {1000, 0.9995}), TokenizerError);
+        QVERIFY_EXCEPTION_THROWN(check_tokenizer_vocabulary(cjk, {needed - 100, 0.9995}), TokenizerError);
+        check_tokenizer_vocabulary(cjk, {needed - 99, 0.9995});  // the smallest that fits
+        const TextTokenizer tok = TextTokenizer::train(cjk, TextScheme::fone, {needed - 99, 0.9995});
+        QVERIFY(tok.vocab_size() > 262);
     }
 
     void generate_errors_are_clear() {

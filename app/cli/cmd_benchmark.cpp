@@ -30,6 +30,7 @@ void add_benchmark_options(CLI::App* eval, BenchmarkOptions& o) {
         ->check(CLI::Range(0, 100))
         ->capture_default_str();
     eval->add_option("--seed", o.settings.seed, "--benchmark: seed of the problems (the shots: seed + 1)")
+        ->check(CLI::NonNegativeNumber)  // CLI11 reads -1 into an unsigned option as 2^64-1
         ->capture_default_str();
     eval->add_option("--tasks", o.tasks, "--benchmark: tasks, comma-separated (default: all ten)")
         ->delimiter(',');
@@ -62,9 +63,14 @@ void run_benchmark(const BenchmarkOptions& o, const std::string& run, const std:
     s.tasks = o.tasks;
     s.style = o.style == "lm-eval" ? Gpt3PromptStyle::lm_eval : Gpt3PromptStyle::gpt3;
     s.threads = threads;
-    for (const std::string& name : s.tasks)
-        gpt3_arithmetic_task(name);  // a wrong name is the one error, before the table starts
-    bool header = false;             // printed with the first row, so that an error leaves stdout empty
+    for (std::size_t i = 0; i < s.tasks.size(); ++i) {
+        gpt3_arithmetic_task(s.tasks[i]);  // a wrong name is the one error, before the table starts
+        for (std::size_t k = 0; k < i; ++k)
+            if (s.tasks[k] == s.tasks[i])
+                throw std::invalid_argument("--tasks names " + s.tasks[i] +
+                                            " twice (the mean is over distinct tasks)");
+    }
+    bool header = false;  // printed with the first row, so that an error leaves stdout empty
     const BenchmarkTaskSink on_task = [&](const nlohmann::json& t) {
         if (o.json) return;
         if (!header) std::printf("%-5s %-16s %7s %7s %9s\n", "task", "lm-eval", "n", "correct", "exact");

@@ -22,6 +22,9 @@ struct GenerateOptions {
 
 // The text as it comes (or JSON lines with --json); a note on stderr when the model did not end it.
 void run_generate(const GenerateOptions& o) {
+    if (o.request.prompt.empty())
+        throw std::invalid_argument(
+            "the prompt is empty: give the question to answer or the text to continue");
     const std::string dir = open_store(o.runs_dir, false).resolve(o.run);
     bool wrote = false;
     const EventSink on_token = [&](const nlohmann::json& e) {
@@ -62,7 +65,9 @@ void add_generate_command(CLI::App& app) {
     cmd->add_option("--top-k", o->request.top_k, "Sample among the K most probable tokens only (0: all)")
         ->capture_default_str();
     cmd->add_option("--max-tokens", o->request.max_tokens, "New tokens at most")->capture_default_str();
-    cmd->add_option("--seed", o->request.seed, "Seed of the sampling")->capture_default_str();
+    cmd->add_option("--seed", o->request.seed, "Seed of the sampling")
+        ->check(CLI::NonNegativeNumber)  // CLI11 reads -1 into an unsigned option as 2^64-1
+        ->capture_default_str();
     cmd->add_flag("--continue", o->request.continue_text,
                   "Continue the prompt's text instead of answering it (no [ANS] after the prompt)");
     cmd->add_flag("--json", o->json,

@@ -93,7 +93,9 @@ void register_generate(CLI::App* model) {
     cmd->add_option("--top-k", o->settings.top_k, "Sample among the K most probable tokens only (0: all)")
         ->check(CLI::Range(0, 1 << 30))
         ->capture_default_str();
-    cmd->add_option("--seed", o->settings.seed, "Seed of the sampling")->capture_default_str();
+    cmd->add_option("--seed", o->settings.seed, "Seed of the sampling")
+        ->check(CLI::NonNegativeNumber)  // CLI11 reads -1 into an unsigned option as 2^64-1
+        ->capture_default_str();
     cmd->add_option("--max-new-tokens", o->settings.max_new_tokens, "New tokens at most")
         ->check(CLI::Range(0, 1 << 20))
         ->capture_default_str();

@@ -79,15 +79,23 @@ struct Waiter {
 };
 
 // The last lines of a log written since offset.
+// Only a regular file of that name is read: a link in its place (which the spawn refused to append
+// through) is never followed, or a failed cell would print the lines of whatever it points at.
 std::vector<std::string> log_tail(const std::string& path, std::uintmax_t offset) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return {};
-    in.seekg(0, std::ios::end);
-    const auto size = static_cast<std::uintmax_t>(in.tellg());
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) return {};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return {};
+    }
+    const auto size = static_cast<std::uintmax_t>(st.st_size);
     std::uintmax_t from = std::max(offset, size > 65536 ? size - 65536 : 0);
     if (from > size) from = size;
-    in.seekg(static_cast<std::streamoff>(from));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text(static_cast<std::size_t>(size - from), '\0');
+    const ssize_t got = ::pread(fd, text.data(), text.size(), static_cast<off_t>(from));
+    ::close(fd);
+    text.resize(got > 0 ? static_cast<std::size_t>(got) : 0);
     std::vector<std::string> lines;
     std::stringstream ss(text);
     for (std::string line; std::getline(ss, line);) {

@@ -13,6 +13,7 @@
 #include "fone/nn/device.h"
 #include "fone/platform/cpu.h"
 #include "fone/pretrained/model_folder.h"
+#include "fone/store/model_config.h"
 #include "fone/tasks/typed_sums.h"
 #include "fone/train/distributed.h"
 #include "fone/train/inference.h"
@@ -227,11 +228,25 @@ int launch_nproc(const TrainOptions& o) {
         throw std::invalid_argument(
             "--nproc: this process is already one rank of a distributed launch "
             "(WORLD_SIZE or SLURM_NTASKS says so); drop --nproc");
+    // Each rank is a process with LibTorch loaded (about 190 MB before its model and data) that needs a core
+    // of its own: more ranks than cores only wait for each other.
+    const int cores = std::max(2, available_cores());  // two ranks are always allowed (a test, a demo)
+    if (o.nproc > cores)
+        throw std::invalid_argument(
+            "--nproc " + std::to_string(o.nproc) + ": this process may use " + std::to_string(cores) +
+            " core(s); a rank needs one of its own (--nproc " + std::to_string(cores) + " at most here)");
+    constexpr std::uint64_t kRankBaseBytes = 200ull << 20;
+    if (const std::uint64_t have = physical_memory_bytes(); have > 0 && o.nproc * kRankBaseBytes > have)
+        throw std::invalid_argument("--nproc " + std::to_string(o.nproc) + ": the ranks alone need about " +
+                                    std::to_string((o.nproc * kRankBaseBytes) >> 20) +
+                                    " MB (200 MB each before their model), more than this machine's " +
+                                    std::to_string(have >> 20) + " MB");
     LocalLaunch launch;
     launch.nproc = o.nproc;
     const int given = o.given.value("threads", 0);
     launch.threads_each = given > 0 ? std::max(1, given / o.nproc) : threads_per_run(o.nproc);
     launch.master_port = o.master_port;
+    launch.tcp = !o.master_addr.empty();
     launch.timeout_seconds = o.dist_timeout;
     return launch_local_ranks(launch, rank_command_line(launch.threads_each));
 }
@@ -244,7 +259,8 @@ std::string bar(double fraction, int width) {
 
 // JSON lines on stdout; a progress bar on stderr when it is a terminal.
 EventSink make_sink() {
-    const bool tty = ::isatty(STDERR_FILENO);
+    // A rank 0 of --nproc writes to its launcher's pipe, which passes the bar on to the terminal.
+    const bool tty = ::isatty(STDERR_FILENO) || std::getenv("FONE_STDERR_IS_TTY");
     auto last_acc = std::make_shared<double>(-1.0);
     return [tty, last_acc](const json& e) {
         print_json_line(std::cout, e);

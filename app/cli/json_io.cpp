@@ -38,6 +38,20 @@ void print_error(const std::string& command, const std::string& full_message) {
     }
     while (!one_line.empty() && (one_line.back() == ' ' || one_line.back() == ';'))
         one_line.pop_back();
+    // LibTorch's allocator says only this: say what it means.
+    if (one_line == "std::bad_alloc")
+        one_line =
+            "out of memory (the machine could not give what this command asked for: try a smaller "
+            "input, batch or model)";
+    // A message that quotes a user's file (a 10 MB JSON string, a 1 MB line) stays a short line: the start,
+    // cut at a character boundary, and how much was left out.
+    constexpr std::size_t kMaxErrorBytes = 900;
+    if (one_line.size() > kMaxErrorBytes) {
+        std::size_t cut = kMaxErrorBytes - 60;
+        while (cut > 0 && (static_cast<unsigned char>(one_line[cut]) & 0xC0) == 0x80)
+            --cut;
+        one_line = one_line.substr(0, cut) + "... (" + std::to_string(one_line.size() - cut) + " bytes more)";
+    }
     std::cerr << "fone" << (command.empty() ? "" : " " + command) << ": error: " << one_line << std::endl;
 }
 

@@ -10,7 +10,8 @@ namespace fone::cli {
 struct LocalLaunch {
     int nproc = 2;
     int threads_each = 1;  // each rank's --threads: its share of the cores
-    int master_port = 0;   // 0: a free port of this machine
+    int master_port = 0;   // given: rank 0 hosts a TCP rendezvous on it
+    bool tcp = false;      // --master-addr given: a TCP rendezvous there (else a private file, no listener)
     double timeout_seconds = 300;
 };
 
@@ -18,10 +19,13 @@ struct LocalLaunch {
 // `--threads <threads_each>`: what each rank runs.
 std::vector<std::string> rank_command_line(int threads_each);
 
-// Starts the ranks, forwards SIGINT/SIGTERM to them and waits. When one ends in failure, the others get a
-// 5 seconds to stop by themselves (their collectives fail and name it), then are killed. A rank killed by a
-// signal is one line on stderr naming it. Returns the first failing rank's exit status (128 + signal for a
-// signal), 0 when all finished.
+// Starts the ranks (they meet through a file in a private folder, or over TCP when a port or address was
+// given; every key under a random token of this launch), forwards SIGINT/SIGTERM to them (a third signal
+// kills them) and waits. When rank 0 ends, or one fails, the others get 5 seconds to stop by themselves
+// (their collectives fail and name it), then are killed. The ranks' stderr comes through here: LibTorch's
+// and Gloo's log lines are dropped and the failure is one line (rank 0's, naming the rank behind it); a rank
+// killed by a signal is one line naming it. Returns 0 when rank 0 ended well, else the first failing rank's
+// exit status (128 + signal for a signal).
 int launch_local_ranks(const LocalLaunch& launch, const std::vector<std::string>& command);
 
 }  // namespace fone::cli

@@ -57,6 +57,11 @@ PatchRequest request_from_json(const json& j) {
     }
     if (r.digit < 0 && std::isnan(r.angle_degrees))
         throw std::invalid_argument("give \"digit\" or \"angle\"");
+    if (r.digit >= 0 && !std::isnan(r.angle_degrees))
+        throw std::invalid_argument("give \"digit\" or \"angle\", not both (each sets the pair's angle)");
+    if (const auto id = j.find("id");
+        id != j.end() && !(id->is_number() || (id->is_string() && id->get<std::string>().size() <= 100)))
+        throw std::invalid_argument("\"id\" must be a number or a string of at most 100 bytes");
     const auto layer = j.find("layer");
     if (layer == j.end() || layer->is_string())
         r.layer = parse_layer(layer == j.end() ? std::string("head") : layer->get<std::string>());
@@ -68,7 +73,17 @@ PatchRequest request_from_json(const json& j) {
 
 // One line of an error answer: the first line of the message, at most kMaxServeErrorBytes, escaped.
 std::string served_error(const std::string& what) {
-    return shown_text(what.substr(0, what.find('\n')), kMaxServeErrorBytes);
+    const std::string line = what.substr(0, what.find('\n'));
+    // The bound is on the answer as it is written: escaping (\xNN for a byte that is not text, then JSON's
+    // own escapes) may make a text several times longer.
+    const std::size_t room = kMaxServeErrorBytes - std::string(R"({"error":""})").size();
+    std::size_t keep = kMaxServeErrorBytes;
+    std::string shown = shown_text(line, keep);
+    while (keep > 0 && json(shown).dump(-1, ' ', false, json::error_handler_t::replace).size() - 2 > room) {
+        keep = keep * 3 / 4;
+        shown = shown_text(line, keep);
+    }
+    return shown;
 }
 
 // Reads one line of at most max_bytes (without its newline). A longer line is consumed to its end and

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -17,6 +18,10 @@ namespace {
 constexpr const char* kRevision = FONE_VERSION " " FONE_GIT_REVISION;
 
 const TorchCommands& open_torch_commands() {
+    // glog reads GLOG_minloglevel when LibTorch loads it (with the library below): its lines ("E1129 ...
+    // socket.cpp:860] [c10d] ...", "WARNING: Logging before InitGoogleLogging()") repeat, with source
+    // positions, what fone's one error line says. Fatal ones only, unless the user asked for more.
+    ::setenv("GLOG_minloglevel", "3", 0);
     std::string tried;
     for (const std::string& path : own_library_paths("libfone_torch_commands.so", "FONE_TORCH_COMMANDS")) {
         // RTLD_GLOBAL: the SentencePiece bridge and LibTorch's own plugins see LibTorch's symbols.

@@ -236,25 +236,37 @@ class TestOutsideRuns : public QObject {
             "{\"prompt\": \"" +
             QByteArray(200000, '1') + "+1=\", \"digit\": 3}\n" + deep +
             "\n"
+            "{\"prompt\": \"1.5+2.25=\", \"digit\": 3, \"angle\": 90}\n"  // issue 44: both were answered
+            "{\"prompt\": \"" +
+            QByteArray(400, '\x01') +
+            "\", \"digit\": 3}\n"  // escapes: 5,164 bytes before
+            "{\"prompt\": \"1.5+2.25=\", \"digit\": 3, \"id\": \"" +
+            QByteArray(5000, 'i') +
+            "\"}\n"
             "{\"prompt\": \"1.5+2.25=\", \"digit\": 3, \"id\": 7}\n";
         const Result r = run_fone({"analyse", "patch", "--run", good_, "--serve", "--threads", "1"}, input);
         QVERIFY2(r.code == 0, r.err.constData());
         const QList<QJsonObject> lines = json_lines(r.out);
-        QCOMPARE(lines.size(), 9);  // ready, 7 errors, 1 answer
+        const QList<QByteArray> raw = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 12);  // ready, 10 errors, 1 answer
         const char* expected[] = {"\"place\" must be a whole number",
                                   "\"place\" must be a whole number",
                                   "\"place\" must be a whole number",
                                   "\"digit\" must be a whole number",
                                   "'='",
                                   "longer than 65536 bytes",
-                                  "nests deeper than 64"};
-        for (int k = 0; k < 7; ++k) {
+                                  "nests deeper than 64",
+                                  "not both",
+                                  "corrupt JSON",
+                                  "\"id\" must be"};
+        for (int k = 0; k < 10; ++k) {
             const QString error = lines[k + 1]["error"].toString();
             QVERIFY2(error.contains(expected[k]), qPrintable(QString::number(k) + ": " + error));
-            QVERIFY2(!error.contains("[json.exception") && error.size() <= 520, qPrintable(error));
+            QVERIFY2(!error.contains("[json.exception") && raw[k + 1].size() <= 500,
+                     qPrintable(QString::number(raw[k + 1].size()) + ": " + error));
         }
-        QCOMPARE(lines[8]["id"].toInt(), 7);
-        QVERIFY(!lines[8].contains("error"));
+        QCOMPARE(lines[11]["id"].toInt(), 7);
+        QVERIFY(!lines[11].contains("error"));
     }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -30,11 +31,14 @@ std::int64_t step_of(const std::string& name) {
 double meta_number(const safetensors::File& f, const std::string& key, double fallback) {
     const auto it = f.metadata().find(key);
     if (it == f.metadata().end()) return fallback;
+    double v = 0;
     try {
-        return std::stod(it->second);
+        v = std::stod(it->second);
     } catch (const std::exception&) {
         throw RunError(f.path() + ": metadata \"" + key + "\" is not a number");
     }
+    if (!std::isfinite(v)) throw RunError(f.path() + ": metadata \"" + key + "\" is not a finite number");
+    return v;
 }
 
 }  // namespace
@@ -74,7 +78,12 @@ Snapshot read_snapshot(const std::string& path) {
                            "\" in its metadata)");
         Snapshot s;
         s.path = path;
-        s.step = static_cast<std::int64_t>(meta_number(f, "step", 0));
+        // A step is a whole number a run can reach: NaN, 1e300 or 2.5 would become garbage (NaN cast to
+        // int64 was -9223372036854775808 in timeline.csv).
+        const double step = meta_number(f, "step", 0);
+        if (!(step >= 0 && step <= 1e15) || step != std::floor(step))
+            throw RunError(path + ": metadata \"step\" is not a whole number of steps (0 to 10^15)");
+        s.step = static_cast<std::int64_t>(step);
         s.epoch = meta_number(f, "epoch", 0);
         s.exact_match = meta_number(f, "exact_match", -1);
         s.source = f.meta("source");

@@ -84,5 +84,8 @@ std::string weights_digest(FoneTransformer& model);
 // (an existing name, a link planted there, is never written into), removed when `fill` throws, renamed into
 // place when it returns. Used by both exports.
 void write_new_folder(const std::string& out_dir, const std::function<void(const std::string& folder)>& fill);
+// The folder an export makes, checked before anything is opened: the name as given without trailing
+// slashes; RunError when it is empty or names anything that exists (a link, even a dangling one, included).
+std::string export_target(const std::string& out_dir);
 
 }  // namespace fone

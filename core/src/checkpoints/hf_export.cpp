@@ -9,8 +9,11 @@
 #include <filesystem>
 
 #include "checkpoints/checkpoint_file.h"
+#include "checkpoints/export_files.h"
 #include "checkpoints/run_model.h"
 #include "fone/checkpoints/checkpoint.h"
+#include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
 #include "fone/io/safetensors.h"
 #include "fone/pretrained/families.h"
@@ -46,7 +49,14 @@ nlohmann::json exported_config(nlohmann::json j) {
 
 void write_folder(const std::string& run_dir, const RunModel& r, const std::string& tmp) {
     const fs::path kept = fs::path(run_dir) / kPretrainedFilesDir;
-    const nlohmann::json config = exported_config(read_json_file((kept / "config.json").string()));
+    const FileRead kept_config =
+        read_regular_file((kept / "config.json").string(), kMaxJsonFileBytes, Links::refuse);
+    if (!kept_config.ok()) throw RunError(kept_config.error + "; nothing exported");
+    nlohmann::json parsed;
+    std::string error;
+    if (!parse_json_bounded(kept_config.text, (kept / "config.json").string(), parsed, &error))
+        throw RunError(error);
+    const nlohmann::json config = exported_config(parsed);
     auto c = pretrained::PretrainedConfig::from_json(config, (kept / "config.json").string());
     const auto& scheme = dynamic_cast<const AdapterScheme&>(*r.scheme);
     FoneTransformer model = r.model;
@@ -59,15 +69,19 @@ void write_folder(const std::string& run_dir, const RunModel& r, const std::stri
         w.add(b.name, b.rows_of());
     safetensors::write((fs::path(tmp) / "model.safetensors").string(), w.data, {{"format", "pt"}});
     write_json_atomic((fs::path(tmp) / "config.json").string(), config);
-    for (const auto& entry : fs::directory_iterator(kept))
-        if (entry.path().filename() != "config.json")
-            fs::copy_file(entry.path(), fs::path(tmp) / entry.path().filename());
+    // The tokenizer files the run kept, nothing else of that folder, and no link (copy_run_file).
+    for (const char* name : kKeptPretrainedFiles) {
+        std::error_code ec;
+        if (std::string(name) != "config.json" &&
+            fs::symlink_status(kept / name, ec).type() != fs::file_type::not_found)
+            copy_run_file((kept / name).string(), (fs::path(tmp) / name).string());
+    }
 }
 
 }  // namespace
 
 void export_hf_model(const std::string& run_dir, const std::string& out_dir) {
-    if (fs::exists(out_dir)) throw RunError(out_dir + " exists; choose a new folder");
+    export_target(out_dir);  // refused before the run is opened
     Checkpoint c = open_run_checkpoint(run_dir, model_checkpoint(run_dir));
     if (!is_adapter_method(c.config.method))
         throw std::invalid_argument(

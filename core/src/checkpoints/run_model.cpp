@@ -1,13 +1,16 @@
 #include "checkpoints/run_model.h"
+#include "checkpoints/export_files.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <optional>
 
 #include "fone/io/file_read.h"
+#include "fone/io/json_bounded.h"
 #include "fone/io/json_files.h"
 #include "fone/nn/device.h"
 #include "fone/store/run_store.h"
+#include "fone/text/corpus.h"
 #include "hf/init_from.h"
 #include "nn/device_setup.h"
 #include "schemes/adapter_scheme.h"
@@ -21,7 +24,7 @@ namespace fs = std::filesystem;
 std::string data_file_change(const TrainConfig& c) {
     if (c.data_digest.empty()) return "";
     std::string error;
-    const std::string now = file_digest(c.task.data_file, &error);
+    const std::string now = data_digest(c.task.data_file, &error);
     if (now.empty()) return "the run's data file is not readable now (" + error + ")";
     if (now == c.data_digest) return "";
     return "the run's data file " + c.task.data_file + " changed since the run started (its digest was " +
@@ -116,9 +119,17 @@ void open_text(RunModel& r, const std::string& run_dir, RunData data, bool new_r
     r.scheme = std::move(text);
 }
 
-// The files of a pretrained folder a fone-adapter run keeps (kPretrainedFilesDir): its config and tokenizer.
-const char* const kKeptFiles[] = {"config.json", "tokenizer.json", "tokenizer_config.json",
-                                  "special_tokens_map.json", "generation_config.json"};
+// A file of the pretrained folder copied into the run: it must be JSON (each of kKeptPretrainedFiles is), so
+// that a folder whose tokenizer_config.json is a link to a private file cannot put that file into the run,
+// and from there into an export. (The folder's files may be links: a Hugging Face cache is made of them.)
+void keep_json_file(const std::string& from, const std::string& to) {
+    const FileRead read = read_regular_file(from, kMaxJsonFileBytes);
+    if (!read.ok()) throw RunError(read.error);
+    nlohmann::json parsed;
+    std::string error;
+    if (!parse_json_bounded(read.text, from, parsed, &error)) throw RunError(error);
+    write_file_atomic(to, read.text);
+}
 
 // A fone-adapter run (schemes/adapter_scheme.h): its text, the pretrained folder's tokenizer over the
 // model's whole vocabulary, FoNE through a linear map. A new run copies the folder's config and tokenizer
@@ -133,9 +144,8 @@ void open_adapter(RunModel& r, const std::string& run_dir, RunData data, bool ne
     check_adapter_folder(from.string());
     if (new_run && !run_dir.empty()) {
         fs::create_directories(kept);
-        for (const char* name : kKeptFiles)
-            if (fs::exists(from / name))
-                fs::copy_file(from / name, kept / name, fs::copy_options::overwrite_existing);
+        for (const char* name : kKeptPretrainedFiles)
+            if (fs::exists(from / name)) keep_json_file((from / name).string(), (kept / name).string());
     }
     const auto config = pretrained::PretrainedConfig::from_json(
         read_json_file((from / "config.json").string()), (from / "config.json").string());

@@ -298,6 +298,10 @@ torch::Tensor DecoderSession::feed(const std::vector<int64_t>& ids, bool last_on
     if (c.rotary_dims == 0 && s.length + n > c.max_positions)
         throw PretrainedError(std::to_string(s.length + n) + " tokens, but the model has " +
                               std::to_string(c.max_positions) + " positions");
+    // The new positions attend to every cached one: checked as one forward of length + n positions, the
+    // weights (already float32) counted, before anything is allocated (a 60,000-token prompt asked LibTorch
+    // for tens of GB and ended in a 4 KB backtrace).
+    check_forward_memory(s.m, {{1, s.length + n}}, true, true);
     auto x = s.embed.index_select(0, t[0]).unsqueeze(0);
     if (s.positions.defined()) x = x + s.positions.narrow(0, s.length, n).unsqueeze(0);
     const auto [cos, sin] = rope_tables(c, s.length, n);

@@ -1,5 +1,6 @@
 #include "fone/hf/generate.h"
 
+#include <cmath>
 #include <random>
 #include <stdexcept>
 
@@ -12,7 +13,8 @@ namespace fone::pretrained {
 namespace {
 
 void check_settings(const GenerationSettings& s) {
-    if (s.temperature < 0) throw std::invalid_argument("the temperature must be >= 0 (0: greedy)");
+    if (!(s.temperature >= 0) || !std::isfinite(s.temperature))
+        throw std::invalid_argument("the temperature must be a finite number >= 0 (0: greedy)");
     if (s.top_k < 0) throw std::invalid_argument("top-k must be >= 0 (0: every token)");
     if (s.max_new_tokens < 0) throw std::invalid_argument("max-new-tokens must be >= 0");
 }

@@ -36,12 +36,19 @@ std::string bytes_text(std::uint64_t bytes) {
     return buf;
 }
 
-FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes) {
+FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes, Links links) {
     FileRead r;
     // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below); no effect on files.
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+                                            (links == Links::refuse ? O_NOFOLLOW : 0));
     if (fd < 0) {
         const int err = errno;
+        if (err == ELOOP && links == Links::refuse) {
+            r.error = path +
+                      ": is a symbolic link (refused: a file copied out of a folder someone else "
+                      "prepared must be in it, not a link to elsewhere)";
+            return r;
+        }
         r.missing = err == ENOENT || err == ENOTDIR;
         r.error = path + (r.missing ? ": missing" : ": cannot read: " + std::string(std::strerror(err)));
         return r;

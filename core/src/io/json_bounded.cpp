@@ -25,16 +25,16 @@ class LimitCheck : public nlohmann::json_sax<json> {
     explicit LimitCheck(const JsonLimits& limits) : limits_(limits) {}
     std::string problem;  // "" when the text is within the limits and well-formed
 
-    bool null() override { return true; }
-    bool boolean(bool) override { return true; }
-    bool number_integer(number_integer_t) override { return true; }
-    bool number_unsigned(number_unsigned_t) override { return true; }
-    bool number_float(number_float_t, const string_t&) override { return true; }
-    bool string(string_t&) override { return true; }
-    bool binary(binary_t&) override { return true; }
-    bool start_object(std::size_t) override { return open(); }
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override { return value() && open(); }
     bool end_object() override { return close(); }
-    bool start_array(std::size_t) override { return open(); }
+    bool start_array(std::size_t) override { return value() && open(); }
     bool end_array() override { return close(); }
     bool key(string_t& k) override {
         if (limits_.unique_top_level_keys && depth_ == 1 && !top_keys_.insert(k).second) {
@@ -51,6 +51,12 @@ class LimitCheck : public nlohmann::json_sax<json> {
     }
 
   private:
+    bool value() {
+        if (limits_.max_values == 0 || ++values_ <= limits_.max_values) return true;
+        problem = "holds more than " + std::to_string(limits_.max_values) +
+                  " values (the limit for this kind of file: parsing it would cost gigabytes)";
+        return false;
+    }
     bool open() {
         if (++depth_ > limits_.max_depth) {
             problem = "nests deeper than " + std::to_string(limits_.max_depth) +
@@ -65,6 +71,7 @@ class LimitCheck : public nlohmann::json_sax<json> {
     }
     const JsonLimits& limits_;
     int depth_ = 0;
+    std::size_t values_ = 0;
     std::unordered_set<std::string> top_keys_;
 };
 

@@ -86,10 +86,15 @@ std::string shown(std::string_view name) {
 
 // The header text as JSON, refusing deep nesting and duplicate top-level keys before the DOM is built
 // (fone/io/json_bounded.h: two linear passes; the parser callback used before was quadratic).
+// Most JSON values a header may hold (about 8 a tensor: 500,000 tensors; the largest models have a few
+// thousand a file): what a header costs to parse is bounded by this, not by its bytes (a 100 MB header of
+// small entries took 2.5 GB).
+constexpr std::size_t kMaxHeaderValues = 4'000'000;
+
 json parse_json(std::string_view text, const std::string& what) {
     json j;
     std::string error;
-    if (parse_json_bounded(text, what, j, &error, JsonLimits{kMaxDepth, true})) return j;
+    if (parse_json_bounded(text, what, j, &error, JsonLimits{kMaxDepth, true, kMaxHeaderValues})) return j;
     std::string why = error.substr(std::min(error.size(), what.size() + 2));  // without "<what>: "
     if (why.rfind("corrupt JSON", 0) == 0) fail(what, "header is not JSON: " + why.substr(13));
     fail(what, "the header " + why);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -510,10 +512,17 @@ constexpr int kLargestIntegerChecked = 9999;
 constexpr std::size_t kRangesListed = 64;
 
 // The integers 0..kLargestIntegerChecked whose text (after `prefix`) is one token, as [first, last] ranges.
-json single_token_integers(const BpeTokenizer& t, const std::string& prefix) {
+json single_token_integers(const BpeTokenizer& t, const std::string& prefix, const std::string& file,
+                           std::chrono::steady_clock::time_point deadline, double seconds) {
     json ranges = json::array();
     int count = 0, start = -1;
     for (int n = 0; n <= kLargestIntegerChecked + 1; ++n) {
+        if (std::chrono::steady_clock::now() > deadline)
+            throw PretrainedError(file + ": its pre-tokenizer took more than " +
+                                  std::to_string(int(seconds)) + " s to split the integers 0.." +
+                                  std::to_string(n) +
+                                  " (a regex that backtracks: each call under the time limit, all of them "
+                                  "too slow to use)");
         const bool single = n <= kLargestIntegerChecked && t.single_token(prefix + std::to_string(n));
         count += single;
         if (single && start < 0) start = n;
@@ -527,7 +536,16 @@ json single_token_integers(const BpeTokenizer& t, const std::string& prefix) {
 
 }  // namespace
 
+// The scan of 0..9999 (and " 0".." 9999") for single tokens runs the pre-tokenizer's regex once a number,
+// each call under ICU's time limit; in all it may take this long (a regex that backtracks just under the
+// limit made the 20,000 calls take 312 s with no input at all). FONE_TEST_INSPECT_SCAN_SECONDS: a test hook.
+double single_token_scan_seconds() {
+    const char* v = std::getenv("FONE_TEST_INSPECT_SCAN_SECONDS");
+    return v && *v ? std::atof(v) : 10.0;
+}
+
 json describe(const ModelFolder& m) {
+    const double scan_seconds = single_token_scan_seconds();
     const PretrainedConfig& c = m.config();
     json j = c.to_json();
     j["folder"] = m.dir();
@@ -550,9 +568,11 @@ json describe(const ModelFolder& m) {
                       {"prefix_ids", t.prefix_ids()},
                       {"suffix_ids", t.suffix_ids()}};
     j["number_pieces"] = count_number_pieces(t);
-    j["single_token_integers"] = single_token_integers(t, "");
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<int64_t>(scan_seconds * 1000));
+    j["single_token_integers"] = single_token_integers(t, "", path, deadline, scan_seconds);
     j["single_token_integers"]["checked"] = "0.." + std::to_string(kLargestIntegerChecked);
-    j["single_token_integers"]["after_a_space"] = single_token_integers(t, " ");
+    j["single_token_integers"]["after_a_space"] = single_token_integers(t, " ", path, deadline, scan_seconds);
     return j;
 }
 

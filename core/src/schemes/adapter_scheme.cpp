@@ -1,5 +1,6 @@
 #include "schemes/adapter_scheme.h"
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
@@ -50,9 +51,21 @@ torch::Tensor padded(const std::vector<std::vector<int64_t>>& rows, int64_t fill
 }  // namespace
 
 void check_adapter_folder(const std::string& dir) {
-    if (!std::filesystem::exists(std::filesystem::path(dir) / "tokenizer.json"))
+    const std::string tokenizer = (std::filesystem::path(dir) / "tokenizer.json").string();
+    if (!std::filesystem::exists(tokenizer))
         throw std::invalid_argument("fone-adapter: " + dir +
                                     " has no tokenizer.json (the adapter keeps the model's own tokens)");
+}
+
+void check_adapter_number_pieces(const std::string& dir) {
+    check_adapter_folder(dir);
+    const std::string tokenizer = (std::filesystem::path(dir) / "tokenizer.json").string();
+    const auto t = pretrained::BpeTokenizer::load(tokenizer);
+    const std::vector<int> values = number_piece_values(t, t.vocab_size());
+    if (std::all_of(values.begin(), values.end(), [](int v) { return v < 0; }))
+        throw std::invalid_argument("fone-adapter: " + tokenizer +
+                                    " has no number pieces (tokens of one to three digits): FoNE would have "
+                                    "nothing to add to, and the run nothing to learn");
 }
 
 FoneSpec adapter_spec() {

@@ -24,6 +24,9 @@ namespace fone {
 
 // Throws std::invalid_argument when `dir` has no tokenizer.json (the adapter keeps the model's own tokens).
 void check_adapter_folder(const std::string& dir);
+// check_adapter_folder, and that its tokenizer has number pieces: the adapter adds FoNE at number pieces
+// only, so without any a run would train nothing and report 0 of 0 as 0%. Before a run is made.
+void check_adapter_number_pieces(const std::string& dir);
 
 // The digit slots of a number piece's FoNE: three integer digits (periods 10, 100, 1000), no sign.
 FoneSpec adapter_spec();

@@ -7,7 +7,9 @@
 
 #include "fone/numbers/number_parser.h"
 #include "fone/store/methods.h"
+#include "fone/store/model_config.h"
 #include "fone/text/corpus.h"
+#include "fone/text/tokenizer_check.h"
 #include "schemes/text_scheme.h"
 
 namespace fone {
@@ -114,6 +116,16 @@ FoneSpec strict_text_spec(const TrainConfig& c, const TextSplits& s) {
     return text_spec(chosen);
 }
 
+// A corpus file's or folder's memory before it is read (check_corpus_memory): the bytes of memory that
+// preparing one byte of text took, measured on 16 MB of prose with numbers (docs/reliability.md): the
+// methods with a [NUM] per number keep digit labels (and fone its features) at every position.
+void check_corpus_memory(const TrainConfig& c) {
+    if (c.text_task != "text" || c.task.data_file.empty()) return;
+    fone::check_corpus_memory(c.task.data_file,
+                              has_number_head(c.method) ? kCorpusBytesPerByteNum : kCorpusBytesPerByte,
+                              physical_memory_bytes());
+}
+
 // The most digit slots a text run of this model takes: kMaxTextNumberDigits, and no more than fone's
 // digit head fits in the model's width (2 entries a slot and the sign), the same for every method.
 int text_slot_limit(const TrainConfig& c) {
@@ -138,8 +150,16 @@ FoneSpec text_spec(const TrainConfig& c, const TextSplits& s) {
 }
 
 void check_text_corpus(const TrainConfig& c) {
+    check_corpus_memory(c);  // before the corpus is read
     const TextSplits s = load_text_splits(c);
     const FoneSpec spec = text_spec(c, s);  // given slots a model cannot take; strict: numbers too long
+    // The tokenizer a new run trains must fit the vocabulary: refused here, before the run folder exists.
+    if (!is_adapter_method(c.method)) {
+        TokenizerOptions options;
+        options.vocab_size = c.text_vocab_size;
+        options.number_limits = {spec.int_digits, spec.frac_digits};  // as open_text trains it
+        check_tokenizer_vocabulary(s.train, options);
+    }
     // Strict: the one-[NUM] methods' numbers must fit the digit slots (their labels fill them).
     if (!c.strict_numbers || !has_number_head(c.method)) return;
     const std::pair<const char*, const std::vector<TextExample>*> splits[] = {

@@ -3,6 +3,7 @@
 
 #include "fone/io/file_read.h"
 #include "fone/io/json_bounded.h"
+#include "fone/io/shown_text.h"
 
 #include <algorithm>
 #include <cctype>
@@ -27,6 +28,9 @@ using ojson = nlohmann::ordered_json;
 namespace {
 
 constexpr std::size_t kMaxExperimentCells = 10000;  // as a sweep's
+// What one file may hold in all (1,000 presets of 10,000 cells took 11 GB and 10 minutes to read).
+constexpr std::size_t kMaxExperimentPresets = 64;
+constexpr std::size_t kMaxExperimentCellsInAll = 4 * kMaxExperimentCells;
 
 // The labels each report reads from every row, and whether each is a number (else a string).
 struct ReportNeeds {
@@ -60,6 +64,25 @@ struct Where {
         throw std::invalid_argument(file + ": " + (path.empty() ? "" : path + ": ") + why);
     }
 };
+
+// An experiment file may come from someone else: the files its runs read ("data", "init_from") are named
+// relative to the folder `fone reproduce` runs in, and never above it, so that a file cannot make a run train
+// on ~/.ssh/id_rsa (whose pieces would then be in the run's tokenizer.model, and in what it exports).
+void check_paths_stay_here(const nlohmann::json& settings, const Where& w) {
+    for (const char* key : {"data", "init_from"}) {
+        const auto it = settings.find(key);
+        if (it == settings.end() || !it->is_string() || it->get<std::string>().empty()) continue;
+        const std::string path = it->get<std::string>();
+        const fs::path p(path);
+        bool climbs = false;
+        for (const fs::path& part : p)
+            climbs = climbs || part == "..";
+        if (p.is_absolute() || path.front() == '~' || climbs)
+            w.field(key).fail("'" + shown_text(path, 80) +
+                              "': an experiment names its files relative to the folder it runs in, "
+                              "without '..' (give another file with fone train --data)");
+    }
+}
 
 ojson parse_ordered_json(std::string_view text, const std::string& path) {
     ojson j;
@@ -428,10 +451,20 @@ Experiment parse_experiment(std::string_view text, const std::string& path) {
     const ojson* presets = find(doc, "presets");
     if (!presets || !presets->is_object() || presets->empty())
         w.field("presets").fail("missing: an object of presets, e.g. {\"quick\": {...}}");
+    if (presets->size() > kMaxExperimentPresets)
+        w.field("presets").fail("more than " + std::to_string(kMaxExperimentPresets) +
+                                " presets in one file");
     const ojson* grid = find(doc, "grid");
-    for (auto it = presets->begin(); it != presets->end(); ++it)
+    std::size_t cells = 0;
+    for (auto it = presets->begin(); it != presets->end(); ++it) {
         e.presets.push_back(
             read_preset(t, grid ? *grid : ojson(), it.key(), *it, w.field("presets").field(it.key())));
+        if ((cells += e.presets.back().cells.size()) > kMaxExperimentCellsInAll)
+            w.field("presets").fail("more than " + std::to_string(kMaxExperimentCellsInAll) +
+                                    " cells in all its presets");
+        for (const ExperimentCell& c : e.presets.back().cells)
+            check_paths_stay_here(c.settings, w.field("presets").field(it.key()));
+    }
     return e;
 }
 

@@ -1,6 +1,7 @@
 #include "fone/store/model_config.h"
 
 #include <unistd.h>
+#include <cstdlib>
 
 #include <algorithm>
 #include <cmath>
@@ -176,6 +177,10 @@ std::uint64_t model_memory_bytes(const ModelConfig& c, int fone_width, bool trai
 }
 
 std::uint64_t physical_memory_bytes() {
+    // Test hook (tests/reliability): a machine of this many bytes, so that the memory checks can be shown
+    // refusing without making inputs of tens of GB.
+    if (const char* v = std::getenv("FONE_TEST_PHYSICAL_MEMORY"); v && *v)
+        return std::strtoull(v, nullptr, 10);
     const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
     return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page) : 0;
 }

@@ -138,11 +138,18 @@ RunInfo read_run(const fs::path& dir, const std::string& this_host) {
     const JsonLoad st = load_json(status_path, info.last_status, error);
     if (st == JsonLoad::missing) {
         info.last_status = json::object();
-        info.status = kStatusInterrupted;
-        info.message =
-            "no status.json: the run stopped before its first status write; resume with: "
-            "fone train --resume " +
-            info.name;
+        // A run is published with its lock held, before its first status write (its data and model are
+        // being prepared): held, it is starting; free, it stopped before that write.
+        if (probe_run_lock(info.dir).state == LockState::held) {
+            info.status = kStatusRunning;
+            info.message = "starting: its process holds the run's lock and prepares its data and model";
+        } else {
+            info.status = kStatusInterrupted;
+            info.message =
+                "no status.json: the run stopped before its first status write; resume with: "
+                "fone train --resume " +
+                info.name;
+        }
     } else if (st == JsonLoad::bad || !info.last_status.is_object()) {
         info.status = kStatusBroken;
         info.message = st == JsonLoad::bad ? error : status_path + ": corrupt JSON (not an object)";

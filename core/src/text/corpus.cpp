@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -266,6 +267,73 @@ FactbookCorpus read_factbook(const std::string& folder) {
 std::string factbook_split(const std::string& code) {
     const std::uint64_t bucket = fnv1a(code) % 10;
     return bucket == 0 ? "test" : bucket == 1 ? "val" : "train";
+}
+
+namespace {
+
+// The files a run reads of a folder corpus, relative to it (see data_digest).
+std::vector<std::string> corpus_files(const std::string& folder) {
+    std::error_code ec;
+    std::vector<std::string> files;
+    if (fs::exists(fs::path(folder) / "train.jsonl", ec)) {
+        for (const char* name : {"train.jsonl", "val.jsonl", "test.jsonl"})
+            if (fs::exists(fs::path(folder) / name, ec)) files.push_back(name);
+        return files;
+    }
+    for (auto it = fs::recursive_directory_iterator(folder, ec); !ec && it != fs::end(it); it.increment(ec))
+        if (it->path().extension() == ".json" && it->is_regular_file(ec))
+            files.push_back(fs::relative(it->path(), folder, ec).string());
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+std::string gigabytes(double bytes) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, bytes >= (1 << 30) ? "%.1f GB" : "%.0f MB",
+                  bytes / (bytes >= (1 << 30) ? 1024.0 * 1024.0 * 1024.0 : 1024.0 * 1024.0));
+    return buf;
+}
+
+}  // namespace
+
+std::string data_digest(const std::string& path, std::string* error) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) return file_digest(path, error);
+    std::string all;
+    for (const std::string& f : corpus_files(path)) {
+        const std::string d = file_digest((fs::path(path) / f).string(), error);
+        if (d.empty()) return "";
+        all += f + '\0' + d + '\n';
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(all)));
+    return hex;
+}
+
+std::uint64_t data_bytes(const std::string& path) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) {
+        const auto size = fs::file_size(path, ec);
+        return ec ? 0 : size;
+    }
+    std::uint64_t total = 0;
+    for (const std::string& f : corpus_files(path)) {
+        const auto size = fs::file_size(fs::path(path) / f, ec);
+        if (!ec) total += size;
+    }
+    return total;
+}
+
+void check_corpus_memory(const std::string& path, std::uint64_t bytes_per_byte, std::uint64_t have) {
+    const std::uint64_t bytes = data_bytes(path);
+    const long double need = static_cast<long double>(bytes) * bytes_per_byte;
+    if (have == 0 || need <= static_cast<long double>(have)) return;
+    throw TextDataError(path + ": preparing this corpus of " + gigabytes(static_cast<double>(bytes)) +
+                        " needs about " + gigabytes(static_cast<double>(need)) + " of memory (about " +
+                        std::to_string(bytes_per_byte) +
+                        " bytes per byte of text: its tokens, targets and number labels), more than this "
+                        "machine's " +
+                        gigabytes(static_cast<double>(have)) + ": train on a part of it (a shorter file)");
 }
 
 TextSplits hashed_splits(const std::vector<TextExample>& documents) {

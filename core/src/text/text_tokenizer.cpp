@@ -3,6 +3,7 @@
 // trainer options that make the round trip exact are in trainer_options(); the number tokens are
 // appended after the pieces (layout in text_tokenizer.h).
 #include "fone/text/text_tokenizer.h"
+#include "fone/text/tokenizer_check.h"
 
 #include <algorithm>
 #include <array>
@@ -215,8 +216,10 @@ TextTokenizer::TextTokenizer(std::string model, TextScheme scheme)
         throw TokenizerError("not a FoNE text tokenizer model: ids 6 to 261 are not the byte pieces");
 }
 
-TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, TextScheme scheme,
-                                   const TokenizerOptions& options) {
+namespace {
+
+std::vector<std::string> training_sentences(const std::vector<TextExample>& corpus,
+                                            const TokenizerOptions& options) {
     std::vector<std::string> sentences;
     for (const TextExample& e : corpus)
         for (const std::string* text : {&e.prompt, &e.answer}) {
@@ -224,6 +227,65 @@ TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, TextS
             add_training_parts(training_sentence(*text, options.number_limits), sentences);
         }
     if (sentences.empty()) throw TokenizerError("no text to train the tokenizer on");
+    return sentences;
+}
+
+// The characters SentencePiece requires pieces for (trainer_interface.cc): every code point counted (a
+// space as U+2581, as its normalizer writes it), the most frequent first until `coverage` of all the
+// characters are covered.
+std::size_t required_characters(const std::vector<std::string>& sentences, double coverage) {
+    std::unordered_map<std::uint32_t, std::uint64_t> counts;
+    std::uint64_t all = 0;
+    for (const std::string& s : sentences)
+        for (std::size_t i = 0; i < s.size();) {
+            const auto c = static_cast<unsigned char>(s[i]);
+            const std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+            std::uint32_t code = n == 1 ? c : c & (0x3F >> (n - 1));
+            for (std::size_t k = 1; k < n && i + k < s.size(); ++k)
+                code = (code << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+            ++counts[code == ' ' ? 0x2581 : code];
+            ++all;
+            i += n;
+        }
+    std::vector<std::uint64_t> sorted;
+    sorted.reserve(counts.size());
+    for (const auto& [code, k] : counts)
+        sorted.push_back(k);
+    std::sort(sorted.rbegin(), sorted.rend());
+    std::uint64_t covered = 0;
+    std::size_t needed = 0;
+    for (const std::uint64_t k : sorted) {
+        if (static_cast<float>(1.0 * covered / all) >= coverage) break;
+        covered += k;
+        ++needed;
+    }
+    return needed;
+}
+
+constexpr int kSpecialAndBytePieces = 262;  // kSpecialPieces and the 256 byte pieces
+
+void check_vocabulary_of(const std::vector<std::string>& sentences, const TokenizerOptions& options) {
+    const std::size_t needed = required_characters(sentences, options.character_coverage);
+    // Strictly fewer: SentencePiece before 0.1.99 checks required + meta < vocab_size (later, <=).
+    if (static_cast<long long>(needed) + kSpecialAndBytePieces < options.vocab_size) return;
+    throw TokenizerError(
+        "the corpus needs " + std::to_string(needed) + " characters of its own (those that make up " +
+        std::to_string(options.character_coverage * 100).substr(0, 6) +
+        "% of its text), more than the text vocabulary size " + std::to_string(options.vocab_size) +
+        " leaves beside its " + std::to_string(kSpecialAndBytePieces) +
+        " special and byte pieces: give --vocab-size " +
+        std::to_string(needed + kSpecialAndBytePieces + 100) + " or more");
+}
+
+}  // namespace
+
+void check_tokenizer_vocabulary(const std::vector<TextExample>& corpus, const TokenizerOptions& options) {
+    check_vocabulary_of(training_sentences(corpus, options), options);
+}
+
+TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, TextScheme scheme,
+                                   const TokenizerOptions& options) {
+    const std::vector<std::string> sentences = training_sentences(corpus, options);
     if (!(options.character_coverage >= 0.98 && options.character_coverage <= 1.0))
         throw TokenizerError("character coverage " + std::to_string(options.character_coverage) +
                              " out of range (SentencePiece takes 0.98 to 1)");
@@ -238,6 +300,7 @@ TextTokenizer TextTokenizer::train(const std::vector<TextExample>& corpus, TextS
             // A damaged cache file: trained again and replaced below.
         }
     }
+    check_vocabulary_of(sentences, options);
     std::string model, error;
     if (!spm_bridge().train(sentences, trainer_options(options), model, error))
         throw TokenizerError("SentencePiece training failed: " + error);

@@ -1,5 +1,6 @@
 #include "fone/train/arithmetic_benchmark.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -27,8 +28,13 @@ std::vector<const Gpt3ArithmeticTask*> chosen_tasks(const ArithmeticBenchmarkSet
     if (s.tasks.empty())
         for (const Gpt3ArithmeticTask& t : gpt3_arithmetic_tasks())
             tasks.push_back(&t);
-    for (const std::string& name : s.tasks)
-        tasks.push_back(&gpt3_arithmetic_task(name));
+    for (const std::string& name : s.tasks) {
+        const Gpt3ArithmeticTask* task = &gpt3_arithmetic_task(name);
+        // The mean is over tasks: a task named twice would count twice.
+        if (std::find(tasks.begin(), tasks.end(), task) != tasks.end())
+            throw std::invalid_argument("--tasks names " + name + " twice (the mean is over distinct tasks)");
+        tasks.push_back(task);
+    }
     return tasks;
 }
 

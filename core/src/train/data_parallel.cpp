@@ -7,12 +7,15 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "fone/io/json_files.h"
 #include "fone/nn/device.h"
 #include "fone/store/run_store.h"
+#include "fone/store/train_config.h"
 #include "nn/device_setup.h"
 #include "nn/timing.h"
 
@@ -97,11 +100,45 @@ torch::Device rank_device(const std::string& wanted, const ParallelPlan& plan) {
     return plan.group ? rank_device(wanted, plan.group->setup()) : torch::Device(resolve_device(wanted));
 }
 
-std::string model_folder(const std::string& run_dir, const ParallelPlan& plan, bool new_text_run) {
-    if (plan.lead() || !new_text_run) return run_dir;
-    const fs::path scratch = fs::temp_directory_path() / ("fone-rank-" + std::to_string(::getpid()));
-    fs::create_directories(scratch);
-    return scratch.string();
+ScratchFolder::ScratchFolder(const std::string& prefix) {
+    std::string pattern = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
+    // mkdtemp: a new folder of a name nobody could know beforehand, mode 0700 (a name planted in the shared
+    // temporary folder, a link to someone's files, is never used).
+    if (!::mkdtemp(pattern.data()))
+        throw RunError(pattern + ": cannot make a temporary folder (" + std::strerror(errno) + ")");
+    path_ = pattern;
+}
+
+ScratchFolder::~ScratchFolder() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+}
+
+std::unique_ptr<ScratchFolder> rank_scratch(const ParallelPlan& plan, bool new_text_run) {
+    if (plan.lead() || !new_text_run) return nullptr;
+    return std::make_unique<ScratchFolder>("fone-rank");
+}
+
+// What the ranks of one run agree on before they meet, as 16 hex digits: a new run's settings (all but the
+// threads, which a node's cores decide), or the folder a resume continues. Two runs that meet at one
+// address (two launches on one --master-port) have other signatures, so their ranks never exchange a key.
+std::string rank_signature(const std::string& what) {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const char c : what)
+        h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+}
+
+std::string resume_signature(const std::string& run_dir) {
+    return rank_signature("resume:" + fs::absolute(run_dir).lexically_normal().string());
+}
+
+std::string new_run_signature(const TrainConfig& config) {
+    json j = config.to_json();
+    j.erase("threads");
+    return rank_signature("new:" + dump_json(j, -1));
 }
 
 void broadcast_weights(Collective& group, FoneTransformer& model) {
@@ -205,7 +242,12 @@ json metrics_of(const std::vector<double>& v, json m, double seconds) {
 
 json split_evaluation(ParallelPlan& plan, const NumberScheme& scheme, FoneTransformer& model,
                       const Batch& split, const torch::Device& device, bool text) {
-    if (!plan.group || text || split.n < plan.world_size()) return scheme.evaluate(model, split, device);
+    // Scored whole where the rows carry no answer values to share out: text and adapter runs (an adapter
+    // run's split took the arithmetic path and copied from an empty vector: every rank crashed).
+    if (!plan.group || text || split.n < plan.world_size() ||
+        split.answer_values.size() != static_cast<std::size_t>(split.n) ||
+        split.prompt_texts.size() != static_cast<std::size_t>(split.n))
+        return scheme.evaluate(model, split, device);
     const auto t0 = Clock::now();
     const auto [lo, hi] = share_rows(split.n, plan.rank(), plan.world_size());
     Batch share = select_rows(split, torch::arange(lo, hi, torch::kInt64));

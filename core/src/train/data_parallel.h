@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fone/store/train_config.h"
 #include "schemes/scheme.h"
 #include "train/distributed.h"
 
@@ -36,9 +37,28 @@ void write_gradient_shards(const std::string& run_dir, int shards);
 // This rank's device: `wanted` resolved (fone/nn/device.h); on CUDA the GPU of its local rank.
 torch::Device rank_device(const std::string& wanted, const ParallelPlan& plan);
 torch::Device rank_device(const std::string& wanted, const DistributedSetup& setup);
-// Where a rank opens the run's model: the run's folder, except for the other ranks of a new text run (opening
-// it trains and saves the tokenizer, which only rank 0 writes into the run): a scratch folder of their own.
-std::string model_folder(const std::string& run_dir, const ParallelPlan& plan, bool new_text_run);
+// Where the other ranks of a new text or adapter run open their model (opening it trains and saves the
+// tokenizer, or keeps the pretrained files, which only rank 0 writes into the run): a folder of their own in
+// the temporary folder, made by mkdtemp (an unpredictable name, mode 0700) and removed with this object.
+class ScratchFolder {
+  public:
+    explicit ScratchFolder(const std::string& prefix);
+    ~ScratchFolder();
+    ScratchFolder(const ScratchFolder&) = delete;
+    ScratchFolder& operator=(const ScratchFolder&) = delete;
+    const std::string& path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+// A ScratchFolder("fone-rank") for a rank other than 0 of a new text or adapter run; null otherwise.
+std::unique_ptr<ScratchFolder> rank_scratch(const ParallelPlan& plan, bool new_text_run);
+
+// What the ranks of one run agree on before they meet (Collective::connect's signature), as 16 hex digits:
+// rank_signature of any text; a new run's settings but its threads (a node's cores decide those).
+std::string rank_signature(const std::string& what);
+std::string new_run_signature(const TrainConfig& config);
+std::string resume_signature(const std::string& run_dir);  // of the folder's absolute path
 
 // Rank 0's parameters and buffers into every rank's model (at the start and on a resume).
 void broadcast_weights(Collective& group, FoneTransformer& model);

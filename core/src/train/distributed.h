@@ -3,7 +3,9 @@
 // data-parallel step is in data_parallel.cpp.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,11 +21,36 @@ class RankFailure : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A rank waiting in a collective was asked to stop (SIGINT, SIGTERM) and the collective did not end: a rank
+// hangs. The step was not taken: the weights are those of the last step every rank finished.
+class StoppedWhileWaiting : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// The stop requests this process got (request_stop, fone/train/training.h): how many, and when the first
+// came. A collective that waits reads them: kStopGrace after the first, or at once after a second, it gives
+// up waiting (StoppedWhileWaiting).
+struct StopRequests {
+    std::atomic<int> count{0};
+    std::atomic<int64_t> first_ms{0};  // steady clock, milliseconds
+    void add() noexcept;
+    bool any() const noexcept { return count.load() > 0; }
+    // Whether a collective waiting since before the request should stop waiting now.
+    bool give_up_waiting() const noexcept;
+};
+StopRequests& stop_requests();
+inline constexpr double kStopGraceSeconds = 5.0;
+
 class Collective {
   public:
-    // Meets the other ranks within setup.timeout_seconds (rank 0 hosts the store at master_addr:port) and
-    // builds the process group for `device`'s kind. Throws RankFailure, or RunError in a build without c10d.
-    static std::unique_ptr<Collective> connect(const DistributedSetup& setup, const torch::Device& device);
+    // Meets the other ranks within setup.timeout_seconds (rank 0 hosts the store at master_addr:port, or
+    // the ranks share setup.rendezvous_file) and builds the process group for `device`'s kind. Every key is
+    // under setup.token and `signature` (a digest of what the ranks will train: ranks of two runs never
+    // exchange anything). Past the timeout the process ends with one line on stderr, whatever c10d is
+    // waiting for (a listener that never answers). Throws RankFailure, or RunError in a build without c10d.
+    static std::unique_ptr<Collective> connect(const DistributedSetup& setup, const torch::Device& device,
+                                               const std::string& signature);
     virtual ~Collective() = default;
 
     const DistributedSetup& setup() const { return setup_; }
@@ -47,6 +74,9 @@ class Collective {
     // After a collective failed here: which rank caused it (one that posted its cause, or one that never
     // answered: died, or hung past the timeout), as one line. Waits a moment for the others' posts.
     virtual std::string explain_failure(const std::string& what, int64_t step) noexcept = 0;
+    // After StoppedWhileWaiting: the process group is left to the operating system (its destructor would
+    // wait for the hung collective until the timeout); the process ends soon after.
+    virtual void abandon() noexcept = 0;
 
     static constexpr int64_t kBucketBytes = 25 << 20;
 

@@ -40,6 +40,8 @@ std::optional<DistributedSetup> from_torchrun(const EnvironmentReader& env) {
     d.master_port = static_cast<int>(integer_variable(env, "MASTER_PORT", 1, 65535).value_or(d.master_port));
     const std::string by = text_variable(env, "FONE_LAUNCHER");
     d.launcher = by.empty() ? "torchrun" : by;
+    d.rendezvous_file = text_variable(env, "FONE_RENDEZVOUS_FILE");
+    d.token = text_variable(env, "TORCHELASTIC_RUN_ID");
     return d;
 }
 
@@ -62,6 +64,7 @@ std::optional<DistributedSetup> from_slurm(const EnvironmentReader& env) {
     d.master_port =
         static_cast<int>(integer_variable(env, "MASTER_PORT", 1, 65535).value_or(29500 + job % 1000));
     d.launcher = "slurm";
+    d.token = std::to_string(job) + "." + text_variable(env, "SLURM_STEP_ID");
     return d;
 }
 
@@ -83,6 +86,10 @@ std::optional<DistributedSetup> distributed_from_environment(const EnvironmentRe
     std::optional<DistributedSetup> d = from_torchrun(env);
     if (!d) d = from_slurm(env);
     if (!d || d->world_size < 2) return std::nullopt;
+    if (const std::string token = text_variable(env, "FONE_RUN_TOKEN"); !token.empty()) d->token = token;
+    if (d->token.size() > 256 || d->token.find_first_of("/\n") != std::string::npos)
+        throw std::invalid_argument(
+            "FONE_RUN_TOKEN (or the job id): at most 256 characters, no '/' or newline");
     return d;
 }
 

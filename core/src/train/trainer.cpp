@@ -38,8 +38,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::atomic<bool> g_stop{false};
-
 // The order of epoch e is a pure function of (seed, e): a resumed run sees exactly the batches an
 // uninterrupted one would. This, with the checkpointed weights and optimiser, is the run's RNG state.
 std::vector<int64_t> epoch_order(std::uint64_t seed, int64_t epoch, int64_t n) {
@@ -152,7 +150,7 @@ class Trainer {
     double lr_at(int64_t step) const;
     bool budget_spent() const { return cfg().cpu_seconds > 0 && pos_.train_cpu_seconds >= cfg().cpu_seconds; }
     Step train_step();
-    bool stop_requested() const { return plan_.group ? stop_agreed_ : g_stop.load(); }
+    bool stop_requested() const { return plan_.group ? stop_agreed_ : stop_requests().any(); }
     bool sharded_update(const Batch& b, Step& s);
     void add_ranks_progress(json& event);
     void evaluate_extras(json& e);
@@ -169,6 +167,7 @@ class Trainer {
     TrainOutcome finish_at_target();
     TrainOutcome finish_at_budget();
     TrainOutcome finish(const std::string& status, const std::string& message);
+    TrainOutcome stop_while_waiting();
     TrainOutcome train(Checkpoint* resume_from);
     void record_failure(const std::string& message) noexcept;
 };
@@ -178,6 +177,8 @@ class Trainer {
 TrainOutcome Trainer::run(Checkpoint* resume_from) {
     try {
         return train(resume_from);
+    } catch (const StoppedWhileWaiting&) {
+        return stop_while_waiting();
     } catch (const RankFailure& e) {
         record_failure(e.what());  // a collective failed: the line names the rank behind it
         throw;
@@ -189,6 +190,15 @@ TrainOutcome Trainer::run(Checkpoint* resume_from) {
         record_failure(what.substr(0, what.find('\n')));
         throw;
     }
+}
+
+// Ctrl-C while a rank hangs: the step being summed was not taken, the weights are the last step's of every
+// rank; the lead checkpoints them (nothing lost) and the group is left behind (its threads wait in it).
+TrainOutcome Trainer::stop_while_waiting() {
+    plan_.group->abandon();
+    checkpoint(kLastCheckpoint);
+    return finish(kStatusStopped, "stopped on request at step " + std::to_string(pos_.step) +
+                                      ", while waiting for a rank that did not answer");
 }
 
 // The failure in status.json, if that can still be written (on a full disk it may not: the run then reads
@@ -249,8 +259,8 @@ void Trainer::open(Checkpoint* resume_from) {
     thread_tuning_.start(threads_, device_.is_cpu() && plan_.world_size() == 1);
     identity_ = run_identity_of(dir_);
     torch::manual_seed(cfg().seed);
-    run_ = open_run_model(cfg(), model_folder(dir_, plan_, cfg().is_text() && !resume_from), RunData::batches,
-                          resume_from);
+    const auto scratch = rank_scratch(plan_, cfg().is_text() && !resume_from);  // removed once it is open
+    run_ = open_run_model(cfg(), scratch ? scratch->path() : dir_, RunData::batches, resume_from);
     if (run_.kind == RunKind::adapter) {
         tokens_per_number_ = run_.adapter->tokens_per_number(run_.text_splits.test);
         text_info_ = {{"tokenizer", std::string(kPretrainedFilesDir) + "/tokenizer.json"},
@@ -427,8 +437,8 @@ Step Trainer::train_step() {
 // The data-parallel step (data_parallel.h): this rank's shares, the gradients summed over the ranks; false
 // when the summed loss is not finite (the run fails at this step, before any update).
 bool Trainer::sharded_update(const Batch& b, Step& s) {
-    const ShardedStep r = sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step, g_stop,
-                                           cfg().precision == "bf16");
+    const ShardedStep r = sharded_gradient(plan_, *run_.scheme, run_.model, b, cfg().seed, pos_.step,
+                                           stop_requests().any(), cfg().precision == "bf16");
     s.loss = r.loss;
     stop_agreed_ = r.stop;
     reduce_seconds_ += r.reduce_seconds;
@@ -640,11 +650,12 @@ std::string run_device_setting(const std::string& run_dir) {
 }
 
 // This process's place among the ranks (a group of one when dist is not active).
-ParallelPlan connect_ranks(const std::string& device, const DistributedSetup& dist) {
+ParallelPlan connect_ranks(const std::string& device, const DistributedSetup& dist,
+                           const std::string& signature) {
     ParallelPlan plan;
     if (!dist.active()) return plan;
     if (!distributed_available()) throw RunError(distributed_unavailable_message());
-    plan.group = Collective::connect(dist, rank_device(device, dist));
+    plan.group = Collective::connect(dist, rank_device(device, dist), signature);
     return plan;
 }
 
@@ -672,7 +683,7 @@ TrainConfig with_settled_data(TrainConfig c) {
     std::error_code ec;
     const fs::path absolute = fs::absolute(c.task.data_file, ec);
     if (!ec) c.task.data_file = absolute.lexically_normal().string();
-    c.data_digest = file_digest(c.task.data_file);
+    c.data_digest = data_digest(c.task.data_file);  // a folder corpus: the files read there
     return c;
 }
 
@@ -685,7 +696,7 @@ void check_trainable(const TrainConfig& config) {
     if (run_kind(config) == RunKind::adapter) {
         TrainConfig shaped = config;
         pretrained::adopt_pretrained_shape(shaped);  // a folder that is not a Llama or a Qwen2 is refused
-        check_adapter_folder(config.init_from);
+        check_adapter_number_pieces(config.init_from);
     }
     if (config.is_text()) {
         check_text_corpus(config);  // unreadable data, numbers that do not fit (no tokenizer trained yet)
@@ -745,7 +756,7 @@ TrainOutcome restart_from_config(const std::string& run_dir, const EventSink& si
 }  // namespace
 
 void request_stop() {
-    g_stop = true;
+    stop_requests().add();  // async-signal-safe: two lock-free atomics
 }
 
 TrainOutcome train_new(const TrainConfig& wanted, RunStore& store, const EventSink& sink,
@@ -754,7 +765,7 @@ TrainOutcome train_new(const TrainConfig& wanted, RunStore& store, const EventSi
     // --init-from: config.json records the pretrained folder's shape, the one the run trains.
     if (!config.init_from.empty()) pretrained::adopt_pretrained_shape(config);
     check_trainable(config);  // on every rank: bad input stops them all alike, before they meet
-    ParallelPlan plan = connect_ranks(config.device, dist);
+    ParallelPlan plan = connect_ranks(config.device, dist, new_run_signature(config));
     plan.gradient_shards = plan.world_size();
     if (!plan.lead()) {
         const std::string made_by_lead = plan.group->receive("run_dir");
@@ -779,7 +790,8 @@ TrainOutcome train_resume(const std::string& run_dir, const EventSink& sink, int
     refuse_unfinished_creation(run_dir);
     std::optional<Checkpoint> c = resume_point(run_dir, false);
     // A run without a checkpoint restarts from its config.json: its device is read there by every rank.
-    ParallelPlan plan = connect_ranks(c ? c->config.device : run_device_setting(run_dir), dist);
+    ParallelPlan plan =
+        connect_ranks(c ? c->config.device : run_device_setting(run_dir), dist, resume_signature(run_dir));
     RunLock lock;
     // Rank 0 decides where the run starts from ("checkpoint" or "config"); the others follow.
     const std::string from =

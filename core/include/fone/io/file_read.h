@@ -23,10 +23,16 @@ struct FileRead {
     bool ok() const { return error.empty(); }
 };
 
-// The whole of `path` when it is a regular file (or a link to one) of at most max_bytes. Errors:
-// "<path>: missing", "<path>: is a directory", "<path>: not a regular file (a FIFO)", "<path>: larger
-// than the N MB allowed", "<path>: cannot read: <errno text>". Never blocks on a FIFO.
-FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes);
+// Whether a read may follow a symbolic link in the last component of the path. A file the user named may be
+// a link (a Hugging Face cache is made of them); a file inside a folder someone else prepared, which this
+// program copies out of it (an export), may not: a link there to ~/.ssh/id_rsa would be published.
+enum class Links { follow, refuse };
+
+// The whole of `path` when it is a regular file (or, with Links::follow, a link to one) of at most
+// max_bytes. Errors: "<path>: missing", "<path>: is a directory", "<path>: not a regular file (a FIFO)",
+// "<path>: larger than the N MB allowed", "<path>: cannot read: <errno text>", with Links::refuse "<path>:
+// is a symbolic link (...)". Never blocks on a FIFO.
+FileRead read_regular_file(const std::string& path, std::uint64_t max_bytes, Links links = Links::follow);
 
 // A digest of a file's content (16 hex digits, FNV-1a 64 over its bytes), read in blocks: how a run notices
 // that its data file changed. "" and *error set when the file cannot be read (read_regular_file's rules,

@@ -6,6 +6,7 @@
 // a request line: its reader's), checked before the text is read.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -20,6 +21,10 @@ inline constexpr int kMaxJsonDepth = 64;
 struct JsonLimits {
     int max_depth = kMaxJsonDepth;
     bool unique_top_level_keys = false;  // a safetensors header: a tensor named twice is an error
+    // Values (scalars, arrays and objects) in the whole document, 0: no limit. The parsed document costs
+    // about 50 to 100 bytes of memory per value whatever the text's size: a 100 MB safetensors header of
+    // small entries cost 2.5 GB before this bound.
+    std::size_t max_values = 0;
 };
 
 // Parses text in two linear passes: a SAX pass that checks the limits (nothing is built), then nlohmann's

@@ -55,6 +55,25 @@ FactbookCorpus read_factbook(
 // The split of a country: "test", "val" or "train", from a hash of its code (FNV-1a 64, mod 10: 0 test,
 // 1 val, else train), so a country is in one split whatever else the folder holds.
 std::string factbook_split(const std::string& code);
+
+// The content digest of a run's data (config "data_digest": how a run notices that its data changed): a
+// file's (file_digest, fone/io/file_read.h), or for a folder corpus the digest of the files a run reads
+// there: train.jsonl, val.jsonl and test.jsonl when train.jsonl exists, else every .json file below it (the
+// Factbook's), each by its path relative to the folder and its own digest. "" and *error set when one
+// cannot be read.
+std::string data_digest(const std::string& path, std::string* error = nullptr);
+// Memory that preparing one byte of a text corpus takes (the strings, the tokens and targets, the number
+// labels at every position), measured: for the methods with one [NUM] per number (fone, xval, bittokens),
+// and for the others. docs/reliability.md has the measurement.
+inline constexpr std::uint64_t kCorpusBytesPerByteNum = 200;
+inline constexpr std::uint64_t kCorpusBytesPerByte = 200;
+
+// The bytes of a run's data: a file's size, or a folder corpus's files (those data_digest reads).
+std::uint64_t data_bytes(const std::string& path);
+// TextDataError, one line with the figures, when preparing the corpus at path (bytes_per_byte of memory for
+// each of its bytes: a method's batches, measured) needs more than `have` bytes of memory; checked before
+// the corpus is read.
+void check_corpus_memory(const std::string& path, std::uint64_t bytes_per_byte, std::uint64_t have);
 // The documents as text examples (empty prompt, the document as answer), split by factbook_split.
 TextSplits factbook_splits(const FactbookCorpus& corpus);
 

@@ -16,6 +16,14 @@ struct DistributedSetup {
     int master_port = 29500;
     double timeout_seconds = 300;  // a collective or the rendezvous waiting longer fails, naming the rank
     std::string launcher;          // "nproc", "torchrun", "slurm" (for the start event)
+    // Where the ranks meet. A file (`fone train --nproc`: FONE_RENDEZVOUS_FILE, in a folder of mode 0700 the
+    // launcher made): nothing listens on the network. Empty: rank 0 hosts c10d's TCPStore at
+    // master_addr:master_port.
+    std::string rendezvous_file;
+    // The run's token: every key of the rendezvous is under it (and under a digest of what the ranks
+    // train), so that ranks of two runs that meet at one address never exchange anything. `--nproc`: 128
+    // random bits (FONE_RUN_TOKEN); torchrun, srun: FONE_RUN_TOKEN when exported, else the job's id.
+    std::string token;
     bool active() const { return world_size > 1; }
     bool lead() const { return rank == 0; }
 };
