@@ -84,6 +84,17 @@ class TestWelcome : public QObject {
     Q_OBJECT
 
   private Q_SLOTS:
+    // The Welcome and Presenter name the model shown without the word "checkpoint" (issue 42).
+    void checkpoints_in_plain_words() {
+        CheckpointStamp stamp;
+        QCOMPARE(checkpoint_words(stamp, true), QString("no saved model"));
+        stamp.file = "checkpoint-best.safetensors";
+        stamp.step = 400;
+        QCOMPARE(checkpoint_words(stamp), QString("step 400 (best checkpoint)"));
+        QCOMPARE(checkpoint_words(stamp, true), QString("step 400, where it scored best"));
+        stamp.file = "checkpoint-last.safetensors";
+        QCOMPARE(checkpoint_words(stamp, true), QString("step 400, its latest save"));
+    }
     void initTestCase() {
         QVERIFY2(QFile::exists(kFone), "build the fone target first");
         register_analysis_views();

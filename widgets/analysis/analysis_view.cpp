@@ -180,9 +180,15 @@ CheckpointStamp checkpoint_stamp(const QString& run_dir) {
     return stamp;
 }
 
-QString checkpoint_words(const CheckpointStamp& stamp) {
+QString checkpoint_words(const CheckpointStamp& stamp, bool plain) {
+    const bool best = stamp.file == fone::kBestCheckpoint;
+    if (plain) {
+        if (stamp.file.isEmpty()) return QStringLiteral("no saved model");
+        const QString when = best ? "where it scored best" : "its latest save";
+        return stamp.step < 0 ? when : QStringLiteral("step %1, %2").arg(stamp.step).arg(when);
+    }
     if (stamp.file.isEmpty()) return QStringLiteral("no checkpoint");
-    const QString which = stamp.file == fone::kBestCheckpoint ? "best" : "last";
+    const QString which = best ? "best" : "last";
     if (stamp.step < 0) return which + " checkpoint";
     return QStringLiteral("step %1 (%2 checkpoint)").arg(stamp.step).arg(which);
 }
@@ -195,7 +201,7 @@ void AnalysisView::follow_runs(const QStringList& run_dirs) {
         if (dir.isEmpty()) continue;
         followed_ << dir;
         stamps_ << checkpoint_stamp(dir);
-        words << QFileInfo(dir).fileName() + " at " + checkpoint_words(stamps_.back());
+        words << QFileInfo(dir).fileName() + " at " + checkpoint_words(stamps_.back(), plain_provenance_);
     }
     out_of_date_ = false;
     provenance_ = words.isEmpty() ? QString() : "From " + words.join("; ");
@@ -218,7 +224,8 @@ void AnalysisView::check_followed_runs() {
     for (int i = 0; i < followed_.size(); ++i) {
         const CheckpointStamp now = checkpoint_stamp(followed_[i]);
         if (now == stamps_[i]) continue;
-        moved << QFileInfo(followed_[i]).fileName() + " is now at " + checkpoint_words(now);
+        moved << QFileInfo(followed_[i]).fileName() + " is now at " +
+                     checkpoint_words(now, plain_provenance_);
         training = training || run_is_training(followed_[i]);
     }
     if (moved.isEmpty()) return;

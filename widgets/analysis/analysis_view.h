@@ -34,8 +34,9 @@ struct CheckpointStamp {
     }
 };
 CheckpointStamp checkpoint_stamp(const QString& run_dir);
-// "step 400 (best checkpoint)" / "step 400 (last checkpoint)" / "no checkpoint".
-QString checkpoint_words(const CheckpointStamp& stamp);
+// "step 400 (best checkpoint)" / "step 400 (last checkpoint)" / "no checkpoint"; plain, for visitors (the
+// Welcome, Presenter): "step 400, where it scored best" / "step 400, its latest save" / "no saved model".
+QString checkpoint_words(const CheckpointStamp& stamp, bool plain = false);
 
 // 10 to a power as people write it: "10³", "10⁻²", "1" for 10⁰.
 QString power_of_ten(int exponent);
@@ -71,6 +72,8 @@ class AnalysisView : public QWidget {
     // the run has trained on since, that the result is out of date; "" when no run's result is shown.
     QString provenance_text() const { return provenance_; }
     bool out_of_date() const { return out_of_date_; }
+    // Names the checkpoint in plain words (checkpoint_words), for a demo in front of people.
+    void set_plain_provenance(bool plain) { plain_provenance_ = plain; }
 
   Q_SIGNALS:
     void busyChanged(bool busy);
@@ -104,6 +107,7 @@ class AnalysisView : public QWidget {
     QStringList followed_;
     QVector<CheckpointStamp> stamps_;
     QString provenance_;
+    bool plain_provenance_ = false;
     bool out_of_date_ = false;
     QTimer* follow_timer_ = nullptr;
 };

@@ -107,7 +107,8 @@ HiddenView::HiddenView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pare
     panel_->controls()->setContentsMargins(0, 0, 0, 0);
     panel_->plot()->setToolTip(
         "One circle per digit slot of the answer, highest digit first. The blue hand is the model's hidden "
-        "pair [h2k, h2k+1] normalised to length 1 ("length" under a circle is its length before); the head scores digit j by the "
+        "pair [h2k, h2k+1] normalised to length 1 ('length' under a circle is its length before); the head "
+        "scores digit j by the "
         "hand's dot product with the marker φ(j), so the marker it points to is the predicted digit (green "
         "when "
         "right, red when wrong; the true digit ringed). The bars are the ten digits' probabilities.");
@@ -165,6 +166,7 @@ void HiddenView::set_run_row_visible(bool visible) {
 void HiddenView::set_plain(bool plain) {
     plain_ = plain;
     patch_row_->setVisible(!plain);
+    set_plain_provenance(plain);
 }
 
 void HiddenView::set_controls_visible(bool visible) {

@@ -126,6 +126,8 @@ QWidget* PresenterView::make_clocks_page(RunCatalog* catalog, const QString& pro
     QVBoxLayout* layout = page_layout(page, headings_, texts_, 1);
     clocks_ = new HiddenView(catalog);
     clocks_->set_program(program);
+    clocks_->set_plain(
+        true);  // words for visitors, as the Welcome's clocks: no prompt tokens, no "checkpoint"
     clocks_->set_controls_visible(false);
     const QString demo = demo_model_dir();
     if (!demo.isEmpty() && clocks_->set_run(demo)) use_demo_rules(clocks_);  // Welcome's rules and words

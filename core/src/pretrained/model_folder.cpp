@@ -512,15 +512,21 @@ constexpr int kLargestIntegerChecked = 9999;
 constexpr std::size_t kRangesListed = 64;
 
 // The integers 0..kLargestIntegerChecked whose text (after `prefix`) is one token, as [first, last] ranges.
+// 10 -> "10", 0.3 -> "0.3".
+std::string shown_seconds(double seconds) {
+    std::ostringstream out;
+    out << seconds;
+    return out.str();
+}
+
 json single_token_integers(const BpeTokenizer& t, const std::string& prefix, const std::string& file,
                            std::chrono::steady_clock::time_point deadline, double seconds) {
     json ranges = json::array();
     int count = 0, start = -1;
     for (int n = 0; n <= kLargestIntegerChecked + 1; ++n) {
         if (std::chrono::steady_clock::now() > deadline)
-            throw PretrainedError(file + ": its pre-tokenizer took more than " +
-                                  std::to_string(int(seconds)) + " s to split the integers 0.." +
-                                  std::to_string(n) +
+            throw PretrainedError(file + ": its pre-tokenizer took more than " + shown_seconds(seconds) +
+                                  " s to split the integers 0.." + std::to_string(n) +
                                   " (a regex that backtracks: each call under the time limit, all of them "
                                   "too slow to use)");
         const bool single = n <= kLargestIntegerChecked && t.single_token(prefix + std::to_string(n));

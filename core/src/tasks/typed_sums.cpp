@@ -383,14 +383,15 @@ std::optional<std::uint64_t> digits_as_integer(const Decimal& x) {
     return std::stoull(digits);
 }
 
-// Whether a / b ends after finitely many decimals: a = A / 10^p and b = B / 10^q, so a / b = A 10^q / (B 10^p)
-// ends exactly when B / gcd(A, B) has no prime factor but 2 and 5. Unknown (nullopt) past 18 digits.
+// Whether a / b ends after finitely many decimals: a = A / 10^p and b = B / 10^q, so a / b = A 10^q / (B
+// 10^p) ends exactly when B / gcd(A, B) has no prime factor but 2 and 5. Unknown (nullopt) past 18 digits.
 std::optional<bool> division_ends(const Decimal& a, const Decimal& b) {
     const auto A = digits_as_integer(a), B = digits_as_integer(b);
     if (!A || !B || *B == 0) return std::nullopt;
     std::uint64_t rest = *B / std::gcd(*A, *B);
     for (const std::uint64_t p : {2u, 5u})
-        while (rest % p == 0) rest /= p;
+        while (rest % p == 0)
+            rest /= p;
     return rest == 1;
 }
 
@@ -405,10 +406,14 @@ std::string other_operation(const Decimal& a, Op op, const Decimal& b) {
                    (division_ends(a, b).value_or(true)
                         ? std::string(". ")
                         : std::string(": its decimals never end, so no number of digits holds it. "));
-        case Op::minus: return shown + " is a subtraction. ";
-        case Op::plus: return shown + " is an addition. ";
-        case Op::times: return shown + " is a multiplication. ";
-        default: return shown + " is not a sum. ";
+        case Op::minus:
+            return shown + " is a subtraction. ";
+        case Op::plus:
+            return shown + " is an addition. ";
+        case Op::times:
+            return shown + " is a multiplication. ";
+        default:
+            return shown + " is not a sum. ";
     }
 }
 
@@ -434,7 +439,8 @@ std::string outside_task_range(TaskKind task, std::string_view prompt) {
                             terms[1].kind == PromptTerm::Kind::op &&
                             terms[2].kind == PromptTerm::Kind::number;
     if (!sum_shaped) return ask + ".";
-    if (op_name(terms[1].op) != op) return other_operation(terms[0].number, terms[1].op, terms[2].number) + ask + ".";
+    if (op_name(terms[1].op) != op)
+        return other_operation(terms[0].number, terms[1].op, terms[2].number) + ask + ".";
     for (const std::size_t i : {std::size_t{0}, std::size_t{2}}) {
         const Decimal& x = terms[i].number;
         const std::string shown = x.to_string();

@@ -30,6 +30,7 @@
 #include "train/data_parallel.h"
 #include "train/run_folder_repair.h"
 #include "train/thread_tuning.h"
+#include "train/trainable.h"
 #include "train/typed_eval.h"
 
 namespace fone {
@@ -672,37 +673,6 @@ std::string lead_then_publish(ParallelPlan& plan, const std::string& key, F f) {
             plan.group->publish(key, "!" + std::string(e.what()).substr(0, std::string(e.what()).find('\n')));
         throw;
     }
-}
-
-// The data file as an absolute path with its content digest: the run reads this file, and notices when it
-// changes, wherever it is resumed or evaluated from. (An unreadable file is left as it is: check_trainable
-// refuses it with the reader's message.)
-TrainConfig with_settled_data(TrainConfig c) {
-    const bool reads_file = c.is_text() ? c.text_task == "text" : c.task.kind == TaskKind::file;
-    if (!reads_file || c.task.data_file.empty()) return c;
-    std::error_code ec;
-    const fs::path absolute = fs::absolute(c.task.data_file, ec);
-    if (!ec) c.task.data_file = absolute.lexically_normal().string();
-    c.data_digest = data_digest(c.task.data_file);  // a folder corpus: the files read there
-    return c;
-}
-
-// Everything that can refuse a config without training (a dataset file that is missing or malformed,
-// digit slots that do not fit the data or the model, no CUDA) refuses it here, before the run directory
-// exists: bad input writes nothing. The trainer repeats this work (well under a second).
-void check_trainable(const TrainConfig& config) {
-    config.validate();
-    resolve_device(config.device);
-    if (run_kind(config) == RunKind::adapter) {
-        TrainConfig shaped = config;
-        pretrained::adopt_pretrained_shape(shaped);  // a folder that is not a Llama or a Qwen2 is refused
-        check_adapter_number_pieces(config.init_from);
-    }
-    if (config.is_text()) {
-        check_text_corpus(config);  // unreadable data, numbers that do not fit (no tokenizer trained yet)
-        return;
-    }
-    (void)open_run_model(config, "", RunData::splits);
 }
 
 // Where a resume starts, as the store's run policy decides (fone/store/run_policy.h, goal resume): a
