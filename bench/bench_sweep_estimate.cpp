@@ -93,6 +93,23 @@ int main(int argc, char** argv) {
     QSignalSpy loaded(&catalog, &fone::gui::RunCatalog::loaded);
     catalog.open(store);
     if (!loaded.wait(60000)) return 1;
+    // The catalog reads summaries after the folder list: wait until every reference run shows its summary
+    // (an estimate made before that has no run to go by).
+    const auto summaries = [&] {
+        int n = 0;
+        for (int r = 0; r < catalog.size(); ++r)
+            n += catalog.at(r).status == "finished" && catalog.at(r).summary.is_object();
+        return n;
+    };
+    QElapsedTimer waited;
+    waited.start();
+    while (summaries() < methods.size() && waited.elapsed() < 60000)
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 100);
+    if (summaries() < methods.size()) {
+        std::printf("the catalog shows %d of %d reference runs finished with a summary\n", summaries(),
+                    int(methods.size()));
+        return 1;
+    }
     fone::gui::RunSpeeds speeds(&catalog);
     speeds.update();
 
@@ -103,6 +120,8 @@ int main(int argc, char** argv) {
             const QString name = "sweep-n" + size + "-" + m;
             const json settings = cell(m, size.toLongLong(), epochs, name);
             const fone::gui::CellEstimate e = speeds.estimate(settings);
+            if (e.seconds < 0)
+                std::printf("%s: no estimate (waiting for %s)\n", qPrintable(name), qPrintable(e.missing));
             const double s = train(fone, store, settings, &cell_cpu);
             if (s < 0) return 1;
             std::printf("%-22s %10.1f %10.1f %10.1f %10.1f %8.2f\n", qPrintable(name), e.seconds, e.low,

@@ -66,6 +66,7 @@ void RunSpeeds::update() {
         if (e.status != "finished" || !e.summary.is_object()) continue;
         const double seconds =
             json_number(e.summary, "elapsed_seconds", json_number(e.summary, "train_seconds", 0.0));
+        const double training = std::min(seconds, json_number(e.summary, "train_seconds", seconds));
         const double epochs = json_number(e.summary, "epoch", 0.0);
         if (seconds <= 0 || epochs <= 0) continue;
         const QString key =
@@ -74,8 +75,12 @@ void RunSpeeds::update() {
         if (cached == cache_.end()) {
             std::optional<Speed> speed;
             if (const std::optional<TrainConfig> c = resolved(e.config); c && c->train_size > 0)
-                speed = Speed{QString::fromStdString(c->method), task_key(*c), shape_key(*c),
-                              seconds / (double(c->train_size) * epochs), body_params(*c)};
+                speed = Speed{QString::fromStdString(c->method),
+                              task_key(*c),
+                              shape_key(*c),
+                              training / (double(c->train_size) * epochs),
+                              (seconds - training) / epochs,
+                              body_params(*c)};
             cached = cache_.emplace(key, speed).first;
         }
         if (cached->second) speeds_.push_back(*cached->second);
@@ -86,7 +91,7 @@ CellEstimate RunSpeeds::estimate(const json& settings) const {
     CellEstimate out;
     const std::optional<TrainConfig> config = resolved(settings);
     if (!config) return out;
-    const double examples = double(config->train_size) * config->epochs;
+    const double examples = double(config->train_size) * config->epochs, epochs = config->epochs;
     const QString method = QString::fromStdString(config->method), task = task_key(*config),
                   shape = shape_key(*config);
     const double params = body_params(*config);
@@ -94,9 +99,9 @@ CellEstimate RunSpeeds::estimate(const json& settings) const {
     for (const Speed& s : speeds_) {
         if (s.method != method || s.task != task) continue;
         if (s.shape == shape)
-            same.push_back(examples * s.seconds_per_example);
+            same.push_back(s.seconds(examples, epochs));
         else if (s.params > 0 && params > 0 && !config->init_from.empty() == s.shape.startsWith("from "))
-            scaled.push_back(examples * s.seconds_per_example * params / s.params);
+            scaled.push_back(s.seconds(examples, epochs) * params / s.params);
     }
     const std::vector<double>& v = same.empty() ? scaled : same;
     if (v.empty()) {
