@@ -16,10 +16,10 @@ using nlohmann::json;
 
 namespace {
 
-// A finished run with the given summary timings: config, status and summary.json, nothing else.
-void make_run(fone::RunStore& store, const std::string& name, const json& changes, const json& summary) {
-    json config = fone::TrainConfig().to_json();
-    config.merge_patch(changes);
+// A finished run with the given summary timings: config (the settings as `fone train` resolves them, so
+// the model shape is a cell's), status and summary.json, nothing else.
+void make_run(fone::RunStore& store, const std::string& name, const json& settings, const json& summary) {
+    const json config = fone::resolve_train_config({fone::settings_object(settings, "a test run")}).to_json();
     const std::string dir = store.create_run(name, config);
     fone::write_status(dir, fone::kStatusFinished, "done");
     fone::write_json_atomic(dir + "/summary.json", summary);
