@@ -559,6 +559,18 @@ class TestWorkbench : public QObject {
         QCOMPARE(panel.settings()["target_acc"].get<double>(), 0.99);
         panel.field("target_acc")->setText("150");
         QVERIFY(!panel.is_valid());
+        // 0.99 meant as a fraction is said, not taken as 0.99% (issue 42).
+        panel.field("target_acc")->setText("0.99");
+        QVERIFY(!panel.is_valid());
+        QVERIFY2(panel.problems_text().contains("type the percentage (99 for 99%)"),
+                 qPrintable(panel.problems_text()));
+        panel.field("target_acc")->setText("99");
+        // A name that is taken: the run will be NAME-2 (or the next free), and the form says so (issue 42).
+        panel.set_name_taken([](const QString& name) { return name == "taken" || name == "taken-2"; });
+        panel.field("name")->setText("taken");
+        QTRY_VERIFY2(panel.resolved_text().contains("named taken-3 (a run named taken exists)"),
+                     qPrintable(panel.resolved_text()));
+        panel.field("name")->setText("");
         panel.load_settings({{"task", "dec-add"}, {"target_acc", 0.99}});
         QCOMPARE(panel.field("target_acc")->text(), QString("99"));
         // Steps as the run counts them: 400 examples and their 400 swaps (a small set swaps operands), batch
@@ -890,6 +902,12 @@ class TestWorkbench : public QObject {
         QCOMPARE(export_path("/tmp/curves", "PNG image (*.png)"), QString("/tmp/curves.png"));
         QCOMPARE(export_path("/tmp/curves", "CSV data (*.csv)"), QString("/tmp/curves.csv"));
         QCOMPARE(export_path("/tmp/curves.svg", "PNG image (*.png)"), QString("/tmp/curves.svg"));
+        // The name offered is the figure's (issue 42: every export was offered as plot.png).
+        QCustomPlot bare;
+        QCOMPARE(export_base_name(&bare), QString("fone-figure"));
+        bare.yAxis->setLabel("exact match");
+        bare.xAxis->setLabel("step");
+        QCOMPARE(export_base_name(&bare), QString("exact-match-vs-step"));
         // The PNG has the plot's shape on screen.
         const QImage png(dir.path() + "/curves.png");
         QVERIFY(std::abs(double(png.width()) / png.height() - double(plot->width()) / plot->height()) < 0.01);
