@@ -66,23 +66,52 @@ QColor piece_colour(const TokenLossComparison& c, std::size_t i, LossColouring c
                   : towards(kHigher, (a - b) / kDifferenceSaturation);
 }
 
+namespace {
+
+// Where the word that piece i starts ends: the next piece that starts with a space or follows a line's or
+// a space's end. Pieces are subwords: "expl" + "orer" is one word, wrapped as one.
+std::size_t word_end(const std::vector<analysis::LossPiece>& pieces, std::size_t i) {
+    for (std::size_t j = i + 1; j < pieces.size(); ++j) {
+        const std::string &before = pieces[j - 1].text, &text = pieces[j].text;
+        if (text.empty() || text.front() == ' ' || before.empty() || before.back() == ' ' ||
+            before.back() == '\n')
+            return j;
+    }
+    return pieces.size();
+}
+
+}  // namespace
+
 PieceLayout layout_pieces(const TokenLossComparison& c, const QFont& font, double left, double top,
                           double width) {
     const QFontMetricsF metrics(font);
     const double line = std::ceil(metrics.height() * 1.25);
+    const auto piece_width = [&](std::size_t i) {
+        QString text = shown_text(c.a.pieces[i]);
+        if (text.endsWith('\n')) text.replace('\n', QStringLiteral("↵"));
+        return metrics.horizontalAdvance(text) + (c.a.pieces[i].number ? 4 : 0);
+    };
     PieceLayout out;
     double x = left, y = top;
     const auto new_line = [&] {
         x = left;
         y += line;
     };
+    std::size_t word_ends = 0;
     for (std::size_t i = 0; i < c.a.pieces.size(); ++i) {
         QString text = shown_text(c.a.pieces[i]);
         const bool ends_line = text.endsWith('\n');
         text.remove('\n');
         if (ends_line) text += QStringLiteral("↵");
         const double w = metrics.horizontalAdvance(text) + (c.a.pieces[i].number ? 4 : 0);
-        if (x > left && x + w > left + width) new_line();
+        if (i >= word_ends) {  // a word starts: it goes to the next line whole if it does not fit on this one
+            word_ends = word_end(c.a.pieces, i);
+            double word = 0;
+            for (std::size_t j = i; j < word_ends; ++j)
+                word += piece_width(j);
+            if (x > left && x + word > left + width) new_line();
+        }
+        if (x > left && x + w > left + width) new_line();    // a word wider than a line breaks between pieces
         if (x == left) text = without_leading_spaces(text);  // a line starts at its first character
         if (text.isEmpty()) text = QStringLiteral("·");      // a piece of spaces only stays visible
         const double shown_w = metrics.horizontalAdvance(text) + (c.a.pieces[i].number ? 4 : 0);

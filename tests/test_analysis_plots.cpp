@@ -3,6 +3,7 @@
 // the offscreen PNG has the asked size and the drawing's colours.
 #include <qcustomplot.h>
 #include <QFontMetrics>
+#include <QFontMetricsF>
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -12,6 +13,7 @@
 #include "analysis_plots.h"
 #include "fone/analysis/timeline.h"
 #include "timeline_plots.h"
+#include "token_loss_plots.h"
 
 using fone::Decimal;
 namespace fa = fone::analysis;
@@ -388,6 +390,31 @@ class TestAnalysisPlots : public QObject {
         QVERIFY_THROWS_EXCEPTION(
             std::runtime_error,
             fp::write_png(dir.filePath("no/such/folder/s.png").toStdString(), 100, 100, [](QCustomPlot&) {}));
+    }
+
+    // Token loss draws a document as its pieces; a word made of several pieces ("expl" + "orer") goes to the
+    // next line whole, never split between its pieces (issue 42: "expl|orer" and "seal|ers" at 1280x720).
+    void token_pieces_wrap_between_words() {
+        fa::TokenLossComparison c;
+        for (const char* text : {"Hello", " expl", "orer", " of", " the", " sea\n", "Next"}) {
+            fa::LossPiece p;
+            p.text = text;
+            c.a.pieces.push_back(p);
+            c.b.pieces.push_back(p);
+        }
+        const QFont font("DejaVu Sans", 10);
+        const double width = QFontMetricsF(font).horizontalAdvance("Hello explor");  // not "Hello explorer"
+        const fp::PieceLayout layout = fp::layout_pieces(c, font, 0, 0, width);
+        QCOMPARE(layout.boxes.size(), std::size_t{7});
+        const auto top = [&](int i) { return layout.boxes[i].box.top(); };
+        QVERIFY(top(1) > top(0));                          // " expl" starts the second line ...
+        QCOMPARE(top(2), top(1));                          // ... with "orer": the word whole
+        QCOMPARE(layout.boxes[1].shown, QString("expl"));  // a line starts at its first character
+        QVERIFY(top(6) > top(5));                          // after "sea\n" a new line
+        // A word wider than a line still breaks, between its pieces.
+        const fp::PieceLayout narrow =
+            fp::layout_pieces(c, font, 0, 0, QFontMetricsF(font).horizontalAdvance("expl"));
+        QVERIFY(narrow.boxes[2].box.top() > narrow.boxes[1].box.top());
     }
 };
 
