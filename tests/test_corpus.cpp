@@ -121,8 +121,8 @@ class TestCorpus : public QObject {
 
     // What stays text, by kind, counted by hand; with a run's slots, the numbers beyond them too.
     void report_counts_what_stays_text_by_kind() {
-        const std::vector<fone::TextExample> docs = {
-            {"", "CO2 at 1.2.3 and c65e6079fc9, then 1e999999"}, {"", "x86_64: 1234 and 0.25 and 7"}};
+        const std::vector<fone::TextExample> docs = {{"", "CO2 at 1.2.3 and c65e6079fc9, then 1e999999"},
+                                                     {"", "x86_64: 1234 and 0.25 and 7"}};
         fone::CorpusReport r = fone::corpus_report(docs);
         QCOMPARE(r.numbers, std::size_t(3));  // 1234, 0.25, 7
         QCOMPARE(r.as_text, (std::map<std::string, std::size_t>{
@@ -165,8 +165,9 @@ class TestCorpus : public QObject {
     void paragraphs_and_hashed_splits() {
         QTemporaryDir dir;
         const fs::path file = fs::path(dir.path().toStdString()) / "p.txt";
-        write_all(file, "\xEF\xBB\xBF"
-                        "a 1\nb 2\n\n \n\nc 3\r\n");  // a byte-order mark, CRLF, blank lines
+        write_all(file,
+                  "\xEF\xBB\xBF"
+                  "a 1\nb 2\n\n \n\nc 3\r\n");  // a byte-order mark, CRLF, blank lines
         const auto docs = fone::read_text_paragraphs(file.string());
         QCOMPARE(docs.size(), std::size_t(2));
         QCOMPARE(docs[0].answer, std::string("a 1\nb 2"));
@@ -185,10 +186,10 @@ class TestCorpus : public QObject {
     // The ratio, seed by seed, by hand: seed 1 100 / 200 = 0.5, seed 2 120 / 100 = 1.2.
     void perplexity_ratios_by_seed() {
         const std::vector<fone::ScalingRun> runs = {
-            {"c", "s1", "fone", 1, 1000, 100}, {"c", "s1", "digit", 1, 1000, 200},
-            {"c", "s1", "fone", 2, 1000, 120}, {"c", "s1", "digit", 2, 1000, 100},
+            {"c", "s1", "fone", 1, 1000, 100},   {"c", "s1", "digit", 1, 1000, 200},
+            {"c", "s1", "fone", 2, 1000, 120},   {"c", "s1", "digit", 2, 1000, 100},
             {"c", "s1", "subword", 1, 1000, 50}, {"c", "s2", "fone", 1, 4000, 90},  // no digit run: left out
-            {"d", "s1", "digit", 1, 1000, 80},  {"d", "s1", "fone", 1, 1000, 60}};
+            {"d", "s1", "digit", 1, 1000, 80},   {"d", "s1", "fone", 1, 1000, 60}};
         const auto lines = fone::perplexity_ratios(runs);
         QCOMPARE(lines.size(), std::size_t(2));
         QCOMPARE(lines[0].corpus, std::string("c"));

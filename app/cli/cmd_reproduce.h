@@ -36,7 +36,8 @@ void grokking_tables(std::ostringstream& md, const nlohmann::json& runs);
 // The text-scaling report (cmd_reproduce_scaling.cpp): the FoNE/digit text-perplexity ratios per corpus
 // and model size, each corpus's table of methods and sizes (the ratios also into `extra`), and the figure,
 // text-scaling.png in out ("" without QCustomPlot).
-void text_scaling_tables(std::ostringstream& md, const std::vector<nlohmann::json>& rows, nlohmann::json& extra);
+void text_scaling_tables(std::ostringstream& md, const std::vector<nlohmann::json>& rows,
+                         nlohmann::json& extra);
 std::string write_text_scaling_plot(const Experiment& e, const std::vector<nlohmann::json>& rows,
                                     const std::filesystem::path& out);
 

@@ -55,7 +55,8 @@ double train_tokens(const json& r) {
 std::vector<std::string> in_order(const std::vector<json>& rows, const char* key) {
     std::vector<std::string> out;
     for (const json& r : rows)
-        if (const std::string v = r.value(key, std::string()); std::find(out.begin(), out.end(), v) == out.end())
+        if (const std::string v = r.value(key, std::string());
+            std::find(out.begin(), out.end(), v) == out.end())
             out.push_back(v);
     return out;
 }
@@ -101,8 +102,8 @@ std::vector<ScalingRun> scaling_runs(const std::vector<json>& rows, const char* 
     for (const json& r : rows)
         if (r.value(measure, json()).is_number())
             runs.push_back({r.value("corpus", ""), r.value("size", ""), r.value("method", ""),
-                            static_cast<long long>(number_or(r, "seed")), number_or(r, "params_without_embedding"),
-                            r[measure].get<double>()});
+                            static_cast<long long>(number_or(r, "seed")),
+                            number_or(r, "params_without_embedding"), r[measure].get<double>()});
     return runs;
 }
 
@@ -143,14 +144,15 @@ void text_scaling_tables(std::ostringstream& md, const std::vector<json>& rows, 
         for (const RatioPoint& p : l.points) {
             char head[96];
             std::snprintf(head, sizeof head, "| %s | %.0f | ", l.corpus.c_str(), p.params);
-            md << head << ratio_cell(all, l.corpus, p.params) << " | " << ratio_cell(numbered, l.corpus, p.params)
-               << " | " << ratio_cell(subword, l.corpus, p.params) << " | " << p.seeds << " |\n";
+            md << head << ratio_cell(all, l.corpus, p.params) << " | "
+               << ratio_cell(numbered, l.corpus, p.params) << " | " << ratio_cell(subword, l.corpus, p.params)
+               << " | " << p.seeds << " |\n";
         }
     md << "\nPublished, each under its own protocol:";
     for (const PublishedRatio& p : published_ratios()) {
         char b[200];
-        std::snprintf(b, sizeof b, " %s at %.1fM parameters: %.3f (%s);", p.label.c_str(), p.params / 1e6, p.ratio,
-                      p.source.c_str());
+        std::snprintf(b, sizeof b, " %s at %.1fM parameters: %.3f (%s);", p.label.c_str(), p.params / 1e6,
+                      p.ratio, p.source.c_str());
         md << b;
     }
     md << "\n";

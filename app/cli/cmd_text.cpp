@@ -151,14 +151,13 @@ void run_tokenize(const TokenizeOptions& o) {
         corpus_name = o.task.empty() ? "word-problems" : o.task;
         corpus = generate_text_splits(text_task_from_name(corpus_name), o.train_size, 0, 0, o.seed).train;
     }
-    const TextTokenizer tokenizer =
-        o.tokenizer.empty()
-            ? TextTokenizer::train(corpus, schemes.front(),
-                                   {.vocab_size = o.vocab_size,
-                                    .character_coverage = o.character_coverage,
-                                    .number_limits = {},
-                                    .cache_dir = {}})
-            : TextTokenizer::load(o.tokenizer, schemes.front());
+    const TextTokenizer tokenizer = o.tokenizer.empty()
+                                        ? TextTokenizer::train(corpus, schemes.front(),
+                                                               {.vocab_size = o.vocab_size,
+                                                                .character_coverage = o.character_coverage,
+                                                                .number_limits = {},
+                                                                .cache_dir = {}})
+                                        : TextTokenizer::load(o.tokenizer, schemes.front());
     if (!o.save_tokenizer.empty()) tokenizer.save(o.save_tokenizer);
     if (!o.text.empty()) {
         for (const TextScheme s : schemes)
@@ -208,7 +207,8 @@ void run_text_corpus(const CorpusOptions& o) {
     const std::vector<TextExample> documents =
         o.paragraphs ? read_text_paragraphs(o.from) : read_text_documents(o.from);
     if (documents.empty()) throw TextDataError(o.from + ": no text (every line is blank)");
-    json report = {{"corpus", "text"}, {"from", o.from}, {"documents", o.paragraphs ? "paragraphs" : "lines"}};
+    json report = {
+        {"corpus", "text"}, {"from", o.from}, {"documents", o.paragraphs ? "paragraphs" : "lines"}};
     report.update(write_splits(hashed_splits(documents), o.out));
     write_json_atomic((std::filesystem::path(o.out) / "report.json").string(), report);
     print_json_line(std::cout, report);

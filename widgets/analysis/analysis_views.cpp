@@ -32,7 +32,7 @@ View* with_program(View* view, const WorkbenchContext& context) {
 }  // namespace
 
 QStringList analysis_view_names() {
-    return {"welcome",    "circles",  "hidden",   "spectrum", "pca",        "helix",  "errors",
+    return {"welcome",    "circles",  "hidden",   "spectrum", "pca",        "helix",   "errors",
             "playground", "knockout", "timeline", "replay",   "token-loss", "adapter", "text-scaling"};
 }
 

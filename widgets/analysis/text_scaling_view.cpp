@@ -26,8 +26,8 @@ std::vector<ScalingRun> text_scaling_runs(const RunCatalog& catalog, bool number
         const QStringList parts = e.name.mid(static_cast<int>(qstrlen(kPrefix))).split('-');
         if (parts.size() != 5 || !parts[4].startsWith('s')) continue;
         const nlohmann::json final_eval = e.summary.value("final", nlohmann::json::object());
-        const nlohmann::json ppl = final_eval.value(numbers ? "text_perplexity_numbers" : "text_perplexity",
-                                                    nlohmann::json());
+        const nlohmann::json ppl =
+            final_eval.value(numbers ? "text_perplexity_numbers" : "text_perplexity", nlohmann::json());
         const nlohmann::json params = e.summary.value("params_without_embedding", nlohmann::json());
         if (!ppl.is_number() || !params.is_number()) continue;
         runs.push_back({(parts[1] + " (" + parts[0] + ")").toStdString(), parts[2].toStdString(),
@@ -37,7 +37,8 @@ std::vector<ScalingRun> text_scaling_runs(const RunCatalog& catalog, bool number
     return runs;
 }
 
-TextScalingView::TextScalingView(RunCatalog* catalog, QWidget* parent) : AnalysisView(parent), catalog_(catalog) {
+TextScalingView::TextScalingView(RunCatalog* catalog, QWidget* parent)
+    : AnalysisView(parent), catalog_(catalog) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     panel_ = new PlotPanel;
@@ -78,8 +79,9 @@ void TextScalingView::refresh() {
     note_->setText(lines_.empty() ? QStringLiteral("No pair of finished fone and digit runs yet")
                                   : QStringLiteral("%1 finished runs").arg(runs_));
     if (lines_.empty())
-        show_info("Run `fone reproduce text-scaling --preset quick` (or cpu): the curve fills in as its runs "
-                  "finish.");
+        show_info(
+            "Run `fone reproduce text-scaling --preset quick` (or cpu): the curve fills in as its runs "
+            "finish.");
     else
         show_info({});
     draw();

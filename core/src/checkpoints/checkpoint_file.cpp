@@ -178,7 +178,8 @@ void read_meta(Checkpoint& c) {
              number_field(c, times, "elapsed_seconds"),
              number_field(c, times, "time_to_target")};
     // Checkpoints written before the CPU budget existed have no train_cpu_seconds: 0.
-    if (times.contains("train_cpu_seconds")) c.pos.train_cpu_seconds = number_field(c, times, "train_cpu_seconds");
+    if (times.contains("train_cpu_seconds"))
+        c.pos.train_cpu_seconds = number_field(c, times, "train_cpu_seconds");
     if (c.pos.epoch > c.config.epochs) corrupt(c.path, "its position is impossible for its config");
     c.identity = c.file->meta("identity");
     const std::string& optimizer = c.file->meta("optimizer");

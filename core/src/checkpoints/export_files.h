@@ -9,8 +9,9 @@ namespace fone {
 
 // The files of a pretrained folder a fone-adapter run keeps in RUN/pretrained/ (kPretrainedFilesDir): its
 // config and tokenizer. An export copies these and nothing else of that folder.
-inline constexpr const char* kKeptPretrainedFiles[] = {"config.json", "tokenizer.json", "tokenizer_config.json",
-                                                       "special_tokens_map.json", "generation_config.json"};
+inline constexpr const char* kKeptPretrainedFiles[] = {"config.json", "tokenizer.json",
+                                                       "tokenizer_config.json", "special_tokens_map.json",
+                                                       "generation_config.json"};
 
 // A file of a run copied into an export: only a regular file inside the run (a symbolic link in its place,
 // which could point at a private key, is refused: RunError naming it, and the export writes nothing).

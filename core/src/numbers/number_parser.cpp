@@ -107,7 +107,8 @@ bool is_word(std::string_view s, std::size_t i) {
 // another '.' is an ellipsis ("wait...5" is 5, not 0.5) and a '.' after a letter ends an abbreviation
 // ("No.5", "Fig.3" are 5 and 3, not 0.5 and 0.3).
 bool fraction_starts(std::string_view s, std::size_t i) {
-    return is_char(s, i, '.') && is_digit(s, i + 1) && (i == 0 || (!is_word_char(s[i - 1]) && s[i - 1] != '.'));
+    return is_char(s, i, '.') && is_digit(s, i + 1) &&
+           (i == 0 || (!is_word_char(s[i - 1]) && s[i - 1] != '.'));
 }
 
 // The end of the word that goes on at i: word characters, and a '.' between two of them ("v1.2rc1",
@@ -309,8 +310,9 @@ ParsedText parse_numbers(std::string_view text, const NumberLimits& limits) {
             // Kept as text: it stays in the template between the surrounding placeholders.
             const std::string_view whole = text.substr(t.start, t.end - t.start);
             out.warnings.push_back(warning(whole, problem));
-            out.as_text.push_back({t.kind, std::string(whole.substr(0, kWarningTextBytes)) +
-                                               (whole.size() > kWarningTextBytes ? "..." : ""),
+            out.as_text.push_back({t.kind,
+                                   std::string(whole.substr(0, kWarningTextBytes)) +
+                                       (whole.size() > kWarningTextBytes ? "..." : ""),
                                    problem, t.start, t.end});
         } else {
             const std::string_view span = text.substr(i, t.end - i);

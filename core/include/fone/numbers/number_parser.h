@@ -28,8 +28,9 @@ struct ParsedNumber {
 // a hexadecimal word ("0x1F", "c65e6079fc9"), a number out of Decimal's range ("1e999999"), a number
 // with more digits than a run's slots hold (NumberLimits).
 enum class AsTextKind { dotted, in_word, hexadecimal, out_of_range, beyond_slots };
-inline constexpr AsTextKind kAsTextKinds[] = {AsTextKind::dotted, AsTextKind::in_word, AsTextKind::hexadecimal,
-                                              AsTextKind::out_of_range, AsTextKind::beyond_slots};
+inline constexpr AsTextKind kAsTextKinds[] = {AsTextKind::dotted, AsTextKind::in_word,
+                                              AsTextKind::hexadecimal, AsTextKind::out_of_range,
+                                              AsTextKind::beyond_slots};
 // "dotted", "in a word", "hexadecimal", "out of range", "beyond the slots": the corpus report's keys.
 std::string as_text_kind_name(AsTextKind kind);
 
