@@ -291,6 +291,12 @@ void TestOutsideFiles::model_folder_weight_map_is_consulted() {
     spit(dir + "/model.safetensors.index.json", index.dump());
     const std::string why = open_problem(dir);
     QVERIFY2(has(why, name) && has(why, file + " holds it"), why.c_str());
+    // A shard name longer than a file name can be (found by fuzz_model_files: stat's ENAMETOOLONG escaped
+    // as a std::filesystem error and ended the process) is refused in words.
+    index["weight_map"][name] = std::string(300, '[') + "-of-00004.safetensors";
+    spit(dir + "/model.safetensors.index.json", index.dump());
+    const std::string long_name = open_problem(dir);
+    QVERIFY2(has(long_name, "is not a file name in the folder"), long_name.c_str());
 }
 
 void TestOutsideFiles::llama_config_without_head_dim_needs_a_multiple() {

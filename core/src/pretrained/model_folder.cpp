@@ -314,8 +314,9 @@ WeightFiles weight_files(const fs::path& dir) {
             if (!file.is_string())
                 throw PretrainedError(where + ": \"" + shown_text(name) + "\" maps to no file name");
             const std::string f = file.get<std::string>();
-            if (f.empty() || f.find('/') != std::string::npos || f.find('\\') != std::string::npos ||
-                f == "." || f == "..")
+            // NAME_MAX (255 bytes): a longer name is no file (stat would fail with ENAMETOOLONG).
+            if (f.empty() || f.size() > 255 || f.find('/') != std::string::npos ||
+                f.find('\\') != std::string::npos || f == "." || f == "..")
                 throw PretrainedError(where + ": \"" + shown_text(f) + "\" is not a file name in the folder");
             if (files.size() >= kMaxWeightFiles && !files.count(f))
                 throw PretrainedError(where + ": names more than " + std::to_string(kMaxWeightFiles) +
@@ -415,7 +416,10 @@ ModelFolder ModelFolder::open(const std::string& dir) {
     const WeightFiles listed = weight_files(root);
     for (const std::string& f : listed.files) {
         const fs::path path = root / f;
-        if (!fs::exists(path)) throw PretrainedError(path.string() + ": listed by the index but missing");
+        std::error_code ec;
+        if (!fs::exists(path, ec))
+            throw PretrainedError(path.string() + ": listed by the index but missing" +
+                                  (ec ? " (" + ec.message() + ")" : std::string()));
         m.files_.push_back(safetensors::File::open(path.string()));
         for (const auto& t : m.files_.back().tensors()) {
             // A name in two files is ambiguous: which one the forward reads must never depend on file order.
