@@ -297,6 +297,20 @@ QString percent_label(double fraction) {
     return QString::number(p, 'f', 1) + "%";
 }
 
+namespace {
+
+// The axis rectangle once the plot is laid out at its size (at least 50 x 50), before it is drawn.
+QRect laid_out_axis_rect(QCustomPlot& plot) {
+    QCPLayoutGrid* grid = plot.plotLayout();
+    grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
+    for (auto phase :
+         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
+        grid->update(phase);
+    return plot.axisRect()->rect();
+}
+
+}  // namespace
+
 QSizeF bare_axis_rect_pixels(QCustomPlot& plot) {
     for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {
         axis->setVisible(false);
@@ -304,22 +318,12 @@ QSizeF bare_axis_rect_pixels(QCustomPlot& plot) {
     }
     plot.axisRect()->setAutoMargins(QCP::msNone);
     plot.axisRect()->setMargins(QMargins(0, 0, 0, 0));
-    QCPLayoutGrid* grid = plot.plotLayout();
-    grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
-    for (auto phase :
-         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
-        grid->update(phase);
-    const QRect rect = plot.axisRect()->rect();
+    const QRect rect = laid_out_axis_rect(plot);
     return QSizeF(std::max(40, rect.width()), std::max(40, rect.height()));
 }
 
 void equal_aspect(QCustomPlot& plot) {
-    QCPLayoutGrid* grid = plot.plotLayout();
-    grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
-    for (auto phase :
-         {QCPLayoutElement::upPreparation, QCPLayoutElement::upMargins, QCPLayoutElement::upLayout})
-        grid->update(phase);
-    const QRect rect = plot.axisRect()->rect();
+    const QRect rect = laid_out_axis_rect(plot);
     if (rect.width() < 10 || rect.height() < 10) return;
     const QCPRange x = plot.xAxis->range(), y = plot.yAxis->range();
     const double x_per_pixel = x.size() / rect.width(), y_per_pixel = y.size() / rect.height();

@@ -39,6 +39,15 @@ QString shown_text(const analysis::LossPiece& p) {
     return s;
 }
 
+// A piece as drawn: its text, its line end as "↵" (ends_line says it had one).
+QString drawn_text(const analysis::LossPiece& p, bool* ends_line) {
+    QString text = shown_text(p);
+    *ends_line = text.endsWith('\n');
+    text.remove('\n');
+    if (*ends_line) text += QStringLiteral("↵");
+    return text;
+}
+
 QString without_leading_spaces(const QString& s) {
     qsizetype k = 0;
     while (k < s.size() && s[k] == ' ')
@@ -87,9 +96,9 @@ PieceLayout layout_pieces(const TokenLossComparison& c, const QFont& font, doubl
     const QFontMetricsF metrics(font);
     const double line = std::ceil(metrics.height() * 1.25);
     const auto piece_width = [&](std::size_t i) {
-        QString text = shown_text(c.a.pieces[i]);
-        if (text.endsWith('\n')) text.replace('\n', QStringLiteral("↵"));
-        return metrics.horizontalAdvance(text) + (c.a.pieces[i].number ? 4 : 0);
+        bool ends_line = false;
+        return metrics.horizontalAdvance(drawn_text(c.a.pieces[i], &ends_line)) +
+               (c.a.pieces[i].number ? 4 : 0);
     };
     PieceLayout out;
     double x = left, y = top;
@@ -99,11 +108,9 @@ PieceLayout layout_pieces(const TokenLossComparison& c, const QFont& font, doubl
     };
     std::size_t word_ends = 0;
     for (std::size_t i = 0; i < c.a.pieces.size(); ++i) {
-        QString text = shown_text(c.a.pieces[i]);
-        const bool ends_line = text.endsWith('\n');
-        text.remove('\n');
-        if (ends_line) text += QStringLiteral("↵");
-        const double w = metrics.horizontalAdvance(text) + (c.a.pieces[i].number ? 4 : 0);
+        bool ends_line = false;
+        QString text = drawn_text(c.a.pieces[i], &ends_line);
+        const double w = piece_width(i);
         if (i >= word_ends) {  // a word starts: it goes to the next line whole if it does not fit on this one
             word_ends = word_end(c.a.pieces, i);
             double word = 0;
