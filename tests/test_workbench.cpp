@@ -16,7 +16,9 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QtTest>
 #include <algorithm>
 #include <cmath>
@@ -33,8 +35,10 @@
 #include "job_runner.h"
 #include "launch_panel.h"
 #include "run_catalog.h"
+#include "run_colours.h"
 #include "run_table_model.h"
 #include "scaling_view.h"
+#include "settings_compare_view.h"
 #include "sweep_designer.h"
 #include "workbench_window.h"
 
@@ -844,6 +848,89 @@ class TestWorkbench : public QObject {
         QVERIFY(plot->legend->outerRect().top() >= plot->axisRect()->outerRect().bottom());
         w.curves()->set_smoothing(0.6);
         QCOMPARE(w.curves()->smoothing_text(), QString("0.60"));
+    }
+
+    // The slots by themselves: lowest free slot to a newcomer, kept while selected, given back after.
+    void run_colours_keep_their_slots() {
+        RunColours colours;
+        QVERIFY(colours.follow({"x", "y", "z"}));
+        QCOMPARE(colours.slot("x"), 0);
+        QCOMPARE(colours.slot("z"), 2);
+        QVERIFY(colours.follow({"y", "z"}));  // x leaves: y and z keep 1 and 2
+        QCOMPARE(colours.slot("y"), 1);
+        QCOMPARE(colours.slot("x"), -1);
+        QVERIFY(!colours.follow({"z", "y"}));  // the same runs in another order: nothing changes
+        QVERIFY(colours.follow({"w", "y", "z", "v"}));
+        QCOMPARE(colours.slot("w"), 0);  // the slot x gave back
+        QCOMPARE(colours.slot("v"), 3);
+        QCOMPARE(colours.slot("z"), 2);
+    }
+
+    // A run has one colour in every view (run_colours.h): its curve, its column in Compare settings, its
+    // name in Compare and in the Runs table; selecting more runs, or fewer, never recolours it.
+    void a_run_keeps_one_colour_in_every_view() {
+        QTemporaryDir dir;
+        const QString root = dir.path();
+        for (const char* name : {"a", "b", "c"})
+            write_finished_run(root, name, 400, 1, 0.5);
+        WorkbenchWindow w(options_for(root));
+        w.resize(1280, 720);
+        w.show();
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        const Theme& theme = w.theme();
+        auto curve_colour = [&](const QString& name) {
+            QCustomPlot* plot = w.curves()->plot();
+            for (int i = 0; i < plot->graphCount(); ++i)
+                if (plot->graph(i)->name() == name) return plot->graph(i)->pen().color();
+            return QColor();
+        };
+        auto column_colour = [&](const QString& name) {
+            QTreeWidgetItem* header = w.settings_compare()->tree()->headerItem();
+            for (int c = 1; c < header->columnCount(); ++c)
+                if (header->text(c) == "■ " + name) return header->foreground(c).color();
+            return QColor();
+        };
+        auto compare_colour = [&](const QString& name) {
+            QTableWidget* t = w.comparison()->table();
+            for (int r = 0; r < t->rowCount(); ++r)
+                if (t->item(r, 0)->text() == name)
+                    return t->item(r, 0)->data(Qt::DecorationRole).value<QColor>();
+            return QColor();
+        };
+        auto table_colour = [&](const QString& name) {
+            const QModelIndex i = w.run_model()->index(w.catalog()->row_of(name), RunTableModel::kName);
+            return w.run_model()->data(i, Qt::DecorationRole).value<QColor>();
+        };
+        auto same_everywhere = [&](const QString& name) {
+            const QColor c = curve_colour(name);
+            return c.isValid() && c == column_colour(name) && c == compare_colour(name) &&
+                   c == table_colour(name);
+        };
+
+        w.select_runs({"a", "c"});
+        QVERIFY(same_everywhere("a") && same_everywhere("c"));
+        const QColor a = curve_colour("a"), c = curve_colour("c");
+        QVERIFY(a != c);
+        QCOMPARE(a, theme.series(0));
+
+        // b joins between them in the table's order: a and c keep theirs, b takes the free one.
+        w.select_runs({"a", "b", "c"});
+        QVERIFY(same_everywhere("a") && same_everywhere("b") && same_everywhere("c"));
+        QCOMPARE(curve_colour("a"), a);
+        QCOMPARE(curve_colour("c"), c);
+        QVERIFY(curve_colour("b") != a && curve_colour("b") != c);
+
+        // c alone: still c's colour; a, no longer selected, is unmarked in the table.
+        w.select_runs({"c"});
+        QCOMPARE(curve_colour("c"), c);
+        QVERIFY(same_everywhere("c"));
+        QVERIFY(!table_colour("a").isValid());
+
+        // The dark theme paints the same slots in its own tints, in every view alike.
+        w.set_theme("dark");
+        QVERIFY(same_everywhere("c"));
+        QCOMPARE(curve_colour("c"), w.theme().series(w.catalog()->colour_slot("c")));
     }
 
     void export_writes_valid_files() {

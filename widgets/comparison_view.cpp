@@ -103,7 +103,22 @@ void ComparisonView::set_runs(const QList<int>& rows) {
             if (c >= 3) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
             table_->setItem(r, c, item);
         }
+    mark_colours();
     table_->setSortingEnabled(true);
+}
+
+void ComparisonView::apply_theme(const Theme& theme) {
+    theme_ = theme;
+    mark_colours();
+}
+
+void ComparisonView::mark_colours() {
+    for (int r = 0; r < table_->rowCount(); ++r) {
+        QTableWidgetItem* name = table_->item(r, 0);
+        if (!name) continue;
+        const int slot = catalog_->colour_slot(name->text());
+        name->setData(Qt::DecorationRole, slot >= 0 ? QVariant(theme_.series(slot)) : QVariant());
+    }
 }
 
 QList<QStringList> ComparisonView::rows_text() const {

@@ -7,6 +7,7 @@
 #include <QWidget>
 
 #include "run_catalog.h"
+#include "theme.h"
 
 class QTableWidget;
 
@@ -17,6 +18,8 @@ class ComparisonView : public QWidget {
   public:
     explicit ComparisonView(RunCatalog* catalog, QWidget* parent = nullptr);
     void set_runs(const QList<int>& rows);
+    // Each run's name is marked with its colour (run_colours.h) in this theme's series colours.
+    void apply_theme(const Theme& theme);
     QString to_csv() const;
     QString to_markdown() const;
     QTableWidget* table() const { return table_; }
@@ -24,8 +27,10 @@ class ComparisonView : public QWidget {
   private:
     QStringList header() const;
     QList<QStringList> rows_text() const;
+    void mark_colours();
     RunCatalog* catalog_;
     QTableWidget* table_;
+    Theme theme_ = light_theme();
 };
 
 }  // namespace fone::gui

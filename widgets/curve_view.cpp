@@ -235,7 +235,9 @@ void CurveView::set_log_axes(bool log_x, bool log_y) {
 }
 
 void CurveView::style_graph(Shown& s, int index, bool emphasised) {
-    QPen pen(theme().series(index));
+    // The run's own colour (the same in every view); its place here only for runs shown unselected.
+    const int slot = catalog_->colour_slot(s.name);
+    QPen pen(theme().series(slot >= 0 ? slot : index));
     pen.setWidthF(emphasised ? 2.5 : 1.0);
     s.graph->setPen(pen);
     s.graph->setLayer(emphasised ? "overlay" : "main");

@@ -498,6 +498,10 @@ int RunCatalog::store_run_count() const {
     return n;
 }
 
+void RunCatalog::set_selected(const QStringList& names) {
+    if (colours_.follow(names)) Q_EMIT coloursChanged();
+}
+
 int RunCatalog::add_job(int job_id, const QString& label) {
     RunEntry e;
     e.job_id = job_id;

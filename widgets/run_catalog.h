@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run_colours.h"
+
 namespace fone::gui {
 
 // The status of a launch's row whose run turned up as its own row first (hidden in the table).
@@ -134,6 +136,11 @@ class RunCatalog : public QObject {
     int store_run_count() const;
     void set_poll_interval_ms(int ms) { timer_.setInterval(ms); }
 
+    // The runs selected in the table (by name): every view colours a run by its slot (run_colours.h).
+    // coloursChanged when a slot changed.
+    void set_selected(const QStringList& names);
+    int colour_slot(const QString& name) const { return colours_.slot(name); }
+
     // Jobs of the workbench (JobRunner): queued before their run exists, bound to it once it does.
     int add_job(int job_id, const QString& label);
     void set_job_status(int job_id, const QString& status, const QString& message = {});
@@ -149,6 +156,7 @@ class RunCatalog : public QObject {
     void rowsInserted(int first, int last);
     void rowChanged(int row);
     void seriesChanged(int row);  // new points in a loaded series
+    void coloursChanged();
 
   private:
     void on_loaded();
@@ -164,6 +172,7 @@ class RunCatalog : public QObject {
     QString write_problem_;
     std::vector<RunEntry> runs_;
     QHash<QString, int> row_by_name_;
+    RunColours colours_;
     bool loaded_ = false;
     QTimer timer_;
     int scan_countdown_ = 0;

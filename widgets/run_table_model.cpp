@@ -30,6 +30,16 @@ RunTableModel::RunTableModel(RunCatalog* catalog, QObject* parent)
     connect(catalog, &RunCatalog::rowsInserted, this, [this](int, int) { endInsertRows(); });
     connect(catalog, &RunCatalog::rowChanged, this,
             [this](int row) { Q_EMIT dataChanged(index(row, 0), index(row, kColumnCount - 1)); });
+    connect(catalog, &RunCatalog::coloursChanged, this, [this] {
+        if (rowCount() > 0)
+            Q_EMIT dataChanged(index(0, kName), index(rowCount() - 1, kName), {Qt::DecorationRole});
+    });
+}
+
+void RunTableModel::set_theme(const Theme& theme) {
+    theme_ = theme;
+    if (rowCount() > 0)
+        Q_EMIT dataChanged(index(0, kName), index(rowCount() - 1, kName), {Qt::DecorationRole});
 }
 
 int RunTableModel::rowCount(const QModelIndex& parent) const {
@@ -163,6 +173,11 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
             return {};
         case Qt::ForegroundRole:
             if (column == kStatus) return status_color(e.status);
+            return {};
+        case Qt::DecorationRole:
+            // A selected run's name carries its colour, the one its curve and columns have in every view.
+            if (column == kName && catalog_->colour_slot(e.name) >= 0)
+                return theme_.series(catalog_->colour_slot(e.name));
             return {};
         case Qt::FontRole:
             if (!highlighted_.isEmpty() && e.name == highlighted_) {

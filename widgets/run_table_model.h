@@ -8,6 +8,7 @@
 #include <QStyledItemDelegate>
 
 #include "run_catalog.h"
+#include "theme.h"
 
 namespace fone::gui {
 
@@ -56,6 +57,8 @@ class RunTableModel : public QAbstractTableModel {
     void set_highlighted(const QString& name);
     const QString& highlighted() const { return highlighted_; }
     RunCatalog* catalog() const { return catalog_; }
+    // The theme whose series colours mark the selected runs' names (the swatch of their curve's colour).
+    void set_theme(const Theme& theme);
 
     static QColor status_color(const QString& status);
     static QString column_tooltip(int column);
@@ -66,6 +69,7 @@ class RunTableModel : public QAbstractTableModel {
     QString csv_value(const RunEntry& e, int column) const;
     RunCatalog* catalog_;
     QString highlighted_;
+    Theme theme_ = light_theme();
 };
 
 // Filter: every word of the text must appear in the name, status, task, method, shape or a tag

@@ -137,12 +137,12 @@ void SettingsCompareView::rebuild() {
 }
 
 void SettingsCompareView::style_header() {
-    // Each run's column headed in its curve's colour (the curves take theme.series(i) in the same order);
-    // the hovered run's in bold.
+    // Each run's column headed in its own colour, its curve's (run_colours.h); the hovered run's in bold.
     QTreeWidgetItem* header = tree_->headerItem();
     for (int i = 0; i < names_.size(); ++i) {
+        const int slot = catalog_->colour_slot(names_[i]);
         header->setText(i + 1, "■ " + names_[i]);
-        header->setForeground(i + 1, theme_.series(i));
+        header->setForeground(i + 1, theme_.series(slot >= 0 ? slot : i));
         QFont f = tree_->font();
         f.setBold(names_[i] == highlighted_);
         header->setFont(i + 1, f);

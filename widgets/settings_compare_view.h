@@ -23,7 +23,7 @@ class SettingsCompareView : public QWidget {
     Q_OBJECT
   public:
     explicit SettingsCompareView(RunCatalog* catalog, QWidget* parent = nullptr);
-    // Catalog rows, in the curves' order (their colours match).
+    // Catalog rows; each run's column is headed in its colour (RunCatalog::colour_slot, as its curve).
     void set_runs(const QList<int>& rows);
     void apply_theme(const Theme& theme);
     // Marks the column of the run whose curve is hovered ("" : none).

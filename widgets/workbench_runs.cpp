@@ -156,6 +156,10 @@ QList<int> WorkbenchWindow::selected_rows() const {
 
 void WorkbenchWindow::on_selection_changed() {
     const QList<int> rows = selected_rows();
+    QStringList names;
+    for (int row : rows)
+        names << catalog_->at(row).name;
+    catalog_->set_selected(names);  // before the views draw: they colour each run by its slot
     curves_->set_runs(rows);
     compare_->set_runs(rows);
     settings_compare_->set_runs(rows);

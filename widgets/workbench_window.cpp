@@ -452,6 +452,8 @@ void WorkbenchWindow::set_theme(const QString& name) {
     for (PlotPanel* plot : findChildren<PlotPanel*>())
         plot->apply_theme(theme_);
     settings_compare_->apply_theme(theme_);
+    compare_->apply_theme(theme_);
+    model_->set_theme(theme_);
 }
 
 bool WorkbenchWindow::set_presenting(bool on) {
