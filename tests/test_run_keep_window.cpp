@@ -175,8 +175,10 @@ class TestRunKeepWindow : public QObject {
         QVERIFY(differing.contains("train_size: 51200 | 6400 | 6400"));
         QVERIFY(v->tree()->topLevelItem(0)->isExpanded());
         QVERIFY(!v->tree()->topLevelItem(2)->isExpanded());  // equal ones folded
-        // Each run's column in its curve's colour; the hovered curve's run in bold, and back.
-        QCOMPARE(v->tree()->headerItem()->foreground(2).color(), w_->theme().series(1));
+        // Each run's column in its own colour (its curve's: run_colours.h); the hovered curve's run in bold.
+        QCOMPARE(v->tree()->headerItem()->text(2), QString("■ dec-add-fone-6k"));
+        QCOMPARE(v->tree()->headerItem()->foreground(2).color(),
+                 w_->theme().series(w_->catalog()->colour_slot("dec-add-fone-6k")));
         Q_EMIT w_->curves()->runHovered("dec-add-fone-6k");
         QVERIFY(v->tree()->headerItem()->font(2).bold());
         QSignalSpy hovered(v, &SettingsCompareView::runHovered);

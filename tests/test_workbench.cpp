@@ -866,6 +866,28 @@ class TestWorkbench : public QObject {
         QCOMPARE(colours.slot("z"), 2);
     }
 
+    // Compare settings shows a fraction in six significant digits; its tooltip and Copy keep it whole (as
+    // `fone runs diff` writes it: 15 digits).
+    void compare_settings_rounds_what_it_shows_not_what_it_copies() {
+        QTemporaryDir dir;
+        write_finished_run(dir.path(), "p", 400, 1, 0.29235928839999797);
+        write_finished_run(dir.path(), "q", 800, 1, 0.5);
+        WorkbenchWindow w(options_for(dir.path()));
+        w.resize(1280, 720);
+        w.show();
+        QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
+        QVERIFY(loaded.wait(10000));
+        w.select_runs({"p", "q"});
+        const QStringList results = w.settings_compare()->group_rows(1);
+        QVERIFY2(results.contains("best_exact_match: 0.292359 | 0.5"), qPrintable(results.join('\n')));
+        QVERIFY2(w.settings_compare()->to_text().contains("best_exact_match\t0.292359288399998\t0.5"),
+                 qPrintable(w.settings_compare()->to_text()));
+        QTreeWidgetItem* results_group = w.settings_compare()->tree()->topLevelItem(1);
+        for (int i = 0; i < results_group->childCount(); ++i)
+            if (results_group->child(i)->text(0) == "best_exact_match")
+                QCOMPARE(results_group->child(i)->toolTip(1), QString("0.292359288399998"));
+    }
+
     // A run has one colour in every view (run_colours.h): its curve, its column in Compare settings, its
     // name in Compare and in the Runs table; selecting more runs, or fewer, never recolours it.
     void a_run_keeps_one_colour_in_every_view() {

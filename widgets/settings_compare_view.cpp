@@ -9,6 +9,7 @@
 #include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "fone/store/run_diff.h"
 #include "run_catalog.h"
@@ -20,8 +21,16 @@ namespace {
 constexpr int kKeyColumnWidth = 230;
 constexpr int kRunColumnWidth = 170;
 
+// The whole value: the tooltip, and what Copy puts on the clipboard.
 QString cell(const nlohmann::json& v) {
     return v.is_null() ? QStringLiteral("—") : QString::fromStdString(diff_cell_text(v));
+}
+
+// What the table shows: a fraction with six significant digits (0.292359, not 0.29235928839999797);
+// whole numbers, text and everything else as they are.
+QString shown_cell(const nlohmann::json& v) {
+    if (v.is_number_float()) return QString::number(v.get<double>(), 'g', 6);
+    return cell(v);
 }
 
 }  // namespace
@@ -127,13 +136,21 @@ void SettingsCompareView::rebuild() {
         add_group(QStringLiteral("Equal results (%1)").arg(res_total - res_diff), false)};
     for (const DiffRow& r : diff.rows) {
         const int g = (r.section == DiffSection::setting ? 0 : 1) + (r.differs ? 0 : 2);
-        QStringList cells{QString::fromStdString(r.key)};
-        for (const auto& v : r.values)
-            cells << cell(v);
-        auto* item = new QTreeWidgetItem(groups[g], cells);
-        for (int c = 0; c < cells.size(); ++c)
-            item->setToolTip(c, cells[c]);
+        QStringList shown{QString::fromStdString(r.key)}, whole{shown[0]};
+        for (const auto& v : r.values) {
+            shown << shown_cell(v);
+            whole << cell(v);
+        }
+        auto* item = new QTreeWidgetItem(groups[g], shown);
+        for (int c = 0; c < whole.size(); ++c) {
+            item->setToolTip(c, whole[c]);
+            item->setData(c, Qt::UserRole, whole[c]);
+        }
     }
+    // The keys whole where the view allows it (final.digit_accuracy_by_position.-1 is 260 px).
+    tree_->resizeColumnToContents(0);
+    tree_->setColumnWidth(0, std::clamp(tree_->columnWidth(0), kKeyColumnWidth,
+                                        std::max(kKeyColumnWidth, tree_->viewport()->width() * 2 / 5)));
 }
 
 void SettingsCompareView::style_header() {
@@ -183,7 +200,7 @@ QString SettingsCompareView::to_text() const {
         for (int i = 0; i < group->childCount(); ++i) {
             QStringList cells;
             for (int c = 0; c < tree_->columnCount(); ++c)
-                cells << group->child(i)->text(c);
+                cells << group->child(i)->data(c, Qt::UserRole).toString();  // whole, not as shown
             out += cells.join('\t') + "\n";
         }
     }
