@@ -355,12 +355,19 @@ void draw_bars(QCustomPlot& plot, const std::vector<std::string>& labels, const 
     QFont value_font = font(8, true);
     while (value_font.pointSizeF() > 7.5 && style::text_width(value_font, "88.8%") > slot - 4)
         value_font.setPointSizeF(value_font.pointSizeF() - 0.5);
+    // Narrower still: whole percents ("17%"), so that 17.0% and 17.0% side by side do not touch.
+    const bool whole_percents = style.percent && style::text_width(value_font, "88.8%") > slot - 4;
+    const auto value_label = [&](double v) {
+        if (!style.percent) return QString::number(v, 'g', 4);
+        // Under 1% as it is: 0.04% must not read 0% or 1%.
+        return whole_percents && 100 * v >= 1 ? QStringLiteral("%1%").arg(std::round(100 * v))
+                                              : style::percent_label(v);
+    };
     for (std::size_t i = 0; i < labels.size(); ++i) {
         const double x = static_cast<double>(i);
         bars->addData(x, values[i]);
         ticks->addTick(x, q(labels[i]));
-        add_text(plot, x, values[i] + 0.01 * (style.y_max - style.y_min),
-                 style.percent ? style::percent_label(values[i]) : QString::number(values[i], 'g', 4),
+        add_text(plot, x, values[i] + 0.01 * (style.y_max - style.y_min), value_label(values[i]),
                  Qt::AlignBottom | Qt::AlignHCenter, value_font);
     }
     plot.xAxis->setTicker(ticks);

@@ -318,6 +318,34 @@ class TestAnalysisPlots : public QObject {
 
     // The Timeline's labels of periods in neighbouring rows (T = 200, 100, 50 three rows apart, as a
     // 200-number probe set gives them) never overprint: the third goes above the others (issue 28).
+    // Bar values over narrow bars (the Errors view's seven digit positions in a 280 px dock): whole
+    // percents whose boxes keep apart; over wide bars, one decimal; under 1%, as it is.
+    void narrow_bars_keep_their_values_apart() {
+        const std::vector<std::string> places{"10³", "10²", "10¹", "1", "10⁻¹", "10⁻²", "10⁻³"};
+        const std::vector<double> rates{0.02, 0.105, 0.17, 0.17, 0.165, 0.145, 0.004};
+        for (const QSize size : {QSize(280, 480), QSize(1000, 480)}) {
+            QCustomPlot plot;
+            plot.resize(size);
+            plot.setViewport(QRect(QPoint(0, 0), size));
+            fp::draw_bars(plot, places, rates, {.y_max = 0.2});
+            plot.replot();
+            QList<std::pair<QString, QRectF>> boxes;
+            for (int i = 0; i < plot.itemCount(); ++i)
+                if (auto* text = qobject_cast<QCPItemText*>(plot.item(i)); text && text->text().endsWith('%'))
+                    boxes.push_back({text->text(), QRectF(text->topLeft->pixelPosition(),
+                                                          text->bottomRight->pixelPosition())});
+            QCOMPARE(boxes.size(), 7);
+            const bool narrow = size.width() < 500;
+            QCOMPARE(boxes[2].first, narrow ? QString("17%") : QString("17.0%"));
+            QCOMPARE(boxes[1].first, narrow ? QString("11%") : QString("10.5%"));
+            QCOMPARE(boxes[6].first, QString("0.4%"));
+            for (int i = 0; i + 1 < boxes.size(); ++i)
+                QVERIFY2(boxes[i].second.right() < boxes[i + 1].second.left(),
+                         qPrintable(QStringLiteral("%1 px: ").arg(size.width()) + boxes[i].first +
+                                    " touches " + boxes[i + 1].first));
+        }
+    }
+
     void timeline_labels_keep_apart() {
         fa::Timeline t;
         for (int s = 1; s <= 40; ++s)

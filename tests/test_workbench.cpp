@@ -917,17 +917,18 @@ class TestWorkbench : public QObject {
             QTableWidget* t = w.comparison()->table();
             for (int r = 0; r < t->rowCount(); ++r)
                 if (t->item(r, 0)->text() == name)
-                    return t->item(r, 0)->data(Qt::DecorationRole).value<QColor>();
+                    return swatch_colour(t->item(r, 0)->data(Qt::DecorationRole));
             return QColor();
         };
         auto table_colour = [&](const QString& name) {
             const QModelIndex i = w.run_model()->index(w.catalog()->row_of(name), RunTableModel::kName);
-            return w.run_model()->data(i, Qt::DecorationRole).value<QColor>();
+            return swatch_colour(w.run_model()->data(i, Qt::DecorationRole));
         };
         auto same_everywhere = [&](const QString& name) {
-            const QColor c = curve_colour(name);
-            return c.isValid() && c == column_colour(name) && c == compare_colour(name) &&
-                   c == table_colour(name);
+            // As drawn: 8 bits a channel (the dark theme's lighter tints carry more in a QColor).
+            const QRgb c = curve_colour(name).rgb();
+            return curve_colour(name).isValid() && c == column_colour(name).rgb() &&
+                   c == compare_colour(name).rgb() && c == table_colour(name).rgb();
         };
 
         w.select_runs({"a", "c"});

@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <cstdlib>
 
 #include "plot_panel.h"
 
@@ -46,12 +47,27 @@ ComparisonView::ComparisonView(RunCatalog* catalog, QWidget* parent) : QWidget(p
     layout->addLayout(buttons);
     table_ = new QTableWidget;
     table_->setColumnCount(static_cast<int>(header().size()));
-    table_->setHorizontalHeaderLabels(header());
+    // Shown in two lines where a header is longer than its numbers (the ten columns fit 1280 px then);
+    // copied in one.
+    QStringList shown = header();
+    for (QString& h : shown) {
+        qsizetype middle_space = -1;  // the space nearest the middle
+        for (qsizetype i = 0; i < h.size(); ++i)
+            if (h[i] == ' ' &&
+                (middle_space < 0 || std::abs(2 * i - h.size()) < std::abs(2 * middle_space - h.size())))
+                middle_space = i;
+        if (h.size() > 9 && middle_space > 0) h[middle_space] = '\n';
+    }
+    table_->setHorizontalHeaderLabels(shown);
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->verticalHeader()->hide();
     table_->setAlternatingRowColors(true);
     table_->setSortingEnabled(true);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The results next to the run's name, before the costs: at 1280 px the last column is the one that
+    // scrolls out of sight. Only the view's order: the copies keep the table's (header()).
+    table_->horizontalHeader()->moveSection(8, 4);
+    table_->horizontalHeader()->moveSection(9, 5);
     table_->horizontalHeaderItem(4)->setToolTip("Training time divided by the epochs run");
     table_->horizontalHeaderItem(6)->setToolTip(
         "Tokens each number takes: 1 for FoNE, one per digit for digit "
@@ -117,7 +133,8 @@ void ComparisonView::mark_colours() {
         QTableWidgetItem* name = table_->item(r, 0);
         if (!name) continue;
         const int slot = catalog_->colour_slot(name->text());
-        name->setData(Qt::DecorationRole, slot >= 0 ? QVariant(theme_.series(slot)) : QVariant());
+        name->setData(Qt::DecorationRole,
+                      slot >= 0 ? QVariant(colour_swatch(theme_.series(slot))) : QVariant());
     }
 }
 

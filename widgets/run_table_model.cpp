@@ -177,7 +177,7 @@ QVariant RunTableModel::data(const QModelIndex& index, int role) const {
         case Qt::DecorationRole:
             // A selected run's name carries its colour, the one its curve and columns have in every view.
             if (column == kName && catalog_->colour_slot(e.name) >= 0)
-                return theme_.series(catalog_->colour_slot(e.name));
+                return colour_swatch(theme_.series(catalog_->colour_slot(e.name)));
             return {};
         case Qt::FontRole:
             if (!highlighted_.isEmpty() && e.name == highlighted_) {

@@ -2,7 +2,9 @@
 
 #include <qcustomplot.h>
 #include <QApplication>
+#include <QPainter>
 #include <QPalette>
+#include <QPixmap>
 #include <QStyleFactory>
 
 namespace fone::gui {
@@ -12,6 +14,24 @@ QColor Theme::series(int i) const {
                                     0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
     QColor c(kTableau[((i % 10) + 10) % 10]);
     return name == "dark" ? c.lighter(125) : c;
+}
+
+QIcon colour_swatch(const QColor& colour) {
+    QPixmap square(12, 12);
+    square.fill(Qt::white);
+    QPainter p(&square);
+    p.fillRect(1, 1, 10, 10, colour);
+    p.end();
+    QIcon icon;
+    for (QIcon::Mode mode : {QIcon::Normal, QIcon::Selected, QIcon::Active})
+        icon.addPixmap(square, mode);
+    return icon;
+}
+
+QColor swatch_colour(const QVariant& decoration) {
+    const QIcon icon = decoration.value<QIcon>();
+    if (icon.isNull()) return {};
+    return icon.pixmap(12, 12).toImage().pixelColor(6, 6);
 }
 
 Theme light_theme() {

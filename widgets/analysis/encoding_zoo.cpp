@@ -93,15 +93,17 @@ EncodingZoo::EncodingZoo(QWidget* parent) : QWidget(parent) {
     note_ = new QLabel;
     note_->setWordWrap(true);
     table_ = new QTableWidget(0, kColumns);
-    table_->setHorizontalHeaderLabels({"Encoding", "Tokens", "What the model reads", "Vector beside [NUM]"});
+    // Short headers: the zoo shares its dock with two other pages, about 450 px wide at 1280×720.
+    table_->setHorizontalHeaderLabels({"Encoding", "Tokens", "What the model reads", "Vector"});
+    table_->horizontalHeaderItem(kVector)->setToolTip(
+        "The vector added to the [NUM] token's embedding (red: positive, blue: negative)");
     table_->verticalHeader()->hide();
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionMode(QAbstractItemView::NoSelection);
     table_->horizontalHeader()->setSectionResizeMode(kName, QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(kCount, QHeaderView::ResizeToContents);
-    table_->horizontalHeader()->setSectionResizeMode(kTokens, QHeaderView::Interactive);
+    table_->horizontalHeader()->setSectionResizeMode(kTokens, QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setSectionResizeMode(kVector, QHeaderView::Stretch);
-    table_->setColumnWidth(kTokens, 260);
     layout->addWidget(number_);
     layout->addWidget(table_, 1);
     layout->addWidget(note_);
@@ -158,7 +160,9 @@ void EncodingZoo::show_encodings() {
                 QString("%1 entries: %2").arg(e.vector.size()).arg(QString::fromStdString(e.summary)));
             table_->setCellWidget(row, kVector, strip);
         } else {
-            table_->setItem(row, kVector, new QTableWidgetItem("(learned embedding of each token)"));
+            auto* learned = new QTableWidgetItem("learned");
+            learned->setToolTip("No vector: the model learns an embedding for each of these tokens");
+            table_->setItem(row, kVector, learned);
         }
     }
     note_->setText(QString("%1 as FoNE with %2 integer and %3 fraction digit clocks. One-token methods read "
