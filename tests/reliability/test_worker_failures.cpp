@@ -3,6 +3,7 @@
 // queued behind them trains to the end. The workers are a fake `fone` (the window runs whatever its CLI
 // path names, as $FONE_CLI does) that misbehaves by run name and hands every other run to the real one.
 //   ctest --test-dir build -R test_worker_failures --output-on-failure
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLineEdit>
 #include <QTemporaryDir>
@@ -78,6 +79,16 @@ class TestWorkerFailures : public QObject {
         w.jobs()->set_stall_timeout_ms(2000);  // "hang" prints one line, then nothing
         w.jobs()->set_grace_ms(1000);          // and ignores SIGTERM: SIGKILL after this
 
+        // Each job's end, timed: when this test fails on a loaded machine, its log says which job was slow.
+        QElapsedTimer clock;
+        clock.start();
+        QObject::connect(w.jobs(), &JobRunner::jobStarted, &w,
+                         [&](int id) { qInfo("job %d started at %.1f s", id, clock.elapsed() / 1000.0); });
+        QObject::connect(w.jobs(), &JobRunner::jobFinished, &w,
+                         [&](int id, const QString& status, const QString&) {
+                             qInfo("job %d %s at %.1f s", id, qPrintable(status), clock.elapsed() / 1000.0);
+                         });
+
         LaunchPanel* panel = w.launch_panel();
         panel->field("train_size")->setText("400");
         panel->field("test_size")->setText("50");
@@ -99,9 +110,24 @@ class TestWorkerFailures : public QObject {
         const auto message = [&](const QString& name) { return w.catalog()->at(job_of[name]).message; };
         // The short stall timeout is for "hang" alone: on a loaded machine the real `fone train` of "good"
         // can be silent for seconds while LibTorch loads, and must not be taken for a hung worker.
-        QTRY_COMPARE_WITH_TIMEOUT(status("hang"), QString("failed"), 60000);
+        // Waits on the wall clock (QTRY's loop counts its steps, and waits up to three times its timeout
+        // when it fails: 120 s became the 300 s watchdog's abort, without a word on which job was slow).
+        const auto within = [](int ms, const auto& done) {
+            QElapsedTimer waited;
+            waited.start();
+            while (!done() && waited.elapsed() < ms)
+                QTest::qWait(50);
+            return done();
+        };
+        const auto states = [&] {
+            QString all;
+            for (const QString& name : names)
+                all += QStringLiteral("%1: %2 (%3)\n").arg(name, status(name), message(name).left(200));
+            return all;
+        };
+        QVERIFY2(within(60000, [&] { return status("hang") == "failed"; }), qPrintable(states()));
         w.jobs()->set_stall_timeout_ms(15 * 60 * 1000);
-        QTRY_COMPARE_WITH_TIMEOUT(status("good"), QString("finished"), 120000);
+        QVERIFY2(within(120000, [&] { return status("good") == "finished"; }), qPrintable(states()));
 
         QCOMPARE(status("crash"), QString("failed"));
         QVERIFY2(message("crash").contains("crashed"), qPrintable(message("crash")));
