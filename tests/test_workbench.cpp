@@ -751,7 +751,16 @@ class TestWorkbench : public QObject {
         QCOMPARE(same.basis, CellEstimate::Basis::measured);
         QCOMPARE(bigger.basis, CellEstimate::Basis::scaled);
         QVERIFY(bigger.seconds > same.seconds);  // a larger model trains more slowly
-        QVERIFY2(sweep.summary_text().contains("scaled"), qPrintable(sweep.summary_text()));
+        QVERIFY2(sweep.summary_text().contains(
+                     "(1 from finished runs of the same method, task and shape, 1 scaled"),
+                 qPrintable(sweep.summary_text()));
+        // Only the larger level: every cell scaled, and the sentence says so without an empty count.
+        sweep.set_level_checked(1, false);
+        sweep.update_summary();
+        QVERIFY2(sweep.summary_text().contains(
+                     " (scaled by model size from the same method's runs of other shapes"),
+                 qPrintable(sweep.summary_text()));
+        QVERIFY2(!sweep.summary_text().contains("( "), qPrintable(sweep.summary_text()));
     }
 
     void a_run_finished_elsewhere_gives_an_estimate_at_once() {

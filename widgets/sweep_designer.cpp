@@ -305,12 +305,17 @@ void SweepDesigner::update_summary() {
                                   .arg(at_once)
                                   .arg(format_seconds(total / at_once))
                             : QStringLiteral(" one after another");
-        text += scaled == 0 ? QStringLiteral(" (from finished runs of the same method, task and model shape)")
-                            : QStringLiteral(
-                                  " (%1 from finished runs of the same method, task and shape, %2 scaled "
-                                  "by model size from the same method's runs of other shapes: rough)")
-                                  .arg(format_count(measured))
-                                  .arg(format_count(scaled));
+        if (scaled == 0)
+            text += QStringLiteral(" (from finished runs of the same method, task and model shape)");
+        else if (measured == 0)
+            text +=
+                QStringLiteral(" (scaled by model size from the same method's runs of other shapes: rough)");
+        else
+            text += QStringLiteral(
+                        " (%1 from finished runs of the same method, task and shape, %2 scaled by "
+                        "model size from the same method's runs of other shapes: rough)")
+                        .arg(measured)
+                        .arg(scaled);
     }
     if (unknown > 0)
         text += QStringLiteral(
