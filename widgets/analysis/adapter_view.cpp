@@ -112,7 +112,12 @@ AdapterView::AdapterView(RunCatalog* catalog, QWidget* parent) : AnalysisView(pa
         if (!dir.isEmpty() && dir != run_) open_run(dir);
     });
     connect(adapted_edit_, &QLineEdit::editingFinished, this, [this] { set_adapted(adapted_edit_->text()); });
-    show_info("Give a fone-adapter run (and its export) and ask a question.");
+    show_info(
+        runs_->count() > 0
+            ? QStringLiteral("Pick a fone-adapter run (and its export) and ask a question.")
+            : QStringLiteral("No fone-adapter run in this store yet: Launch → Kind of run → \"Pretrained "
+                             "model (--init-from)\" with the fone-adapter method trains one on a model "
+                             "folder; or open a run folder with …"));
 }
 
 AdapterView::~AdapterView() = default;

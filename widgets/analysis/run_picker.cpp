@@ -233,6 +233,7 @@ void RunPicker::rebuild() {
                                 ? "(reading the run store…)"
                                 : "(no " + what_ + " yet: train one, or open a run with …)",
                             QString());
+        if (items.empty()) combo_->setItemData(0, combo_->itemText(0), Qt::ToolTipRole);  // whole, if elided
         const int index = combo_->findData(chosen);
         combo_->setCurrentIndex(std::max(0, index));
     }
