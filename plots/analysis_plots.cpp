@@ -90,26 +90,55 @@ void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const 
     QCPGraph* tops = plot.addGraph();
     tops->setLineStyle(QCPGraph::lsNone);
     tops->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, paper.accent, paper.accent, 6));
-    const double label_width = 80.0 / std::max(300, plot.width());  // about one label, as a share of the axis
-    double previous = -1.0;
-    int level = 0, levels = 1;
-    for (const auto& spike : spikes) {
+    for (const auto& spike : spikes)
         tops->addData(spike.k, spike.magnitude);
-        const double at = across(spike.k);
-        level = previous >= 0.0 && at - previous < label_width ? level + 1 : 0;
-        levels = std::max(levels, level + 1);
-        previous = at;
-        add_text(plot, spike.k, spike.magnitude + (0.03 + 0.08 * level) * largest,
-                 QStringLiteral("T = %1").arg(number_label(spike.period * style.period_unit)),
-                 Qt::AlignBottom | Qt::AlignHCenter, font(9, true), paper.accent);
-    }
     plot.xAxis->setLabel(style::fit_lines(QStringLiteral("frequency k (cycles over the %1 numbers)%2")
                                               .arg(spectrum.count)
                                               .arg(style.log_k ? QStringLiteral(", log scale") : QString()),
                                           font(9), std::max(120, plot.width() - 80), 1));
     plot.yAxis->setLabel(QStringLiteral("magnitude (2/N)·‖X(k)‖"));
-    plot.yAxis->setRange(0, largest > 0 ? largest * (1.15 + 0.08 * levels) : 1.0);
     add_title(plot, q(style.title));
+    if (largest <= 0) {
+        plot.yAxis->setRange(0, 1.0);
+        return;
+    }
+
+    // Each label just above every marker under it (its spike's and a taller neighbour's), and above every
+    // earlier label it would touch across. Heights in pixels (the axis rect as laid out) turned into
+    // magnitudes for a y range that itself depends on how high the labels stack: a few rounds settle it.
+    const QFont label_font = font(9, true);
+    const double label_pixels = QFontMetricsF(label_font).height() + 2, gap_pixels = 5;
+    const QRect axis_rect = style::laid_out_axis_rect(plot);
+    const double axis_height = std::max(40, axis_rect.height()), axis_width = std::max(40, axis_rect.width());
+    std::vector<QString> texts;
+    std::vector<double> centre, half_width;  // across the axis, 0..1
+    for (const auto& spike : spikes) {
+        texts.push_back(QStringLiteral("T = %1").arg(number_label(spike.period * style.period_unit)));
+        centre.push_back(across(spike.k));
+        half_width.push_back((style::text_width(label_font, texts.back()) / 2.0 + 4) / axis_width);
+    }
+    std::vector<double> label_y(spikes.size());
+    double y_max = largest * 1.15;
+    for (int round = 0; round < 4; ++round) {
+        const double per_pixel = y_max / axis_height, line = label_pixels * per_pixel,
+                     gap = gap_pixels * per_pixel;
+        double top = largest * 1.15;
+        for (std::size_t i = 0; i < spikes.size(); ++i) {
+            label_y[i] = spikes[i].magnitude + gap;
+            for (std::size_t j = 0; j < spikes.size(); ++j)
+                if (std::abs(centre[j] - centre[i]) < half_width[i])
+                    label_y[i] = std::max(label_y[i], spikes[j].magnitude + gap);
+            for (std::size_t j = 0; j < i; ++j)
+                if (std::abs(centre[j] - centre[i]) < half_width[i] + half_width[j])
+                    label_y[i] = std::max(label_y[i], label_y[j] + line);
+            top = std::max(top, label_y[i] + line + gap);
+        }
+        y_max = top;
+    }
+    for (std::size_t i = 0; i < spikes.size(); ++i)
+        add_text(plot, spikes[i].k, label_y[i], texts[i], Qt::AlignBottom | Qt::AlignHCenter, label_font,
+                 paper.accent);
+    plot.yAxis->setRange(0, y_max);
 }
 
 void draw_layer_heatmap(QCustomPlot& plot, const analysis::LayerSpectra& spectra,

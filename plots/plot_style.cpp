@@ -297,9 +297,6 @@ QString percent_label(double fraction) {
     return QString::number(p, 'f', 1) + "%";
 }
 
-namespace {
-
-// The axis rectangle once the plot is laid out at its size (at least 50 x 50), before it is drawn.
 QRect laid_out_axis_rect(QCustomPlot& plot) {
     QCPLayoutGrid* grid = plot.plotLayout();
     grid->setOuterRect(QRect(0, 0, std::max(50, plot.width()), std::max(50, plot.height())));
@@ -308,8 +305,6 @@ QRect laid_out_axis_rect(QCustomPlot& plot) {
         grid->update(phase);
     return plot.axisRect()->rect();
 }
-
-}  // namespace
 
 QSizeF bare_axis_rect_pixels(QCustomPlot& plot) {
     for (QCPAxis* axis : {plot.xAxis, plot.yAxis}) {

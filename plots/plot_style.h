@@ -73,6 +73,10 @@ void legend_row(QCustomPlot& plot, int per_row);
 // once the title and footer rows have theirs.
 QSizeF bare_axis_rect_pixels(QCustomPlot& plot);
 
+// The axis rectangle in pixels once the plot is laid out at its size (at least 50 x 50) with the titles,
+// legend and axis labels it has now, before it is drawn.
+QRect laid_out_axis_rect(QCustomPlot& plot);
+
 // Widens the x or the y range, about its centre, so that a unit is as long on both axes for the plot's
 // size as laid out now (a PCA's rings stay rings instead of stripes). Call once titles, legend and labels
 // are in place.

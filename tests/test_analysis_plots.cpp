@@ -7,6 +7,7 @@
 #include <QImage>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <limits>
 
 #include <cmath>
 
@@ -64,6 +65,41 @@ class TestAnalysisPlots : public QObject {
         fp::draw_spectrum(plot, s);
         QCOMPARE(plot.graph(0)->data()->size(), 500);
         QCOMPARE(plot.xAxis->scaleType(), QCPAxis::stLogarithmic);
+    }
+
+    // Neighbouring spikes of different heights in a small plot (the Replay's spectrum panel: k = 45 and
+    // 46 of 200 numbers): each label clears the other's marker and the other label.
+    void spike_labels_keep_off_their_neighbours() {
+        fa::Spectrum s;
+        s.count = 200;
+        for (int k = 0; k <= 100; ++k) {
+            s.k.push_back(k);
+            s.period.push_back(k == 0 ? std::numeric_limits<double>::infinity() : 200.0 / k);
+            s.magnitude.push_back(k == 45 ? 1.88 : k == 46 ? 1.65 : k == 6 ? 1.85 : k == 5 ? 1.75 : 0.05);
+        }
+        QCustomPlot plot;
+        plot.resize(300, 260);
+        plot.setViewport(QRect(0, 0, 300, 260));
+        fp::draw_spectrum(plot, s);
+        plot.replot();
+        QList<std::pair<QString, QRectF>> labels;
+        for (int i = 0; i < plot.itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(plot.item(i)); t && t->text().startsWith("T = "))
+                labels.push_back(
+                    {t->text(), QRectF(t->topLeft->pixelPosition(), t->bottomRight->pixelPosition())});
+        QCOMPARE(labels.size(), 4);
+        const QCPGraph* markers = plot.graph(1);
+        for (const auto& [text, box] : labels) {
+            for (const auto& [other, other_box] : labels)
+                QVERIFY2(text == other || !box.intersects(other_box),
+                         qPrintable(text + " overlaps " + other));
+            for (auto m = markers->data()->constBegin(); m != markers->data()->constEnd(); ++m) {
+                const QPointF at(plot.xAxis->coordToPixel(m->key), plot.yAxis->coordToPixel(m->value));
+                QVERIFY2(!box.adjusted(-3, -3, 3, 3).contains(at),
+                         qPrintable(text + QStringLiteral(" covers the marker at k = %1").arg(m->key)));
+            }
+            QVERIFY2(box.top() >= plot.axisRect()->rect().top() - 1, qPrintable(text + " leaves the axes"));
+        }
     }
 
     void heatmap_cells_are_the_magnitudes() {
