@@ -42,6 +42,42 @@ QString superscript(int n) {
     return out;
 }
 
+// A spike's "T = ..." label: where its spike is (k, magnitude; across the axis 0..1, with the label's half
+// width), and the height its text stands on.
+struct SpikeLabel {
+    double k = 0, magnitude = 0;
+    QString text;
+    double centre = 0, half_width = 0, y = 0;
+};
+
+// Sets each label just above every marker under it (its spike's and a taller neighbour's) and above every
+// earlier label it would touch across; returns the y range's top that holds them. Heights in pixels (the
+// axis rect as laid out) turned into magnitudes for a range that itself depends on how high the labels
+// stack: a few rounds settle it.
+double stack_spike_labels(std::vector<SpikeLabel>& labels, double largest, double axis_pixels,
+                          double label_pixels) {
+    constexpr double kGapPixels = 5;
+    double y_max = largest * 1.15;
+    for (int round = 0; round < 4; ++round) {
+        const double per_pixel = y_max / axis_pixels, line = label_pixels * per_pixel,
+                     gap = kGapPixels * per_pixel;
+        double top = largest * 1.15;
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            SpikeLabel& l = labels[i];
+            l.y = l.magnitude + gap;
+            for (const SpikeLabel& other : labels)
+                if (std::abs(other.centre - l.centre) < l.half_width)
+                    l.y = std::max(l.y, other.magnitude + gap);
+            for (std::size_t j = 0; j < i; ++j)
+                if (std::abs(labels[j].centre - l.centre) < l.half_width + labels[j].half_width)
+                    l.y = std::max(l.y, labels[j].y + line);
+            top = std::max(top, l.y + line + gap);
+        }
+        y_max = top;
+    }
+    return y_max;
+}
+
 }  // namespace
 
 std::string place_name(int position, int base) {
@@ -103,41 +139,20 @@ void draw_spectrum(QCustomPlot& plot, const analysis::Spectrum& spectrum, const 
         return;
     }
 
-    // Each label just above every marker under it (its spike's and a taller neighbour's), and above every
-    // earlier label it would touch across. Heights in pixels (the axis rect as laid out) turned into
-    // magnitudes for a y range that itself depends on how high the labels stack: a few rounds settle it.
     const QFont label_font = font(9, true);
-    const double label_pixels = QFontMetricsF(label_font).height() + 2, gap_pixels = 5;
     const QRect axis_rect = style::laid_out_axis_rect(plot);
-    const double axis_height = std::max(40, axis_rect.height()), axis_width = std::max(40, axis_rect.width());
-    std::vector<QString> texts;
-    std::vector<double> centre, half_width;  // across the axis, 0..1
+    std::vector<SpikeLabel> labels;
     for (const auto& spike : spikes) {
-        texts.push_back(QStringLiteral("T = %1").arg(number_label(spike.period * style.period_unit)));
-        centre.push_back(across(spike.k));
-        half_width.push_back((style::text_width(label_font, texts.back()) / 2.0 + 4) / axis_width);
+        SpikeLabel l{static_cast<double>(spike.k), spike.magnitude,
+                     QStringLiteral("T = %1").arg(number_label(spike.period * style.period_unit))};
+        l.centre = across(spike.k);
+        l.half_width = (style::text_width(label_font, l.text) / 2.0 + 4) / std::max(40, axis_rect.width());
+        labels.push_back(l);
     }
-    std::vector<double> label_y(spikes.size());
-    double y_max = largest * 1.15;
-    for (int round = 0; round < 4; ++round) {
-        const double per_pixel = y_max / axis_height, line = label_pixels * per_pixel,
-                     gap = gap_pixels * per_pixel;
-        double top = largest * 1.15;
-        for (std::size_t i = 0; i < spikes.size(); ++i) {
-            label_y[i] = spikes[i].magnitude + gap;
-            for (std::size_t j = 0; j < spikes.size(); ++j)
-                if (std::abs(centre[j] - centre[i]) < half_width[i])
-                    label_y[i] = std::max(label_y[i], spikes[j].magnitude + gap);
-            for (std::size_t j = 0; j < i; ++j)
-                if (std::abs(centre[j] - centre[i]) < half_width[i] + half_width[j])
-                    label_y[i] = std::max(label_y[i], label_y[j] + line);
-            top = std::max(top, label_y[i] + line + gap);
-        }
-        y_max = top;
-    }
-    for (std::size_t i = 0; i < spikes.size(); ++i)
-        add_text(plot, spikes[i].k, label_y[i], texts[i], Qt::AlignBottom | Qt::AlignHCenter, label_font,
-                 paper.accent);
+    const double y_max = stack_spike_labels(labels, largest, std::max(40, axis_rect.height()),
+                                            QFontMetricsF(label_font).height() + 2);
+    for (const SpikeLabel& l : labels)
+        add_text(plot, l.k, l.y, l.text, Qt::AlignBottom | Qt::AlignHCenter, label_font, paper.accent);
     plot.yAxis->setRange(0, y_max);
 }
 

@@ -24,23 +24,17 @@
 #include "run_picker.h"
 #include "sweep_designer.h"
 #include "token_loss_view.h"
+#include "window_options.h"
 #include "workbench_window.h"
 
 using namespace fone::gui;
+using fone_test::window_options;
 
 namespace {
 
 constexpr int kRunMs = 240000;    // a tiny run on a busy 2-core machine
 constexpr int kChildMs = 120000;  // a `fone` child of a view
 const char* const kTinyLlama = FONE_SOURCE_DIR "/tests/golden/pretrained/llama";
-
-WorkbenchOptions options_for(const QString& dir) {
-    WorkbenchOptions o;
-    o.runs_dir = dir;
-    o.cli = QStringLiteral(FONE_BIN_DIR "/fone");
-    o.use_settings = false;
-    return o;
-}
 
 // The one-block model of the quick tests (tests/one_block_model.h) in the form's Custom shape.
 void one_block_model(LaunchPanel* panel, int hidden = 32) {
@@ -167,7 +161,7 @@ class TestLaunchKinds : public QObject {
 
     void the_window_launches_text_runs_and_compares_them_in_token_loss() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         for (const QString& method : {QString("fone"), QString("digit")}) {
@@ -193,7 +187,7 @@ class TestLaunchKinds : public QObject {
 
     void the_window_launches_an_adapter_run_and_asks_it() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         LaunchPanel* panel = w.launch_panel();
@@ -233,7 +227,7 @@ class TestLaunchKinds : public QObject {
 
     void the_window_launches_a_run_on_two_processes() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QTRY_VERIFY_WITH_TIMEOUT(w.cuda_checked(),

@@ -37,21 +37,15 @@
 #include "run_picker.h"
 #include "run_table_model.h"
 #include "spectrum_view.h"
+#include "window_options.h"
 #include "workbench_window.h"
 
 using namespace fone::gui;
+using fone_test::window_options;
 
 namespace {
 
 constexpr int kChildMs = 120000;  // a child `fone` on a busy 2-core machine
-
-WorkbenchOptions options_for(const QString& dir) {
-    WorkbenchOptions o;
-    o.runs_dir = dir;
-    o.cli = QStringLiteral(FONE_BIN_DIR "/fone");
-    o.use_settings = false;
-    return o;
-}
 
 QRect available() {
     return QGuiApplication::primaryScreen()->availableGeometry();
@@ -99,7 +93,7 @@ class TestLayout : public QObject {
 
     void the_window_fits_the_screen() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
@@ -154,7 +148,7 @@ class TestLayout : public QObject {
     // Run at 1280x720, at 1920x1080 (test_layout_1920x1080) and at 2x (test_layout_hidpi).
     void every_view_is_legible() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
@@ -180,7 +174,7 @@ class TestLayout : public QObject {
         QTemporaryDir dir;
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path() + "/config");
         QCoreApplication::setOrganizationName("fone-workbench-layout-test");
-        WorkbenchOptions o = options_for(dir.path() + "/runs");
+        WorkbenchOptions o = window_options(dir.path() + "/runs");
         o.use_settings = true;
         {
             WorkbenchWindow w(o);
@@ -196,7 +190,7 @@ class TestLayout : public QObject {
 
     void long_numbers_do_not_widen_the_window() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         const int width = w.width();
@@ -215,7 +209,7 @@ class TestLayout : public QObject {
     void the_spectrum_of_a_run_fits_a_short_window() {
         // Many layers (a heatmap and a probe table of many rows) still fit the dock without scrolling.
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         auto* spectrum = qobject_cast<SpectrumView*>(w.view("spectrum"));
@@ -240,7 +234,7 @@ class TestLayout : public QObject {
         // In the window as it opens on this screen: five lines of tokens per scheme, the demo model's answer
         // with all ten digits' columns in sight, and the view not scrolling.
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         auto* playground = qobject_cast<PlaygroundView*>(w.view("playground"));
@@ -293,7 +287,7 @@ class TestLayout : public QObject {
 
     void presenter_mode_fills_the_screen_and_steps_with_keys() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         QVERIFY(QTest::qWaitForWindowExposed(&w));
         QVERIFY(w.set_presenting(true));

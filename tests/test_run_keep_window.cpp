@@ -25,9 +25,11 @@
 #include "run_notes_pane.h"
 #include "run_table_model.h"
 #include "settings_compare_view.h"
+#include "window_options.h"
 #include "workbench_window.h"
 
 using namespace fone::gui;
+using fone_test::window_options;
 using nlohmann::json;
 namespace fs = std::filesystem;
 
@@ -56,14 +58,6 @@ void make_run(fone::RunStore& store, const std::string& name, const json& change
     const std::vector<float> w = {1.0f, 2.0f, 3.0f, 4.0f};
     fone::safetensors::write(dir + "/checkpoint-best.safetensors",
                              {{"w", fone::safetensors::Dtype::F32, {2, 2}, w.data(), w.size() * 4}});
-}
-
-WorkbenchOptions options_for(const QString& dir) {
-    WorkbenchOptions o;
-    o.runs_dir = dir;
-    o.cli = "/bin/true";  // no run is launched here; the CUDA probe answers at once
-    o.use_settings = false;
-    return o;
 }
 
 QStringList visible_names(WorkbenchWindow& w) {
@@ -100,7 +94,7 @@ class TestRunKeepWindow : public QObject {
         fone::write_run_notes(
             store().toStdString() + "/dec-add-fone-51k",
             {"The baseline of figure 3: FoNE at the default size.\nSeed 42.", {"baseline", "fig3"}, ""});
-        w_ = std::make_unique<WorkbenchWindow>(options_for(store()));
+        w_ = std::make_unique<WorkbenchWindow>(window_options(store(), "/bin/true"));
         w_->resize(1280, 720);
         w_->show();
         QTRY_VERIFY_WITH_TIMEOUT(w_->catalog()->is_loaded(), 10000);

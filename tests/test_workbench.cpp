@@ -40,22 +40,16 @@
 #include "scaling_view.h"
 #include "settings_compare_view.h"
 #include "sweep_designer.h"
+#include "window_options.h"
 #include "workbench_window.h"
 
 using namespace fone::gui;
+using fone_test::window_options;
 using nlohmann::json;
 
 namespace {
 
 constexpr int kRunTimeoutMs = 90000;
-
-WorkbenchOptions options_for(const QString& dir, const QString& cli = {}) {
-    WorkbenchOptions o;
-    o.runs_dir = dir;
-    o.cli = cli.isEmpty() ? QStringLiteral(FONE_BIN_DIR "/fone") : cli;
-    o.use_settings = false;
-    return o;
-}
 
 // Fills the launch panel for a run of a few steps.
 void fill_tiny_run(LaunchPanel* panel, const QString& train_size = "400", const QString& epochs = "1") {
@@ -292,7 +286,7 @@ class TestWorkbench : public QObject {
 
     void launch_from_panel_finishes_in_table_and_curves() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.show();
         fill_tiny_run(w.launch_panel());
         QVERIFY(w.launch_panel()->is_valid());
@@ -314,7 +308,7 @@ class TestWorkbench : public QObject {
 
     void a_sweep_fills_the_data_size_figure() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
         QVERIFY(loaded.wait(10000));
         fill_tiny_run(w.launch_panel());
@@ -359,7 +353,7 @@ class TestWorkbench : public QObject {
         QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir.path() + "/config");
         QCoreApplication::setOrganizationName("fone-workbench-test");
         write_finished_run(dir.path() + "/runs", "s1", 800, 1, 0.5);
-        WorkbenchOptions o = options_for(dir.path() + "/runs");
+        WorkbenchOptions o = window_options(dir.path() + "/runs");
         o.use_settings = true;
         {
             WorkbenchWindow w(o);
@@ -404,7 +398,7 @@ class TestWorkbench : public QObject {
             "echo 'this is not JSON'\necho 'boom: the model exploded' >&2\nexit 3\n");
         f.close();
         f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        WorkbenchWindow w(options_for(dir.path() + "/runs", script));
+        WorkbenchWindow w(window_options(dir.path() + "/runs", script));
         fill_tiny_run(w.launch_panel());
         w.launch_panel()->launch();
         QTRY_VERIFY_WITH_TIMEOUT(row_with_status(w.catalog(), "failed") >= 0, 20000);
@@ -418,7 +412,7 @@ class TestWorkbench : public QObject {
     void a_nan_loss_fails_the_run() {
         QTemporaryDir dir;
         qputenv("FONE_INJECT_NAN_STEP", "2");  // children inherit it
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         fill_tiny_run(w.launch_panel());
         w.launch_panel()->launch();
         QTRY_VERIFY_WITH_TIMEOUT(row_with_status(w.catalog(), "failed") >= 0, kRunTimeoutMs);
@@ -431,7 +425,7 @@ class TestWorkbench : public QObject {
 
     void cancel_stops_a_run() {
         QTemporaryDir dir;
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         fill_tiny_run(w.launch_panel(), "3200", "500");
         w.launch_panel()->launch();
         // Wait for the run to exist and report progress, then ask it to stop.
@@ -482,7 +476,7 @@ class TestWorkbench : public QObject {
         }
         // "running" is the lock's (issue 33): the live run's is held, as its trainer would hold it.
         const fone::RunLock live_lock = fone::RunLock::acquire((root + "/live").toStdString());
-        WorkbenchWindow w(options_for(root));
+        WorkbenchWindow w(window_options(root));
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
         QVERIFY(loaded.wait(10000));
         QCOMPARE(table_status(w, "done"), QString("finished"));
@@ -596,7 +590,7 @@ class TestWorkbench : public QObject {
     void a_read_only_store_is_flagged() {
         // /proc/sys/dev: a folder nobody (root included) can create files in.
         if (!QFileInfo(QStringLiteral("/proc/sys/dev")).isDir()) QSKIP("no /proc/sys/dev here");
-        WorkbenchWindow w(options_for("/proc/sys/dev"));
+        WorkbenchWindow w(window_options("/proc/sys/dev"));
         QVERIFY2(w.store_problem().startsWith("read-only"), qPrintable(w.store_problem()));
         QVERIFY(!w.launch_panel()->problems_text().isEmpty());
         QSignalSpy requested(w.launch_panel(), &LaunchPanel::launchRequested);
@@ -610,7 +604,7 @@ class TestWorkbench : public QObject {
         QTemporaryDir dir;
         write_finished_run(dir.path(), "a", 800, 1, 0.5);
         write_finished_run(dir.path(), "b", 800, 2, 0.5);
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
         QVERIFY(loaded.wait(10000));
         QCOMPARE(table_status(w, "a"), QString("finished"));
@@ -671,7 +665,7 @@ class TestWorkbench : public QObject {
         f.write("#!/bin/sh\ncase \"$1\" in --version) echo 'fone 0 (CPU only)'; exit 0;; esac\nsleep 30\n");
         f.close();
         f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        WorkbenchWindow w(options_for(dir.path() + "/runs", script));
+        WorkbenchWindow w(window_options(dir.path() + "/runs", script));
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
         QVERIFY(loaded.wait(10000));
         SweepDesigner* sweep = w.sweep_designer();
@@ -800,7 +794,7 @@ class TestWorkbench : public QObject {
         f.write("#!/bin/sh\ncase \"$1\" in --version) echo 'fone 0 (CPU only)'; exit 0;; esac\nsleep 30\n");
         f.close();
         f.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        WorkbenchWindow w(options_for(dir.path() + "/runs", script));
+        WorkbenchWindow w(window_options(dir.path() + "/runs", script));
         w.show();
         fill_tiny_run(w.launch_panel());
         w.launch_panel()->launch();
@@ -835,7 +829,7 @@ class TestWorkbench : public QObject {
                                                                            {"exact_match", 0.2 * step},
                                                                            {"digit_accuracy", 0.2 * step},
                                                                            {"elapsed_seconds", step}});
-        WorkbenchWindow w(options_for(root));
+        WorkbenchWindow w(window_options(root));
         w.resize(1200, 800);
         w.show();
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
@@ -881,7 +875,7 @@ class TestWorkbench : public QObject {
         QTemporaryDir dir;
         write_finished_run(dir.path(), "p", 400, 1, 0.29235928839999797);
         write_finished_run(dir.path(), "q", 800, 1, 0.5);
-        WorkbenchWindow w(options_for(dir.path()));
+        WorkbenchWindow w(window_options(dir.path()));
         w.resize(1280, 720);
         w.show();
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
@@ -904,7 +898,7 @@ class TestWorkbench : public QObject {
         const QString root = dir.path();
         for (const char* name : {"a", "b", "c"})
             write_finished_run(root, name, 400, 1, 0.5);
-        WorkbenchWindow w(options_for(root));
+        WorkbenchWindow w(window_options(root));
         w.resize(1280, 720);
         w.show();
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);
@@ -972,7 +966,7 @@ class TestWorkbench : public QObject {
             fone_test::run_fone({"train", "--task", "dec-add", "--train-size", "400", "--test-size", "50",
                                  "--epochs", "2", "--threads", "1", "--name", "r", "--runs-dir", root});
         QCOMPARE(trained.code, 0);
-        WorkbenchWindow w(options_for(root));
+        WorkbenchWindow w(window_options(root));
         w.resize(1200, 800);
         w.show();
         QSignalSpy loaded(w.catalog(), &RunCatalog::loaded);

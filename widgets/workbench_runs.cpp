@@ -280,7 +280,9 @@ QString WorkbenchWindow::selected_rows_text(bool markdown) const {
     };
     QStringList titles;
     for (int c : columns)
-        titles << model_->headerData(c, Qt::Horizontal, markdown ? Qt::DisplayRole : RunTableModel::kCsvRole)
+        titles << model_
+                      ->headerData(c, Qt::Horizontal,
+                                   markdown ? int(Qt::DisplayRole) : int(RunTableModel::kCsvRole))
                       .toString();
     QString out = line(titles);
     if (markdown) out += "|" + QStringList(QList<QString>(columns.size(), "---")).join("|") + "|\n";

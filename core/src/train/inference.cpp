@@ -23,6 +23,14 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
+// The numbers a generation wrote, as the end event lists them ("12.5", "-3").
+json number_values(const ParsedText& found) {
+    json values = json::array();
+    for (const ParsedNumber& x : found.numbers)
+        values.push_back(x.value.to_string());
+    return values;
+}
+
 // A field of the last "eval" event the run recorded (epoch_seconds: its training seconds per epoch),
 // null when it has none (an exported model without metrics, a run stopped before its first evaluation).
 json recorded_eval_field(const std::string& run_dir, const char* key) {
@@ -181,13 +189,10 @@ json generate_adapter(AnsweringRun& a, const std::string& run, const GenerateReq
     });
     // As streamed: a generation cut inside a character leaves that character out.
     const std::string whole = complete_utf8(pretrained::decode_ids(scheme.tokenizer(), g.ids));
-    json numbers = json::array();
-    for (const ParsedNumber& x : parse_numbers(whole).numbers)
-        numbers.push_back(x.value.to_string());
     return {{"event", "end"},
             {"prompt", request.prompt},
             {"text", whole},
-            {"numbers", numbers},
+            {"numbers", number_values(parse_numbers(whole))},
             {"tokens", g.ids.size()},
             {"stop", g.stop},
             {"method", a.run.config.method},
@@ -327,13 +332,10 @@ json generate_run(const std::string& run_dir, const GenerateRequest& request, co
     TokenEvents events(r.text->tokenizer(), on_token);
     const Generation g = r.text->generate(r.model, {prompt}, o, std::ref(events))[0];
     const std::string whole = r.text->generated_text(g);
-    json numbers = json::array();
-    for (const ParsedNumber& x : parse_numbers(whole, r.text->tokenizer().number_limits()).numbers)
-        numbers.push_back(x.value.to_string());
     return {{"event", "end"},
             {"prompt", request.prompt},
             {"text", whole},
-            {"numbers", numbers},
+            {"numbers", number_values(parse_numbers(whole, r.text->tokenizer().number_limits()))},
             {"tokens", g.ids.size()},
             {"stop", g.ended              ? "eos"
                      : g.out_of_positions ? "max_seq"
