@@ -185,6 +185,42 @@ class TestWindowLayout : public QObject {
         QVERIFY(replaced.count() == 1 || dock_of(w, "launch")->width() > 1000);
     }
 
+    // The default layout: on a window 800 px high or more the training plots sit below the views (Curves
+    // visible beside the Welcome), on a shorter one they join the views' tabs; and a window laid out again
+    // for the other size (what a screenshot does) gets the other arrangement, not tabs restored from the
+    // first (splitting a dock that has tabs adds a tab instead: the split never happened before the fix).
+    void tall_windows_put_the_training_plots_below_the_views() {
+        QTemporaryDir dir;
+        const auto below = [](WorkbenchWindow& w) {
+            return !w.tabifiedDockWidgets(dock_of(w, "runs")).contains(dock_of(w, "curves")) &&
+                   w.tabifiedDockWidgets(dock_of(w, "curves")).contains(dock_of(w, "compare"));
+        };
+        {
+            WorkbenchWindow w(options_on(dir.path(), screen_sized(1920), false));
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(w.height() >= 800);
+            QVERIFY(below(w));
+            QTest::qWait(50);
+            QVERIFY(!w.view("welcome")->visibleRegion().isEmpty());
+            QVERIFY(!w.view("curves")->visibleRegion().isEmpty());
+        }
+        {
+            WorkbenchWindow w(options_on(dir.path(), screen_sized(1280), false));
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(!below(w));
+            QVERIFY(w.tabifiedDockWidgets(dock_of(w, "runs")).contains(dock_of(w, "curves")));
+        }
+        {
+            WorkbenchWindow w(options_on(dir.path(), screen_sized(1280), false));
+            w.lay_out_for({1920, 1080});
+            w.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&w));
+            QVERIFY(below(w));
+        }
+    }
+
     void reset_layout_returns_to_the_default() {
         QTemporaryDir dir;
         WorkbenchWindow w(options_on(dir.path(), screen_sized(1280), false));

@@ -41,10 +41,11 @@ void WorkbenchWindow::arrange_docks() {
     addDockWidget(Qt::LeftDockWidgetArea, docks_["launch"]);
     tabifyDockWidget(docks_["launch"], docks_["sweep"]);
     addDockWidget(Qt::RightDockWidgetArea, docks_["runs"]);
-    for (const ViewSpec& spec : registered_views())
-        if (docks_.contains(spec.name)) tabifyDockWidget(docks_["runs"], docks_[spec.name]);
+    // Split before the views join Runs' tabs: splitting a dock that has tabs adds a tab instead (Qt's rule).
     const bool split = height() >= kSplitPlotsHeight;
     if (split) splitDockWidget(docks_["runs"], docks_["curves"], Qt::Vertical);
+    for (const ViewSpec& spec : registered_views())
+        if (docks_.contains(spec.name)) tabifyDockWidget(docks_["runs"], docks_[spec.name]);
     for (const char* name : kTrainingPlots)
         if (!split || QString(name) != "curves")
             tabifyDockWidget(split ? docks_["curves"] : docks_["runs"], docks_[name]);
@@ -79,7 +80,8 @@ void WorkbenchWindow::showEvent(QShowEvent* event) {
 void WorkbenchWindow::lay_out_for(const QSize& size) {
     resize(size);
     // Again only when the size asks for the other arrangement (the training plots below the views, or in
-    // their tabs): placed afresh before the first show, the docks lost the view in front (Runs came first).
+    // their tabs): placed afresh before the first show, the docks lost the view in front (Runs came first);
+    // the screenshot raises its view again once shown.
     const bool split = !tabifiedDockWidgets(docks_["runs"]).contains(docks_["curves"]);
     if (split != (height() >= kSplitPlotsHeight)) arrange_docks();
 }

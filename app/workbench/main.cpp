@@ -13,9 +13,11 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QPixmap>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <cstdio>
 
@@ -39,6 +41,32 @@ bool wants_screenshot(int argc, char** argv) {
         if (QByteArray(argv[i]) == "--screenshot" || QByteArray(argv[i]).startsWith("--screenshot="))
             return true;
     return false;
+}
+
+// The offscreen platform for a screenshot, on a screen of the picture's size (its default screen is 800 ×
+// 600): the window lays itself out once, for a screen like the one the picture shows, as it would on a real
+// one (laid out for 800 × 600 and then again for 1920 × 1080, its docks kept tabs of the first arrangement
+// and the view raised lost its place in front). At QT_SCALE_FACTOR other than 1 the default screen is kept.
+QByteArray screenshot_platform(int argc, char** argv, const QString& config_file) {
+    QByteArray size = "1400x900";
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        if (a == "--size" && i + 1 < argc) size = argv[i + 1];
+        if (a.startsWith("--size=")) size = a.mid(7);
+    }
+    const QList<QByteArray> wh = size.split('x');
+    const int w = wh.value(0).toInt(), h = wh.value(1).toInt();
+    const QByteArray scale = qgetenv("QT_SCALE_FACTOR");
+    if (wh.size() != 2 || w < 200 || h < 150 || w > 8000 || h > 8000 || (!scale.isEmpty() && scale != "1"))
+        return "offscreen";
+    QFile file(config_file);
+    if (!file.open(QIODevice::WriteOnly)) return "offscreen";
+    file.write(QStringLiteral("{\"screens\": [{\"name\": \"shot\", \"x\": 0, \"y\": 0, \"width\": %1, "
+                              "\"height\": %2, \"logicalDpi\": 96, \"logicalBaseDpi\": 96}]}")
+                   .arg(w)
+                   .arg(h)
+                   .toUtf8());
+    return "offscreen:configfile=" + config_file.toLocal8Bit();
 }
 
 int fail(const QString& message) {
@@ -225,8 +253,9 @@ int main(int argc, char** argv) {
     // so they start with it and need not start themselves again (fone/platform/thread_environment.h).
     fone::prefer_yielding_openmp_wait();
     // A screenshot needs no display: render offscreen unless the caller chose a platform.
+    QTemporaryDir screen_dir;  // the screen's description lives until the platform has read it
     if (wants_screenshot(argc, argv) && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
+        qputenv("QT_QPA_PLATFORM", screenshot_platform(argc, argv, screen_dir.filePath("screen.json")));
     QApplication app(argc, argv);
     QApplication::setOrganizationName("fone-workbench");
     QApplication::setApplicationName("fone-workbench");
