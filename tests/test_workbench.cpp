@@ -657,6 +657,18 @@ class TestWorkbench : public QObject {
         QCOMPARE(model.index(catalog.row_of("b"), RunTableModel::kProgress).data().toString(), QString("—"));
     }
 
+    // A run that reached its target exact match early is finished: its progress is whole, not its share of
+    // the steps it was given (the demo run stops at step 1300 of 2000: "finished · 65%" before).
+    void a_run_finished_early_shows_full_progress() {
+        RunEntry e;
+        e.status = "finished";
+        e.step = 1300;
+        e.total_steps = 2000;
+        QCOMPARE(e.progress(), 1.0);
+        e.status = "stopped";
+        QCOMPARE(e.progress(), 0.65);
+    }
+
     void large_sweeps_ask_first_and_queue_without_freezing() {
         QTemporaryDir dir;
         const QString script = dir.path() + "/fake-fone";  // trains nothing: the queue is what is tested

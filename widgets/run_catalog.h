@@ -72,11 +72,12 @@ struct RunEntry {
     qint64 metrics_offset = 0;    // bytes of metrics.jsonl already read
 
     // Steps done of all steps; before any progress line is read, epochs done (status.json) of all epochs;
-    // -1 for a broken run (its files cannot be trusted to say).
+    // 1 for a finished run (one that reached its target exact match early is done too: "finished · 65%"
+    // read as a run still missing a third); -1 for a broken run (its files cannot be trusted to say).
     double progress() const {
         if (status == "broken") return -1;
-        if (total_steps > 0) return step / total_steps;
         if (status == "finished") return 1;
+        if (total_steps > 0) return step / total_steps;
         return epochs > 0 ? std::min(1.0, epoch / epochs) : 0;
     }
     bool can_resume() const { return status == "interrupted" || status == "stopped"; }
