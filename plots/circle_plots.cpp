@@ -52,16 +52,20 @@ void place_grid(CellGrid& g, QSizeF area, const CellShape& s, double r) {
 }
 
 // The grid with the largest circles for `count` cells; among equally large layouts, the one with the
-// fullest rows.
+// fewest empty cells (seven clocks as 4 + 3, not 6 + 1, when the height decides their size), and among
+// those the widest.
 CellGrid best_grid(QSizeF area, int count, const CellShape& s) {
     CellGrid best;
     best.r = -1;
+    int best_empty = 0;
     for (int c = 1; c <= std::max(1, count); ++c) {
         if (c > 1 && area.width() / c < s.min_cell_px) break;  // the texts of neighbours would run together
-        const int rows = (count + c - 1) / c;
+        const int rows = (count + c - 1) / c, empty = c * rows - count;
         const double r = std::min((area.width() / c - s.side_px) / (2 * s.half_w),
                                   (area.height() / rows - s.fixed_px) / s.units_high);
-        if (r >= best.r * 0.9999) {
+        const bool larger = r > best.r * 1.0001, as_large = !larger && r >= best.r * 0.9999;
+        if (larger || (as_large && empty <= best_empty)) {
+            best_empty = empty;
             best.columns = c;
             best.rows = rows;
             best.r = r;
