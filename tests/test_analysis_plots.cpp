@@ -43,6 +43,21 @@ QStringList texts(const QCustomPlot& plot) {
     return out;
 }
 
+// The Welcome's seven clocks for 123.456+654.321=: 777.777 read off hands of length 5.74.
+fa::HiddenCircles welcome_clocks() {
+    fone::FoneSpec spec;
+    spec.int_digits = 4;
+    spec.frac_digits = 3;
+    std::vector<float> hidden;
+    for (int d : {7, 7, 7, 7, 7, 7, 0}) {
+        hidden.push_back(static_cast<float>(5.74 * std::cos(2 * M_PI * d / 10)));
+        hidden.push_back(static_cast<float>(5.74 * std::sin(2 * M_PI * d / 10)));
+    }
+    hidden.push_back(-3.0f);  // past the pairs, as in a model's hidden state
+    const Decimal truth = Decimal::parse("777.777");
+    return fa::hidden_circles(hidden, spec, &truth);
+}
+
 }  // namespace
 
 class TestAnalysisPlots : public QObject {
@@ -314,17 +329,7 @@ class TestAnalysisPlots : public QObject {
     // Seven clocks whose size the height decides (the Welcome's figure above the training plots on a
     // 1920 x 1080 screen, about 870 x 520): 4 + 3, not 6 + 1, which draws them no larger.
     void seven_clocks_fill_their_rows_evenly() {
-        fone::FoneSpec spec;
-        spec.int_digits = 4;
-        spec.frac_digits = 3;
-        std::vector<float> hidden;
-        for (int d : {7, 7, 7, 7, 7, 7, 0}) {
-            hidden.push_back(static_cast<float>(5.74 * std::cos(2 * M_PI * d / 10)));
-            hidden.push_back(static_cast<float>(5.74 * std::sin(2 * M_PI * d / 10)));
-        }
-        hidden.push_back(-3.0f);  // past the pairs, as in a model's hidden state
-        const Decimal truth = Decimal::parse("777.777");
-        const fa::HiddenCircles h = fa::hidden_circles(hidden, spec, &truth);
+        const fa::HiddenCircles h = welcome_clocks();
         QCustomPlot plot;
         plot.resize(870, 520);
         fp::draw_hidden_circles(plot, h,
@@ -346,17 +351,7 @@ class TestAnalysisPlots : public QObject {
     void seven_clocks_in_a_short_plot_keep_their_texts_apart() {
         // The welcome view on a 1280 x 720 screen: 7 clocks in a plot about 535 x 160. Each cell is as wide
         // as its captions ("7 ✓", "length 5.74"), and the bars make way rather than shrinking the clocks.
-        fone::FoneSpec spec;
-        spec.int_digits = 4;
-        spec.frac_digits = 3;
-        std::vector<float> hidden;
-        for (int d : {7, 7, 7, 7, 7, 7, 0}) {
-            hidden.push_back(static_cast<float>(5.74 * std::cos(2 * M_PI * d / 10)));
-            hidden.push_back(static_cast<float>(5.74 * std::sin(2 * M_PI * d / 10)));
-        }
-        hidden.push_back(-3.0f);  // past the pairs, as in a model's hidden state
-        const Decimal truth = Decimal::parse("777.777");
-        const fa::HiddenCircles h = fa::hidden_circles(hidden, spec, &truth);
+        const fa::HiddenCircles h = welcome_clocks();
         QCOMPARE(h.pairs.size(), std::size_t(7));
         QCustomPlot plot;
         plot.resize(535, 160);
